@@ -1,0 +1,87 @@
+//! The adapter between logos and lalrpop: tokens with spans, one term at a
+//! time.
+//!
+//! A stream of terms is split at `.` tokens. A `.` ends a term only when
+//! followed by white space, a `%` comment or the end of the input (as in
+//! `erl_scan`); anything else is an error. Splitting first lets the parser
+//! report one term's error and carry on with the next.
+
+use logos::Logos;
+
+use super::build::SyntaxError;
+use super::error::{ParseErrorKind, Span};
+use super::token::Token;
+
+/// A token and its byte range, as lalrpop wants it.
+pub(crate) type Spanned<'input> = (usize, Token<'input>, usize);
+
+/// The tokens of one term and where it ended.
+pub(crate) struct TermTokens<'input> {
+    pub(crate) tokens: Vec<Spanned<'input>>,
+    /// The span of the terminating `.`, or an empty span at the end of the input.
+    pub(crate) end: Span,
+    /// Did a `.` end the term?
+    pub(crate) dotted: bool,
+}
+
+/// Splits source text into the token lists of its terms.
+pub(crate) struct Splitter<'input> {
+    source: &'input str,
+    lexer: logos::Lexer<'input, Token<'input>>,
+}
+
+impl<'input> Splitter<'input> {
+    pub(crate) fn new(source: &'input str) -> Splitter<'input> {
+        Splitter { source, lexer: Token::lexer(source) }
+    }
+
+    /// The tokens of the next term, `None` when only white space is left.
+    /// After an error the rest of that term is skipped.
+    pub(crate) fn next_term(&mut self) -> Option<Result<TermTokens<'input>, SyntaxError>> {
+        let mut tokens = Vec::new();
+        let mut error = None;
+        loop {
+            let Some(token) = self.lexer.next() else {
+                let end = Span::new(self.source.len(), self.source.len());
+                if tokens.is_empty() && error.is_none() {
+                    return None;
+                }
+                return Some(match error {
+                    Some(e) => Err(e),
+                    None => Ok(TermTokens { tokens, end, dotted: false }),
+                });
+            };
+            let span = self.lexer.span();
+            match token {
+                Ok(Token::Dot) => {
+                    let after = self.source[span.end..].chars().next();
+                    let ends_term = match after {
+                        None | Some('%') => true,
+                        Some(c) => u32::from(c) <= 0x20 || (0x80..=0xa0).contains(&u32::from(c)),
+                    };
+                    if !ends_term {
+                        error.get_or_insert(SyntaxError::new(
+                            ParseErrorKind::BadDot,
+                            span.start,
+                            span.end,
+                        ));
+                        continue;
+                    }
+                    let end = Span::new(span.start, span.end);
+                    return Some(match error {
+                        Some(e) => Err(e),
+                        None => Ok(TermTokens { tokens, end, dotted: true }),
+                    });
+                }
+                Ok(token) => {
+                    if error.is_none() {
+                        tokens.push((span.start, token, span.end));
+                    }
+                }
+                Err(kind) => {
+                    error.get_or_insert(SyntaxError::new(kind, span.start, span.end));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Deep copy of a term into another heap, without recursion.
+
+use super::TermRef;
+use super::heap::{CLOSURE_FIXED, Heap, HeapSet};
+use super::word::{Header, Word, layout::*};
+
+/// Copies `term` into `dst` and returns the new word.
+///
+/// Works with an explicit list of slots still to fix up, so terms of any
+/// depth copy without growing the call stack. Shared subterms are copied
+/// once per reference (as `term_to_binary` would write them).
+pub(crate) fn copy_into(term: TermRef<'_>, dst: &mut Heap) -> Word {
+    let heaps = term.heaps();
+    let mut pending: Vec<usize> = Vec::new();
+    let root = shallow_copy(heaps, term.word(), dst, &mut pending);
+    while let Some(slot) = pending.pop() {
+        let word = dst.words()[slot];
+        let copied = shallow_copy(heaps, word, dst, &mut pending);
+        dst.set(slot, copied);
+    }
+    root
+}
+
+/// Copies the cell or object `word` points at (not its children) into `dst`,
+/// and records the new slots that still hold words of the source heaps.
+fn shallow_copy(heaps: HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Vec<usize>) -> Word {
+    if word.is_immediate() {
+        return word;
+    }
+    let cells = heaps.cells(word);
+    if word.is_cons() {
+        let at = dst.alloc(2);
+        dst.set(at, cells[0]);
+        dst.set(at + 1, cells[1]);
+        push_pointers(dst, at..at + 2, pending);
+        return dst.cons_at(at);
+    }
+    let header = Header::from_word(cells[0]);
+    let size = header.size() as usize;
+    let (payload_len, children) = match header.kind() {
+        HEADER_TUPLE => (size, 0..size),
+        HEADER_MAP => (2 * size, 0..2 * size),
+        HEADER_POS_BIG | HEADER_NEG_BIG => (size, 0..0),
+        HEADER_FLOAT => (1, 0..0),
+        HEADER_BITS => (header.size().div_ceil(8).div_ceil(8) as usize, 0..0),
+        HEADER_PID => (4, 0..0),
+        HEADER_PORT => (3, 0..0),
+        HEADER_REF => (2 + size, 0..0),
+        HEADER_EXPORT => (3, 0..0),
+        // The pid and the free variables are terms; the rest are raw numbers.
+        HEADER_CLOSURE => (size, CLOSURE_FIXED - 2..size),
+        _ => (0, 0..0),
+    };
+    let at = dst.alloc(1 + payload_len);
+    for (i, &cell) in cells[..=payload_len].iter().enumerate() {
+        dst.set(at + i, cell);
+    }
+    if header.kind() == HEADER_CLOSURE {
+        // Skip the free-variable count, which sits between the pid and the variables.
+        let pid_slot = at + 1 + CLOSURE_FIXED - 2;
+        push_pointers(dst, pid_slot..pid_slot + 1, pending);
+        push_pointers(dst, at + 1 + CLOSURE_FIXED..at + 1 + size, pending);
+    } else {
+        push_pointers(dst, at + 1 + children.start..at + 1 + children.end, pending);
+    }
+    dst.boxed_at(at)
+}
+
+fn push_pointers(dst: &Heap, slots: std::ops::Range<usize>, pending: &mut Vec<usize>) {
+    for slot in slots {
+        if !dst.words()[slot].is_immediate() {
+            pending.push(slot);
+        }
+    }
+}

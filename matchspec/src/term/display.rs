@@ -1,0 +1,439 @@
+//! Printing terms as Erlang source text.
+//!
+//! The output is what `io:format("~tp")` would accept back through
+//! `erl_scan`/`erl_parse`: atoms quoted only when needed, floats in Erlang's
+//! shortest round-trip form (`0.1`, `1.0e20`, `-0.0`), printable lists as
+//! strings, map keys in term order. The printer keeps an explicit stack, so
+//! terms of any depth print.
+//!
+//! Pids, ports and references print as Erlang prints them (`<0.80.0>`,
+//! `#Port<0.5>`, `#Ref<0.1.2.3>`) when they belong to this node
+//! (`nonode@nohost`, creation 0). Erlang has no way to write other nodes'
+//! identifiers, so they print in an extended form that the
+//! [`syntax`](crate::syntax) parser reads back:
+//! `#Pid<'node@host'.Creation.Id.Serial>`, `#Port<'node@host'.Creation.Id>`,
+//! `#Ref<'node@host'.Creation.W2.W1.W0>`. Local funs print as
+//! `#Fun<Module.Index.Uniq>`, which no parser reads.
+
+use std::fmt::{self, Write};
+
+use super::view::Kind;
+use super::word::Word;
+use super::{Atom, TermRef};
+
+impl fmt::Display for TermRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Printer { out: f }.print(*self)
+    }
+}
+
+/// Writes terms as Erlang source text.
+struct Printer<'w, W: Write> {
+    out: &'w mut W,
+}
+
+/// What the printer still has to write, innermost last.
+enum Task<'a> {
+    Term(TermRef<'a>),
+    Text(&'static str),
+    /// The rest of a list after an element: `,X...`, `|T` or nothing.
+    ListRest(TermRef<'a>),
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn print(&mut self, term: TermRef<'_>) -> fmt::Result {
+        let mut stack = vec![Task::Term(term)];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Text(s) => self.out.write_str(s)?,
+                Task::ListRest(rest) => match rest.kind() {
+                    Kind::Nil => {}
+                    Kind::Cons(cons) => {
+                        self.out.write_char(',')?;
+                        stack.push(Task::ListRest(cons.tail()));
+                        stack.push(Task::Term(cons.head()));
+                    }
+                    _ => {
+                        self.out.write_char('|')?;
+                        stack.push(Task::Term(rest));
+                    }
+                },
+                Task::Term(t) => self.print_one(t, &mut stack)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn print_one<'a>(&mut self, t: TermRef<'a>, stack: &mut Vec<Task<'a>>) -> fmt::Result {
+        match t.kind() {
+            Kind::Small(v) => write!(self.out, "{v}"),
+            Kind::Big(b) => write!(self.out, "{}", b.to_bigint()),
+            Kind::Float(v) => write_float(self.out, v),
+            Kind::Atom(a) => self.atom(a),
+            Kind::Nil => self.out.write_str("[]"),
+            Kind::Cons(cons) => {
+                if let Some(text) = printable_string(t) {
+                    return write_quoted(self.out, &text, '"');
+                }
+                self.out.write_char('[')?;
+                stack.push(Task::Text("]"));
+                stack.push(Task::ListRest(cons.tail()));
+                stack.push(Task::Term(cons.head()));
+                Ok(())
+            }
+            Kind::Tuple(tuple) => {
+                self.out.write_char('{')?;
+                stack.push(Task::Text("}"));
+                for (i, e) in tuple.iter().enumerate().rev() {
+                    stack.push(Task::Term(e));
+                    if i > 0 {
+                        stack.push(Task::Text(","));
+                    }
+                }
+                Ok(())
+            }
+            Kind::Map(map) => {
+                self.out.write_str("#{")?;
+                stack.push(Task::Text("}"));
+                for (i, (k, v)) in map.iter().enumerate().collect::<Vec<_>>().into_iter().rev() {
+                    stack.push(Task::Term(v));
+                    stack.push(Task::Text(" => "));
+                    stack.push(Task::Term(k));
+                    if i > 0 {
+                        stack.push(Task::Text(","));
+                    }
+                }
+                Ok(())
+            }
+            Kind::Bits(bits) => write_bits(self.out, bits.bytes(), bits.bit_len()),
+            Kind::Pid(p) if is_local(p.node, p.creation) => {
+                write!(self.out, "<0.{}.{}>", p.id, p.serial)
+            }
+            Kind::Pid(p) => {
+                self.out.write_str("#Pid<")?;
+                write_atom(self.out, p.node.name())?;
+                write!(self.out, ".{}.{}.{}>", p.creation, p.id, p.serial)
+            }
+            Kind::Port(p) if is_local(p.node, p.creation) => write!(self.out, "#Port<0.{}>", p.id),
+            Kind::Port(p) => {
+                self.out.write_str("#Port<")?;
+                write_atom(self.out, p.node.name())?;
+                write!(self.out, ".{}.{}>", p.creation, p.id)
+            }
+            Kind::Ref(r) => {
+                self.out.write_str("#Ref<")?;
+                if is_local(r.node, r.creation) {
+                    self.out.write_char('0')?;
+                } else {
+                    write_atom(self.out, r.node.name())?;
+                    write!(self.out, ".{}", r.creation)?;
+                }
+                for id in r.ids().rev() {
+                    write!(self.out, ".{id}")?;
+                }
+                self.out.write_char('>')
+            }
+            Kind::Export(e) => {
+                self.out.write_str("fun ")?;
+                self.atom(e.module)?;
+                self.out.write_char(':')?;
+                self.atom(e.function)?;
+                write!(self.out, "/{}", e.arity)
+            }
+            Kind::Closure(c) => {
+                write!(self.out, "#Fun<{}.{}.{}>", c.module().name(), c.old_index(), c.old_uniq())
+            }
+        }
+    }
+
+    fn atom(&mut self, atom: Atom) -> fmt::Result {
+        write_atom(self.out, atom.name())
+    }
+}
+
+fn is_local(node: Atom, creation: u32) -> bool {
+    node == Atom::NONODE && creation == 0
+}
+
+/// Writes an atom as Erlang source, quoting it only when needed.
+pub(crate) fn write_atom<W: Write>(out: &mut W, name: &str) -> fmt::Result {
+    if atom_needs_quotes(name) { write_quoted(out, name, '\'') } else { out.write_str(name) }
+}
+
+/// Erlang's reserved words, which must be quoted to be atoms.
+const RESERVED: &[&str] = &[
+    "after", "and", "andalso", "band", "begin", "bnot", "bor", "bsl", "bsr", "bxor", "case",
+    "catch", "cond", "div", "else", "end", "fun", "if", "let", "maybe", "not", "of", "or",
+    "orelse", "receive", "rem", "try", "when", "xor",
+];
+
+/// Does `name` have to be quoted to read back as an atom?
+pub(crate) fn atom_needs_quotes(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if is_lower(c) => !chars.all(is_name_char) || RESERVED.contains(&name),
+        _ => true,
+    }
+}
+
+/// Lowercase letters that may start an unquoted atom (ASCII and Latin-1).
+pub(crate) fn is_lower(c: char) -> bool {
+    c.is_ascii_lowercase() || (('\u{df}'..='\u{ff}').contains(&c) && c != '\u{f7}')
+}
+
+/// Characters that may follow in an unquoted atom or a variable.
+pub(crate) fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || c == '_'
+        || c == '@'
+        || (('\u{c0}'..='\u{ff}').contains(&c) && c != '\u{d7}' && c != '\u{f7}')
+}
+
+/// Writes `text` between `quote`s with Erlang escapes.
+pub(crate) fn write_quoted<W: Write>(out: &mut W, text: &str, quote: char) -> fmt::Result {
+    out.write_char(quote)?;
+    for c in text.chars() {
+        write_escaped_char(out, c, quote)?;
+    }
+    out.write_char(quote)
+}
+
+fn write_escaped_char<W: Write>(out: &mut W, c: char, quote: char) -> fmt::Result {
+    match c {
+        '\\' => out.write_str("\\\\"),
+        c if c == quote => {
+            out.write_char('\\')?;
+            out.write_char(c)
+        }
+        '\n' => out.write_str("\\n"),
+        '\r' => out.write_str("\\r"),
+        '\t' => out.write_str("\\t"),
+        '\u{b}' => out.write_str("\\v"),
+        '\u{8}' => out.write_str("\\b"),
+        '\u{c}' => out.write_str("\\f"),
+        '\u{1b}' => out.write_str("\\e"),
+        '\u{7f}' => out.write_str("\\d"),
+        // Other control characters, C0 and C1, as three octal digits.
+        c if (c as u32) < 0x20 || (0x80..0xa0).contains(&(c as u32)) => {
+            write!(out, "\\{:03o}", c as u32)
+        }
+        c => out.write_char(c),
+    }
+}
+
+/// The characters of a list that `~tp` would print as a string.
+fn printable_string(list: TermRef<'_>) -> Option<String> {
+    let mut text = String::new();
+    let mut items = list.list_items();
+    for item in items.by_ref() {
+        let c =
+            item.word().as_small().and_then(|v| u32::try_from(v).ok()).and_then(char::from_u32)?;
+        if !is_printable(c) {
+            return None;
+        }
+        text.push(c);
+    }
+    items.tail().is_nil().then_some(text)
+}
+
+/// `io_lib:printable_list/1` for one character, with the default printable
+/// range (`latin1`).
+fn is_printable(c: char) -> bool {
+    matches!(c as u32, 32..=126 | 0xa0..=0xff | 8..=13 | 27)
+}
+
+fn write_bits<W: Write>(out: &mut W, bytes: &[u8], bit_len: u64) -> fmt::Result {
+    let whole = (bit_len / 8) as usize;
+    let rest = (bit_len % 8) as u32;
+    if whole > 0 && rest == 0 {
+        // As `~tp`: UTF-8 text first, then Latin-1 text, else bytes.
+        let bytes = &bytes[..whole];
+        if let Ok(text) = std::str::from_utf8(bytes)
+            && text.chars().all(is_printable)
+        {
+            out.write_str("<<")?;
+            write_quoted(out, text, '"')?;
+            return out.write_str(if text.is_ascii() { ">>" } else { "/utf8>>" });
+        }
+        if bytes.iter().all(|&b| is_printable(char::from(b))) {
+            let text: String = bytes.iter().map(|&b| char::from(b)).collect();
+            out.write_str("<<")?;
+            write_quoted(out, &text, '"')?;
+            return out.write_str(">>");
+        }
+    }
+    out.write_str("<<")?;
+    for (i, b) in bytes[..whole].iter().enumerate() {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write!(out, "{b}")?;
+    }
+    if rest != 0 {
+        if whole > 0 {
+            out.write_char(',')?;
+        }
+        write!(out, "{}:{}", bytes[whole] >> (8 - rest), rest)?;
+    }
+    out.write_str(">>")
+}
+
+/// Writes a float in Erlang's shortest round-trip form (`io_lib`'s `~p`,
+/// `float_to_list(F, [short])`), as ERTS does it: the shortest digits that
+/// read back to the same double (Ryu), in fixed notation when that is no
+/// longer than scientific notation, except where fixed notation would show
+/// digits beyond a double's precision.
+pub(crate) fn write_float<W: Write>(out: &mut W, value: f64) -> fmt::Result {
+    if value == 0.0 {
+        return out.write_str(if value.is_sign_negative() { "-0.0" } else { "0.0" });
+    }
+    if value < 0.0 {
+        out.write_char('-')?;
+    }
+    let (digits, e) = shortest_digits(value.abs());
+    let n = digits.len() as i64;
+    // |value| = DIGITS * 10^e; `sci` is the exponent in d.ddd notation.
+    let sci = e + n - 1;
+    let (lo, hi) = match (n, sci) {
+        (1, _) => (-4, 2),
+        (_, s) if s >= 10 => (-(n + 2), 2),
+        _ => (-(n + 2), 1),
+    };
+    let mantissa: u64 = digits.parse().unwrap_or(0);
+    let imprecise = (mantissa >= 1 << 53 && e == 0)
+        || (mantissa > (1u64 << 52) / 5 && e == 1)
+        || (mantissa > (1u64 << 51) / 25 && e == 2);
+    if (lo..=hi).contains(&e) && !imprecise {
+        if e >= 0 {
+            out.write_str(&digits)?;
+            for _ in 0..e {
+                out.write_char('0')?;
+            }
+            out.write_str(".0")
+        } else if n + e > 0 {
+            let (int, frac) = digits.split_at((n + e) as usize);
+            write!(out, "{int}.{frac}")
+        } else {
+            out.write_str("0.")?;
+            for _ in 0..-(n + e) {
+                out.write_char('0')?;
+            }
+            out.write_str(&digits)
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        write!(out, "{first}.{}e{sci}", if rest.is_empty() { "0" } else { rest })
+    }
+}
+
+/// The shortest round-trip decimal digits of a positive finite `value` (no
+/// trailing zeros) and the power of ten they are scaled by.
+fn shortest_digits(value: f64) -> (String, i64) {
+    let mut buf = ryu::Buffer::new();
+    // Ryu writes "d.ddde[-]x" for every value when asked for exponent form
+    // through `format_finite`'s scientific branch; normalise both of its forms.
+    let text = buf.format_finite(value);
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, x)) => (m, x.parse::<i64>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: String = format!("{int}{frac}");
+    let mut e = exp - frac.len() as i64;
+    let trimmed_front = digits.trim_start_matches('0');
+    digits = trimmed_front.to_owned();
+    while digits.len() > 1 && digits.ends_with('0') {
+        digits.pop();
+        e += 1;
+    }
+    (digits, e)
+}
+
+impl fmt::Display for Word {
+    /// A word without its heap: immediates print as terms, pointers as `#Ptr`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.as_small(), self.as_atom()) {
+            (Some(v), _) => write!(f, "{v}"),
+            (_, Some(a)) => write_atom(f, a.name()),
+            _ if self.is_nil() => f.write_str("[]"),
+            _ => write!(f, "{self:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check_float(value: f64, expect: &str) {
+        let mut s = String::new();
+        write_float(&mut s, value).unwrap();
+        assert_eq!(s, expect, "float {value:e}");
+    }
+
+    #[test]
+    fn floats_print_in_erlang_short_form() {
+        for (v, text) in [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (0.01, "0.01"),
+            (0.0001, "0.0001"),
+            (1.0e-5, "1.0e-5"),
+            (100.0, "100.0"),
+            (1000.0, "1.0e3"),
+            (1.0e20, "1.0e20"),
+            (2.5, "2.5"),
+            (-1.5, "-1.5"),
+            (3.14159, "3.14159"),
+            (123456.789, "123456.789"),
+            (1234.5, "1234.5"),
+            (1500.0, "1.5e3"),
+            (150.0, "150.0"),
+            (999999.0, "999999.0"),
+            (1.0e6, "1.0e6"),
+            (123456789.0, "123456789.0"),
+            (12345678900.0, "12345678900.0"),
+            (123456789000.0, "1.23456789e11"),
+            (900719925474099.0, "900719925474099.0"),
+            (9007199254740990.0, "9007199254740990.0"),
+            (9007199254740992.0, "9.007199254740992e15"),
+            (9007199254741010.0, "9.00719925474101e15"),
+            (12345678901234567890.0, "1.2345678901234567e19"),
+            (0.0015, "0.0015"),
+            (0.000123, "1.23e-4"),
+            (0.0012345, "0.0012345"),
+            (2.5e-7, "2.5e-7"),
+            (5.0e-324, "5.0e-324"),
+            (2.2250738585072014e-308, "2.2250738585072014e-308"),
+            (1.7976931348623157e308, "1.7976931348623157e308"),
+            (0.3333333333333333, "0.3333333333333333"),
+            (224043003990950.12, "224043003990950.12"),
+        ] {
+            check_float(v, text);
+        }
+    }
+
+    #[test]
+    fn atoms_quote_when_needed() {
+        for (name, text) in [
+            ("ok", "ok"),
+            ("hello world", "'hello world'"),
+            ("Caps", "'Caps'"),
+            ("$1x", "'$1x'"),
+            ("_x", "'_x'"),
+            ("a@b_C9", "a@b_C9"),
+            ("and", "'and'"),
+            ("", "''"),
+            ("it's", "'it\\'s'"),
+            ("ñandú", "ñandú"),
+            ("λ", "'λ'"),
+        ] {
+            let mut s = String::new();
+            write_atom(&mut s, name).unwrap();
+            assert_eq!(s, text);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The integration tests of `matchspec`, one binary (see the style guide).

@@ -1,0 +1,2 @@
+//! The trace core (not built yet: see issues 5 and 6).
+#![forbid(unsafe_code)]
