@@ -31,5 +31,21 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bif;
+mod compiled;
+mod config;
+pub mod conformance;
+pub mod etf;
+pub mod host;
+pub mod interp;
+pub mod ir;
+mod outcome;
+pub mod spec;
 pub mod syntax;
 pub mod term;
+
+pub use compiled::{CompileError, CompiledSpec};
+pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING};
+pub use host::{Host, TestHost};
+pub use interp::Scratch;
+pub use outcome::{EvalError, Flags, Matched, Outcome};

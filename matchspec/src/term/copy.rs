@@ -1,8 +1,8 @@
 //! Deep copy of a term into another heap, without recursion.
 
-use super::TermRef;
 use super::heap::{CLOSURE_FIXED, Heap, HeapSet};
 use super::word::{Header, Word, layout::*};
+use super::{Atom, Term, TermRef};
 
 /// Copies `term` into `dst` and returns the new word.
 ///
@@ -19,6 +19,57 @@ pub(crate) fn copy_into(term: TermRef<'_>, dst: &mut Heap) -> Word {
         dst.set(slot, copied);
     }
     root
+}
+
+/// A copy of `term` with every atom `a` for which `rename(a)` is `Some(b)`
+/// replaced by `b` (maps are re-sorted, since their keys may change).
+pub(crate) fn map_atoms(term: TermRef<'_>, rename: &dyn Fn(Atom) -> Option<Atom>) -> Term {
+    let mut heap = Heap::new();
+    let root = copy_into(term, &mut heap);
+    let renamed = |w: Word| w.as_atom().and_then(rename).map_or(w, Word::atom);
+    let root = renamed(root);
+    // Every word of the copy is in `heap`; walk its term slots.
+    let mut maps = Vec::new();
+    let mut stack = vec![root];
+    while let Some(w) = stack.pop() {
+        if w.is_immediate() {
+            continue;
+        }
+        let (_, at) = w.target();
+        let slots: std::ops::Range<usize> = if w.is_cons() {
+            at..at + 2
+        } else {
+            let header = Header::from_word(heap.words()[at]);
+            let size = header.size() as usize;
+            match header.kind() {
+                HEADER_TUPLE => at + 1..at + 1 + size,
+                HEADER_MAP => {
+                    maps.push((at, size));
+                    at + 1..at + 1 + 2 * size
+                }
+                HEADER_CLOSURE => at + 1 + CLOSURE_FIXED..at + 1 + size,
+                _ => at..at,
+            }
+        };
+        for slot in slots {
+            let word = heap.words()[slot];
+            heap.set(slot, renamed(word));
+            stack.push(word);
+        }
+    }
+    // Inner maps were found after the maps holding them; sort them first.
+    for (at, size) in maps.into_iter().rev() {
+        let view = HeapSet::single(&heap);
+        let mut pairs: Vec<(Word, Word)> = (0..size)
+            .map(|i| (heap.words()[at + 1 + i], heap.words()[at + 1 + size + i]))
+            .collect();
+        pairs.sort_by(|a, b| view.term(a.0).cmp_exact(&view.term(b.0)));
+        for (i, (k, v)) in pairs.into_iter().enumerate() {
+            heap.set(at + 1 + i, k);
+            heap.set(at + 1 + size + i, v);
+        }
+    }
+    Term::from_parts(heap, root)
 }
 
 /// Copies the cell or object `word` points at (not its children) into `dst`,
@@ -48,7 +99,8 @@ fn shallow_copy(heaps: HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Ve
         HEADER_REF => (2 + size, 0..0),
         HEADER_EXPORT => (3, 0..0),
         // The pid and the free variables are terms; the rest are raw numbers.
-        HEADER_CLOSURE => (size, CLOSURE_FIXED - 2..size),
+        // Handled below: the pid and the free variables are terms.
+        HEADER_CLOSURE => (size, 0..0),
         _ => (0, 0..0),
     };
     let at = dst.alloc(1 + payload_len);

@@ -12,8 +12,10 @@
 use super::TermRef;
 use super::view::Kind;
 
-/// Appends the `%T` text of `term` to `out`.
-pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>) {
+/// Appends the `%T` text of `term` to `out`, stopping once `out` holds at
+/// least `limit` bytes (ERTS cuts its messages anyway, and a huge term must
+/// not cost more than the bytes that are kept).
+pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
     enum Task<'a> {
         Term(TermRef<'a>),
         Bytes(&'static [u8]),
@@ -21,6 +23,9 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>) {
     }
     let mut stack = vec![Task::Term(term)];
     while let Some(task) = stack.pop() {
+        if out.len() >= limit {
+            return;
+        }
         let t = match task {
             Task::Bytes(b) => {
                 out.extend_from_slice(b);
@@ -117,9 +122,10 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>) {
 }
 
 /// The `%T` text of `term`.
+#[cfg(test)]
 pub(crate) fn to_bytes(term: TermRef<'_>) -> Vec<u8> {
     let mut out = Vec::new();
-    write(&mut out, term);
+    write(&mut out, term, usize::MAX);
     out
 }
 

@@ -231,6 +231,32 @@ impl Heap {
         self.boxed_at(at)
     }
 
+    /// The tuple of the words `elements` yields.
+    pub(crate) fn tuple_from_iter(
+        &mut self,
+        elements: impl ExactSizeIterator<Item = Word>,
+    ) -> Word {
+        let at = self.next_offset();
+        self.push(Word::from_bits(tuple_header(elements.len() as u64)));
+        self.words.extend(elements);
+        self.boxed_at(at)
+    }
+
+    /// The proper list of the words `elements` yields.
+    pub(crate) fn list_from_iter(&mut self, elements: impl ExactSizeIterator<Item = Word>) -> Word {
+        let n = elements.len();
+        if n == 0 {
+            return Word::NIL;
+        }
+        let at = self.alloc(2 * n);
+        for (i, e) in elements.enumerate() {
+            let cell = at + 2 * i;
+            self.words[cell] = e;
+            self.words[cell + 1] = if i + 1 < n { self.cons_at(cell + 2) } else { Word::NIL };
+        }
+        self.cons_at(at)
+    }
+
     /// A tuple of `arity` elements, all `[]` for now; fill them in with
     /// [`Heap::set_element`]. Useful to build a tuple whose elements are not
     /// known yet without a temporary vector.

@@ -55,6 +55,7 @@ pub(crate) mod erts_text;
 mod heap;
 mod order;
 mod owned;
+mod predicates;
 mod view;
 pub mod word;
 
@@ -67,6 +68,7 @@ pub use view::{
 };
 pub use word::{Space, Word};
 
+pub(crate) use copy::map_atoms;
 pub(crate) use order::compare_int_float_i64;
 
 impl Term {

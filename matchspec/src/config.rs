@@ -1,0 +1,92 @@
+//! [`Config`]: the knobs and explicit limits of compiling and running specs.
+
+/// Options and limits for compiling and running match specs.
+///
+/// Every limit turns into a typed error, never a crash: a spec nested too
+/// deeply is rejected with ERTS's `system_limit` message, an integer result
+/// too large fails like ERTS's `system_limit`.
+///
+/// ```
+/// use matchspec::Config;
+/// let config = Config::default().max_nesting(100).fake_destructive(true);
+/// assert_eq!(config.get_max_nesting(), 100);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub(crate) max_nesting: u32,
+    pub(crate) fake_destructive: bool,
+    pub(crate) backtrace_depth: u32,
+}
+
+/// ERTS's nesting limit with its default 128-kiloword scheduler stack: a
+/// guard or body with function calls nested this deep compiles, one level
+/// more fails with `system_limit` (measured on OTP 27.3.4; see
+/// [`Config::max_nesting`] for other constructs).
+pub const DEFAULT_MAX_NESTING: u32 = 4559;
+
+/// ERTS's default `backtrace_depth` (what `{current_stacktrace}` returns at
+/// most).
+pub const DEFAULT_BACKTRACE_DEPTH: u32 = 8;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            max_nesting: DEFAULT_MAX_NESTING,
+            fake_destructive: false,
+            backtrace_depth: DEFAULT_BACKTRACE_DEPTH,
+        }
+    }
+}
+
+impl Config {
+    /// A configuration with the defaults.
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// How deeply guard and body expressions may nest before compiling
+    /// fails with `system_limit` ("Excessive nesting; system limit reached
+    /// near: ...").
+    ///
+    /// ERTS has no fixed depth: it stops when its C stack runs low, so the
+    /// depth depends on what nests. The checker models its frame sizes:
+    /// with the limit set to `n` function calls (the unit), `n` nested calls
+    /// or list cells compile, about `7n/6` nested tuple constructions do, and
+    /// about `0.35n` nested maps. The default, [`DEFAULT_MAX_NESTING`],
+    /// reproduces OTP 27's limits exactly. Heads and `{const, T}` are never
+    /// limited.
+    pub fn max_nesting(mut self, calls: u32) -> Config {
+        self.max_nesting = calls;
+        self
+    }
+
+    /// Compile `set_seq_token` and `set_tcw` to their non-mutating fake
+    /// forms, as `erlang:match_spec_test/3` does (they then return the
+    /// current value instead of changing it). Off by default.
+    pub fn fake_destructive(mut self, yes: bool) -> Config {
+        self.fake_destructive = yes;
+        self
+    }
+
+    /// Most frames `{current_stacktrace}` returns (ERTS's `backtrace_depth`,
+    /// default 8); `{current_stacktrace, N}` is clamped to it.
+    pub fn backtrace_depth(mut self, depth: u32) -> Config {
+        self.backtrace_depth = depth;
+        self
+    }
+
+    /// The nesting limit, in nested function calls.
+    pub fn get_max_nesting(&self) -> u32 {
+        self.max_nesting
+    }
+
+    /// Are destructive trace functions faked?
+    pub fn get_fake_destructive(&self) -> bool {
+        self.fake_destructive
+    }
+
+    /// The backtrace depth.
+    pub fn get_backtrace_depth(&self) -> u32 {
+        self.backtrace_depth
+    }
+}

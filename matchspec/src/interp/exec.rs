@@ -1,0 +1,301 @@
+//! The interpreter's loop.
+
+use crate::bif::{self, Bif, Env, Value};
+use crate::host::Host;
+use crate::ir::{ChangeTrace, Fail, LogicOp, Op, Program, Reg, TraceFlag};
+use crate::outcome::{EvalError, Flags, Matched, Outcome};
+use crate::term::word::layout;
+use crate::term::{Atom, Heap, HeapSet, Kind, Space, TermRef, Word};
+
+use super::Scratch;
+
+const TRUE: Word = Word::atom(Atom::TRUE);
+const FALSE: Word = Word::atom(Atom::FALSE);
+const EXIT: Word = Word::atom(Atom::EXIT);
+
+/// Runs `program` on `input`.
+pub(crate) fn run<'a>(
+    program: &'a Program,
+    input: TermRef<'a>,
+    scratch: &'a mut Scratch,
+    host: &mut dyn Host,
+) -> Result<Outcome<'a>, EvalError> {
+    let Scratch { registers: regs, args, heap, input_copy } = scratch;
+    heap.clear();
+
+    // The program reads the input in place; only an input that itself
+    // spans several heaps (a result of another run) is copied first.
+    let (input_words, input_word): (&'a [Word], Word) = if input.heaps().is_single() {
+        (input.heaps().space(Space::Heap), input.word())
+    } else {
+        input_copy.clear();
+        let word = input.to_owned().copy_to(input_copy);
+        (input_copy.words(), word)
+    };
+    let literals = program.literals.words();
+
+    regs.clear();
+    regs.resize(program.registers(), Word::NIL);
+    regs[Reg::INPUT.index()] = input_word;
+    let first = program.first_constant();
+    regs[first..first + program.constants.len()].copy_from_slice(&program.constants);
+
+    if program.kind.is_trace() {
+        load_args(HeapSet::new(input_words, literals, &[]).term(input_word), program, args)?;
+    }
+
+    macro_rules! heaps {
+        () => {
+            HeapSet::new(input_words, literals, heap.words())
+        };
+    }
+    let mut flags = Flags::default();
+    let code = program.code();
+    let mut pc = 0;
+    loop {
+        let op = code[pc];
+        pc += 1;
+        match op {
+            Op::IsArity { arity, fail } => {
+                if args.len() != arity as usize {
+                    pc = fail.index();
+                }
+            }
+            Op::GetArg { index, dst } => regs[dst.index()] = args[index as usize],
+            Op::GetArgList { dst } => regs[dst.index()] = heap.list_from_iter(args.iter().copied()),
+            Op::IsTuple { src, arity, fail } => {
+                let w = regs[src.index()];
+                if !(w.is_boxed()
+                    && heaps!().cells(w)[0].to_bits() == layout::tuple_header(arity.into()))
+                {
+                    pc = fail.index();
+                }
+            }
+            Op::GetElement { src, index, dst } => {
+                regs[dst.index()] = heaps!().cells(regs[src.index()])[1 + index as usize];
+            }
+            Op::IsCons { src, fail } => {
+                if !regs[src.index()].is_cons() {
+                    pc = fail.index();
+                }
+            }
+            Op::GetHead { src, dst } => regs[dst.index()] = heaps!().cells(regs[src.index()])[0],
+            Op::GetTail { src, dst } => regs[dst.index()] = heaps!().cells(regs[src.index()])[1],
+            Op::IsMap { src, size, fail } => {
+                let ok = heaps!()
+                    .term(regs[src.index()])
+                    .as_map()
+                    .is_some_and(|m| m.len() >= size as usize);
+                if !ok {
+                    pc = fail.index();
+                }
+            }
+            Op::GetMapValue { src, key, dst, fail } => {
+                let h = heaps!();
+                let value = h
+                    .term(regs[src.index()])
+                    .as_map()
+                    .and_then(|m| m.get(h.term(regs[key.index()])));
+                match value {
+                    Some(v) => regs[dst.index()] = v.word(),
+                    None => pc = fail.index(),
+                }
+            }
+            Op::IsWord { src, word, fail } => {
+                if regs[src.index()] != word {
+                    pc = fail.index();
+                }
+            }
+            Op::IsExactEq { a, b, fail } => {
+                let h = heaps!();
+                if !h.term(regs[a.index()]).eq_exact(&h.term(regs[b.index()])) {
+                    pc = fail.index();
+                }
+            }
+            Op::Move { src, dst } => regs[dst.index()] = regs[src.index()],
+            Op::Call { bif, args: call_args, dst, fail } => {
+                let env = Env { node: host.node(), tcw: host.trace_control_word() };
+                let result = {
+                    let h = heaps!();
+                    let n = bif.arity();
+                    let terms: [TermRef<'_>; 3] = std::array::from_fn(|i| {
+                        h.term(if i < n { regs[call_args[i].index()] } else { Word::NIL })
+                    });
+                    bif::call(bif, &terms[..n], &env)
+                };
+                match result {
+                    Ok(value) => {
+                        if bif == Bif::SetTcw
+                            && let Some(new) = regs[call_args[0].index()].as_small()
+                        {
+                            // `call` checked it is a 32-bit unsigned value.
+                            host.set_trace_control_word(new as u32);
+                        }
+                        regs[dst.index()] = build(value, heap);
+                    }
+                    Err(_) => match fail {
+                        Fail::Jump(label) => pc = label.index(),
+                        Fail::Exit => regs[dst.index()] = EXIT,
+                    },
+                }
+            }
+            Op::Compare { op, a, b, fail } => {
+                let h = heaps!();
+                if !op.holds(h.term(regs[a.index()]), h.term(regs[b.index()])) {
+                    pc = fail.index();
+                }
+            }
+            Op::TypeTest { test, src, fail } => {
+                if !heaps!().term(regs[src.index()]).satisfies(test) {
+                    pc = fail.index();
+                }
+            }
+            Op::BoolBranch { src, when, target, other } => {
+                let w = regs[src.index()];
+                let (stop, go_on) = if when { (TRUE, FALSE) } else { (FALSE, TRUE) };
+                if w == stop {
+                    pc = target.index();
+                } else if w != go_on {
+                    pc = other.index();
+                }
+            }
+            Op::Logic { op, args: operands, dst, fail } => {
+                let mut all_booleans = true;
+                let mut any_true = false;
+                let mut all_true = true;
+                for r in program.operand_regs(operands) {
+                    match regs[r.index()] {
+                        w if w == TRUE => any_true = true,
+                        w if w == FALSE => all_true = false,
+                        _ => all_booleans = false,
+                    }
+                }
+                if all_booleans {
+                    let value = match op {
+                        LogicOp::And => all_true,
+                        LogicOp::Or => any_true,
+                    };
+                    regs[dst.index()] = if value { TRUE } else { FALSE };
+                } else {
+                    match fail {
+                        Fail::Jump(label) => pc = label.index(),
+                        Fail::Exit => regs[dst.index()] = EXIT,
+                    }
+                }
+            }
+            Op::Jump { target } => pc = target.index(),
+            Op::MakeTuple { elements, dst } => {
+                let words = program.operand_regs(elements).iter().map(|r| regs[r.index()]);
+                regs[dst.index()] = heap.tuple_from_iter(words);
+            }
+            Op::MakeCons { head, tail, dst } => {
+                regs[dst.index()] = heap.cons(regs[head.index()], regs[tail.index()]);
+            }
+            Op::MakeList { elements, dst } => {
+                let words = program.operand_regs(elements).iter().map(|r| regs[r.index()]);
+                regs[dst.index()] = heap.list_from_iter(words);
+            }
+            Op::MakeMap { keys, values, dst } => {
+                let keys = program.operand_regs(keys).iter().map(|r| regs[r.index()]);
+                let values = program.operand_regs(values).iter().map(|r| regs[r.index()]);
+                let pairs = sorted_pairs(heaps!(), keys.zip(values).collect());
+                regs[dst.index()] =
+                    heap.map_from_sorted(pairs.iter().map(|p| p.0), pairs.iter().map(|p| p.1));
+            }
+            Op::SelfPid { dst } => regs[dst.index()] = host.self_pid(heap),
+            Op::SetFlag { flag } => match flag {
+                TraceFlag::ReturnTrace => flags.return_trace = true,
+                TraceFlag::ExceptionTrace => flags.exception_trace = true,
+            },
+            Op::Display { src } => host.display(heaps!().term(regs[src.index()])),
+            Op::IsSeqTrace { dst } => {
+                regs[dst.index()] = if host.is_seq_trace() { TRUE } else { FALSE }
+            }
+            Op::SetSeqToken { key, value, fake, dst } => {
+                let result = if fake {
+                    host.seq_token_value(regs[key.index()].as_atom(), heap)
+                } else {
+                    let h = heaps!();
+                    host.set_seq_token(h.term(regs[key.index()]), h.term(regs[value.index()]))
+                        .then_some(TRUE)
+                };
+                regs[dst.index()] = result.unwrap_or(EXIT);
+            }
+            Op::GetSeqToken { dst } => regs[dst.index()] = host.seq_token(heap),
+            Op::ProcessDump { dst } => regs[dst.index()] = host.process_dump(heap),
+            Op::ChangeTrace { how, target, a, b, dst } => {
+                let answer = {
+                    let h = heaps!();
+                    let term = |r: Reg| (r != Reg::NONE).then(|| h.term(regs[r.index()]));
+                    let a = h.term(regs[a.index()]);
+                    host.change_trace(how, term(target), a, term(b))
+                };
+                regs[dst.index()] = match answer {
+                    Some(true) => TRUE,
+                    Some(false) => FALSE,
+                    None => EXIT,
+                };
+                let _: ChangeTrace = how;
+            }
+            Op::Caller { dst } => regs[dst.index()] = host.caller(heap),
+            Op::CallerLine { dst } => regs[dst.index()] = host.caller_line(heap),
+            Op::CurrentStacktrace { depth, dst } => {
+                regs[dst.index()] = host.current_stacktrace(depth, heap)
+            }
+            Op::Silent { src } => match regs[src.index()] {
+                w if w == TRUE => host.set_silent(true),
+                w if w == FALSE => host.set_silent(false),
+                _ => {}
+            },
+            Op::Succeed { result } => {
+                let word = regs[result.index()];
+                let heap: &'a Heap = heap;
+                let result = HeapSet::new(input_words, literals, heap.words()).term(word);
+                return Ok(Outcome::Match(Matched { result, flags }));
+            }
+            Op::NoMatch => return Ok(Outcome::NoMatch),
+        }
+    }
+}
+
+/// Fills `args` with the elements of a trace event's argument list. As in
+/// `erlang:match_spec_test/3`, an improper list counts up to its last cell.
+fn load_args(input: TermRef<'_>, program: &Program, args: &mut Vec<Word>) -> Result<(), EvalError> {
+    args.clear();
+    if !matches!(input.kind(), Kind::Nil | Kind::Cons(_)) {
+        let mut text = input.to_string();
+        if text.len() > 60 {
+            text.truncate(text.floor_char_boundary(57));
+            text.push_str("...");
+        }
+        return Err(EvalError::NotAnArgumentList { kind: program.kind, input: text });
+    }
+    args.extend(input.list_items().map(|t| t.word()));
+    Ok(())
+}
+
+/// Places a function's result in the heap.
+fn build(value: Value, heap: &mut Heap) -> Word {
+    match value {
+        Value::Word(w) => w,
+        Value::Int(i) => heap.bigint(&i),
+        // Functions only return finite floats.
+        Value::Float(f) => heap.try_float(f).unwrap_or(EXIT),
+        Value::Binary(bytes) => heap.binary(&bytes),
+    }
+}
+
+/// Key/value pairs sorted by key in exact order; of equal keys the later
+/// wins (ERTS's `erts_usort_flatmap`).
+pub(crate) fn sorted_pairs(heaps: HeapSet<'_>, mut pairs: Vec<(Word, Word)>) -> Vec<(Word, Word)> {
+    // A stable sort keeps equal keys in source order.
+    pairs.sort_by(|a, b| heaps.term(a.0).cmp_exact(&heaps.term(b.0)));
+    let mut out: Vec<(Word, Word)> = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        match out.last_mut() {
+            Some(last) if heaps.term(last.0).eq_exact(&heaps.term(k)) => *last = (k, v),
+            _ => out.push((k, v)),
+        }
+    }
+    out
+}

@@ -1,0 +1,654 @@
+//! The IR compiler: a [`CheckedSpec`] in, a [`Program`] out.
+//!
+//! Heads become tests that read the input into variable registers, guards
+//! become tests that jump to the next clause, bodies become straight-line
+//! code that evaluates in ERTS's order (function arguments and tuple
+//! elements last to first, list cells head first, map values then keys,
+//! `andalso`/`orelse` left to right), because trace actions make the order
+//! observable.
+//!
+//! A guard expression is compiled as a *condition*: comparisons, type
+//! tests, `andalso` and `orelse` jump straight to the next clause instead of
+//! computing a boolean and testing it, which is the same thing since those
+//! cannot raise and a guard's only job is to be `true`. Body expressions
+//! whose values are thrown away are compiled only if they (or something in
+//! them) act on the trace: the rest can have no effect.
+
+use std::collections::HashMap;
+
+use super::op::{ChangeTrace, Cmp};
+use super::{Fail, Label, LogicOp, Op, Operands, Program, Reg, TraceFlag};
+use crate::bif::Bif;
+use crate::spec::{CheckedSpec, Expr, ExprId, Head, Kind, Pat, PatId, VarId};
+use crate::term::{Atom, Word};
+
+/// Compiles a checked spec.
+pub(crate) fn compile(spec: &CheckedSpec) -> Program {
+    let mut c = Compiler::new(spec);
+    for i in 0..spec.clauses().len() {
+        let start = c.here();
+        c.clause_starts.push(start);
+        let fail = c.new_label();
+        c.clause(i, fail);
+        c.bind(fail);
+    }
+    c.emit(Op::NoMatch);
+    c.finish()
+}
+
+struct Compiler<'s> {
+    spec: &'s CheckedSpec,
+    code: Vec<Op>,
+    operands: Vec<Reg>,
+    /// Label id -> instruction index, once bound.
+    labels: Vec<Option<u32>>,
+    constants: Vec<Word>,
+    constant_regs: HashMap<u64, Reg>,
+    first_constant: u16,
+    first_temp: u16,
+    top: u16,
+    max_top: u16,
+    clause_starts: Vec<Label>,
+    /// Variables bound so far in the current clause's head.
+    bound: Vec<bool>,
+    /// Where the current trace clause keeps its result.
+    result: Reg,
+    /// What a failing function does in the current context.
+    fail: Fail,
+}
+
+/// Labels are emitted as ids and resolved to instruction indices at the end.
+const LABEL_BIAS: u32 = 1 << 31;
+
+impl<'s> Compiler<'s> {
+    fn new(spec: &'s CheckedSpec) -> Compiler<'s> {
+        let first_constant = 1 + spec.num_vars() as u16;
+        let mut c = Compiler {
+            spec,
+            code: Vec::new(),
+            operands: Vec::new(),
+            labels: Vec::new(),
+            constants: Vec::new(),
+            constant_regs: HashMap::new(),
+            first_constant,
+            first_temp: first_constant,
+            top: first_constant,
+            max_top: first_constant,
+            clause_starts: Vec::new(),
+            bound: vec![false; spec.num_vars() as usize],
+            result: Reg::NONE,
+            fail: Fail::Exit,
+        };
+        c.collect_constants();
+        c.first_temp = c.first_constant + c.constants.len() as u16;
+        c.top = c.first_temp;
+        c.max_top = c.first_temp;
+        c
+    }
+
+    /// Gives every constant the spec uses a register, before any temporary.
+    fn collect_constants(&mut self) {
+        let spec = self.spec;
+        let mut words = vec![Word::atom(Atom::TRUE), Word::atom(Atom::EXIT)];
+        for e in &spec.exprs {
+            if let Expr::Const(w) = e {
+                words.push(*w);
+            }
+        }
+        for p in &spec.pats {
+            match p {
+                Pat::Map(entries) => words.extend(entries.iter().map(|(k, _)| *k)),
+                Pat::Literal(w) if !w.is_immediate() => words.push(*w),
+                _ => {}
+            }
+        }
+        for w in words {
+            if !self.constant_regs.contains_key(&w.to_bits()) {
+                let reg = Reg(self.first_constant + self.constants.len() as u16);
+                self.constant_regs.insert(w.to_bits(), reg);
+                self.constants.push(w);
+            }
+        }
+    }
+
+    fn finish(mut self) -> Program {
+        let labels = self.labels;
+        let resolve = |l: Label| -> Label {
+            if l.0 >= LABEL_BIAS {
+                Label(labels[(l.0 - LABEL_BIAS) as usize].unwrap_or(0))
+            } else {
+                l
+            }
+        };
+        for op in &mut self.code {
+            relabel(op, &resolve);
+        }
+        let variables = (0..self.spec.num_vars())
+            .filter(|&n| self.spec.clauses().iter().any(|c| c.bound.contains(&VarId(n))))
+            .map(|n| (n, var_reg(VarId(n))))
+            .collect();
+        Program {
+            kind: self.spec.kind(),
+            code: self.code,
+            operands: self.operands,
+            constants: self.constants,
+            first_constant: self.first_constant,
+            registers: self.max_top,
+            literals: self.spec.literals().clone(),
+            clause_starts: self.clause_starts,
+            variables,
+        }
+    }
+
+    // ---- Emission helpers -------------------------------------------------------
+
+    fn emit(&mut self, op: Op) {
+        self.code.push(op);
+    }
+
+    fn here(&self) -> Label {
+        Label(self.code.len() as u32)
+    }
+
+    fn new_label(&mut self) -> Label {
+        self.labels.push(None);
+        Label(LABEL_BIAS + self.labels.len() as u32 - 1)
+    }
+
+    fn bind(&mut self, label: Label) {
+        self.labels[(label.0 - LABEL_BIAS) as usize] = Some(self.code.len() as u32);
+    }
+
+    fn constant(&self, w: Word) -> Reg {
+        // Every constant was collected up front.
+        self.constant_regs.get(&w.to_bits()).copied().unwrap_or(Reg::NONE)
+    }
+
+    fn true_reg(&self) -> Reg {
+        self.constant(Word::atom(Atom::TRUE))
+    }
+
+    fn temp(&mut self) -> Reg {
+        let r = Reg(self.top);
+        self.top += 1;
+        self.max_top = self.max_top.max(self.top);
+        r
+    }
+
+    fn operand_list(&mut self, regs: &[Reg]) -> Operands {
+        let start = self.operands.len() as u32;
+        self.operands.extend_from_slice(regs);
+        Operands { start, len: regs.len() as u32 }
+    }
+
+    // ---- Clauses ------------------------------------------------------------------
+
+    fn clause(&mut self, index: usize, fail: Label) {
+        let clause = &self.spec.clauses()[index];
+        self.bound.iter_mut().for_each(|b| *b = false);
+        self.top = self.first_temp;
+        match &clause.head {
+            Head::Term(p) => self.root_pattern(*p, Reg::INPUT, fail),
+            Head::Args(pats) => {
+                self.emit(Op::IsArity { arity: pats.len() as u32, fail });
+                for (i, &p) in pats.iter().enumerate() {
+                    if let Some(dst) = self.place(p) {
+                        self.emit(Op::GetArg { index: i as u32, dst });
+                        self.check_placed(p, dst, fail);
+                    }
+                }
+            }
+            Head::AllArgs(v) => {
+                self.bound[v.0 as usize] = true;
+                self.emit(Op::GetArgList { dst: var_reg(*v) });
+            }
+            Head::AnyArgs => {}
+        }
+
+        self.top = self.first_temp;
+        self.fail = Fail::Jump(fail);
+        for &g in &clause.guards {
+            self.condition(g, fail);
+        }
+
+        self.fail = Fail::Exit;
+        self.top = self.first_temp;
+        match self.spec.kind() {
+            Kind::Table => {
+                // Only the last value counts; table bodies cannot act on
+                // anything, so the others are not computed at all.
+                let result = match clause.body.last() {
+                    Some(&last) => self.operand(last),
+                    None => self.true_reg(),
+                };
+                self.emit(Op::Succeed { result });
+            }
+            Kind::Call | Kind::Send | Kind::Receive => {
+                let result = self.temp();
+                self.result = result;
+                self.emit(Op::Move { src: self.true_reg(), dst: result });
+                for &e in &clause.body {
+                    if self.has_effect(e) {
+                        let saved = self.top;
+                        self.operand(e);
+                        self.top = saved;
+                    }
+                }
+                self.emit(Op::Succeed { result });
+            }
+        }
+    }
+
+    // ---- Heads ---------------------------------------------------------------------
+
+    /// Matches pattern `p` against the term in `src`.
+    fn root_pattern(&mut self, p: PatId, src: Reg, fail: Label) {
+        match self.spec.pat(p) {
+            Pat::Skip => {}
+            Pat::Var(v) if !self.bound[v.0 as usize] => {
+                self.bound[v.0 as usize] = true;
+                self.emit(Op::Move { src, dst: var_reg(*v) });
+            }
+            _ => self.check_placed(p, src, fail),
+        }
+    }
+
+    /// The register to read the term for pattern `p` into, or `None` if the
+    /// pattern does not look at it. An unbound variable is read straight
+    /// into its own register (and becomes bound).
+    fn place(&mut self, p: PatId) -> Option<Reg> {
+        match self.spec.pat(p) {
+            Pat::Skip => None,
+            Pat::Var(v) if !self.bound[v.0 as usize] => {
+                self.bound[v.0 as usize] = true;
+                Some(var_reg(*v))
+            }
+            _ => Some(self.temp()),
+        }
+    }
+
+    /// Tests the term just read into `src` against pattern `p` (whose
+    /// register came from [`Compiler::place`]), walking nested patterns
+    /// with an explicit stack: heads may be nested without limit.
+    fn check_placed(&mut self, p: PatId, src: Reg, fail: Label) {
+        let mut work = vec![(p, src)];
+        while let Some((p, src)) = work.pop() {
+            match self.spec.pat(p).clone() {
+                Pat::Skip => {}
+                Pat::Var(v) => {
+                    let var = var_reg(v);
+                    if var != src {
+                        self.emit(Op::IsExactEq { a: var, b: src, fail });
+                    }
+                }
+                Pat::Literal(w) if w.is_immediate() => self.emit(Op::IsWord { src, word: w, fail }),
+                Pat::Literal(w) => {
+                    let b = self.constant(w);
+                    self.emit(Op::IsExactEq { a: src, b, fail });
+                }
+                Pat::Tuple(elements) => {
+                    self.emit(Op::IsTuple { src, arity: elements.len() as u32, fail });
+                    for (i, &e) in elements.iter().enumerate() {
+                        if let Some(dst) = self.place(e) {
+                            self.emit(Op::GetElement { src, index: i as u32, dst });
+                            work.push((e, dst));
+                        }
+                    }
+                }
+                Pat::Cons(h, t) => {
+                    self.emit(Op::IsCons { src, fail });
+                    if let Some(dst) = self.place(h) {
+                        self.emit(Op::GetHead { src, dst });
+                        work.push((h, dst));
+                    }
+                    if let Some(dst) = self.place(t) {
+                        self.emit(Op::GetTail { src, dst });
+                        work.push((t, dst));
+                    }
+                }
+                Pat::Map(entries) => {
+                    self.emit(Op::IsMap { src, size: entries.len() as u32, fail });
+                    for (key, v) in entries {
+                        let key = self.constant(key);
+                        // The key must be there even if its value is '_'.
+                        let dst = match self.place(v) {
+                            Some(dst) => dst,
+                            None => self.temp(),
+                        };
+                        self.emit(Op::GetMapValue { src, key, dst, fail });
+                        work.push((v, dst));
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- Guards --------------------------------------------------------------------
+
+    /// Compiles guard expression `e` as a test: falls through if it is
+    /// `true`, jumps to `fail` if it is anything else or fails.
+    fn condition(&mut self, e: ExprId, fail: Label) {
+        let saved = self.top;
+        match self.spec.expr(e).clone() {
+            Expr::Const(w) => {
+                if w != Word::atom(Atom::TRUE) {
+                    self.emit(Op::Jump { target: fail });
+                }
+            }
+            Expr::Call(bif, args) if Cmp::of(bif).is_some() => {
+                let regs = self.operands_last_first(&args);
+                if let Some(op) = Cmp::of(bif) {
+                    self.emit(Op::Compare { op, a: regs[0], b: regs[1], fail });
+                }
+            }
+            Expr::Call(bif, args) if bif.is_type_test() => {
+                let src = self.operand(args[0]);
+                self.emit(Op::TypeTest { test: bif, src, fail });
+            }
+            Expr::AndAlso(args) => {
+                for a in args {
+                    self.condition(a, fail);
+                }
+            }
+            Expr::OrElse(args) => {
+                let ok = self.new_label();
+                let (last, init) =
+                    args.split_last().map_or((None, &[][..]), |(l, i)| (Some(*l), i));
+                for &a in init {
+                    let src = self.operand(a);
+                    self.emit(Op::BoolBranch { src, when: true, target: ok, other: fail });
+                    self.top = saved;
+                }
+                if let Some(last) = last {
+                    self.condition(last, fail);
+                }
+                self.bind(ok);
+            }
+            _ => {
+                let src = self.operand(e);
+                self.emit(Op::IsWord { src, word: Word::atom(Atom::TRUE), fail });
+            }
+        }
+        self.top = saved;
+    }
+
+    // ---- Values ----------------------------------------------------------------------
+
+    /// A register holding the value of `e`: a variable's or constant's own
+    /// register, or a new temporary it is computed into.
+    fn operand(&mut self, e: ExprId) -> Reg {
+        match self.spec.expr(e) {
+            Expr::Const(w) => self.constant(*w),
+            Expr::Var(v) => var_reg(*v),
+            Expr::Target if self.spec.kind() == Kind::Table => Reg::INPUT,
+            _ => {
+                let dst = self.temp();
+                self.value(e, dst);
+                dst
+            }
+        }
+    }
+
+    /// Registers holding `args`, computed last to first (ERTS's argument
+    /// order), listed first to last.
+    fn operands_last_first(&mut self, args: &[ExprId]) -> Vec<Reg> {
+        let mut regs = vec![Reg::NONE; args.len()];
+        for (i, &a) in args.iter().enumerate().rev() {
+            regs[i] = self.operand(a);
+        }
+        regs
+    }
+
+    /// Computes `e` into `dst`.
+    fn value(&mut self, e: ExprId, dst: Reg) {
+        // Bodies and guards nest only as deep as the checker's budget, but
+        // that budget is configurable: grow the stack rather than overflow.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.value_inner(e, dst));
+    }
+
+    fn value_inner(&mut self, e: ExprId, dst: Reg) {
+        let saved = self.top;
+        let true_reg = self.true_reg();
+        match self.spec.expr(e).clone() {
+            Expr::Const(w) => {
+                let src = self.constant(w);
+                self.emit(Op::Move { src, dst });
+            }
+            Expr::Var(v) => self.emit(Op::Move { src: var_reg(v), dst }),
+            Expr::Target => match self.spec.kind() {
+                Kind::Table => self.emit(Op::Move { src: Reg::INPUT, dst }),
+                Kind::Call | Kind::Send | Kind::Receive => self.emit(Op::GetArgList { dst }),
+            },
+            Expr::Bindings => {
+                // Every variable of this clause's head, by number.
+                let regs: Vec<Reg> = self
+                    .bound
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b)
+                    .map(|(n, _)| var_reg(VarId(n as u32)))
+                    .collect();
+                let elements = self.operand_list(&regs);
+                self.emit(Op::MakeList { elements, dst });
+            }
+            Expr::Tuple(elements) => {
+                let regs = self.operands_last_first(&elements);
+                let elements = self.operand_list(&regs);
+                self.emit(Op::MakeTuple { elements, dst });
+            }
+            Expr::Cons(head, tail) => {
+                let head = self.operand(head);
+                let tail = self.operand(tail);
+                self.emit(Op::MakeCons { head, tail, dst });
+            }
+            Expr::Map(pairs) => {
+                let (keys, values): (Vec<ExprId>, Vec<ExprId>) = pairs.into_iter().unzip();
+                let value_regs = self.operands_last_first(&values);
+                let key_regs = self.operands_last_first(&keys);
+                let keys = self.operand_list(&key_regs);
+                let values = self.operand_list(&value_regs);
+                self.emit(Op::MakeMap { keys, values, dst });
+            }
+            Expr::Call(bif, args) => {
+                let regs = self.operands_last_first(&args);
+                let mut args = [Reg::NONE; 3];
+                args[..regs.len()].copy_from_slice(&regs);
+                self.emit(Op::Call { bif, args, dst, fail: self.fail });
+            }
+            Expr::And(args) => self.logic(LogicOp::And, &args, dst),
+            Expr::Or(args) => self.logic(LogicOp::Or, &args, dst),
+            Expr::AndAlso(args) => self.short_circuit(false, &args, dst),
+            Expr::OrElse(args) => self.short_circuit(true, &args, dst),
+            Expr::SelfPid => self.emit(Op::SelfPid { dst }),
+            Expr::Message(x) => {
+                let src = self.operand(x);
+                let result = self.result;
+                self.emit(Op::Move { src, dst: result });
+                self.emit(Op::Move { src: true_reg, dst });
+            }
+            Expr::ReturnTrace => {
+                self.emit(Op::SetFlag { flag: TraceFlag::ReturnTrace });
+                self.emit(Op::Move { src: true_reg, dst });
+            }
+            Expr::ExceptionTrace => {
+                self.emit(Op::SetFlag { flag: TraceFlag::ExceptionTrace });
+                self.emit(Op::Move { src: true_reg, dst });
+            }
+            Expr::Display(x) => {
+                let src = self.operand(x);
+                self.emit(Op::Display { src });
+                self.emit(Op::Move { src: true_reg, dst });
+            }
+            Expr::IsSeqTrace => self.emit(Op::IsSeqTrace { dst }),
+            Expr::SetSeqToken { key, value, fake } => {
+                let value = self.operand(value);
+                let key = self.operand(key);
+                self.emit(Op::SetSeqToken { key, value, fake, dst });
+            }
+            Expr::GetSeqToken => self.emit(Op::GetSeqToken { dst }),
+            Expr::ProcessDump => self.emit(Op::ProcessDump { dst }),
+            Expr::EnableTrace { target, flag } => {
+                self.change(ChangeTrace::Enable, target, flag, None, dst)
+            }
+            Expr::DisableTrace { target, flag } => {
+                self.change(ChangeTrace::Disable, target, flag, None, dst)
+            }
+            Expr::Trace { target, disable, enable } => {
+                self.change(ChangeTrace::Trace, target, disable, Some(enable), dst)
+            }
+            Expr::Caller => self.emit(Op::Caller { dst }),
+            Expr::CallerLine => self.emit(Op::CallerLine { dst }),
+            Expr::CurrentStacktrace(depth) => self.emit(Op::CurrentStacktrace { depth, dst }),
+            Expr::Silent(x) => {
+                let src = self.operand(x);
+                self.emit(Op::Silent { src });
+                self.emit(Op::Move { src: true_reg, dst });
+            }
+        }
+        self.top = saved;
+    }
+
+    /// `and`/`or`: all operands, last to first, then one check.
+    fn logic(&mut self, op: LogicOp, args: &[ExprId], dst: Reg) {
+        let regs = self.operands_last_first(args);
+        let args = self.operand_list(&regs);
+        self.emit(Op::Logic { op, args, dst, fail: self.fail });
+    }
+
+    /// `andalso` (`when` = false) / `orelse` (`when` = true): left to right;
+    /// the deciding boolean ends it, a non-boolean fails (guards) or gives
+    /// `'EXIT'` (bodies), the last value is the result unchecked.
+    fn short_circuit(&mut self, when: bool, args: &[ExprId], dst: Reg) {
+        let end = self.new_label();
+        let other = match self.fail {
+            Fail::Jump(label) => label,
+            Fail::Exit => self.new_label(),
+        };
+        let Some((&last, init)) = args.split_last() else { return };
+        for &a in init {
+            self.value(a, dst);
+            self.emit(Op::BoolBranch { src: dst, when, target: end, other });
+        }
+        self.value(last, dst);
+        if self.fail == Fail::Exit {
+            self.emit(Op::Jump { target: end });
+            self.bind(other);
+            let exit = self.constant(Word::atom(Atom::EXIT));
+            self.emit(Op::Move { src: exit, dst });
+        }
+        self.bind(end);
+    }
+
+    /// `enable_trace`/`disable_trace` (`b` = `None`) or `trace`; operands in
+    /// ERTS's order: the last argument first.
+    fn change(
+        &mut self,
+        how: ChangeTrace,
+        target: Option<ExprId>,
+        a: ExprId,
+        b: Option<ExprId>,
+        dst: Reg,
+    ) {
+        let b = b.map_or(Reg::NONE, |b| self.operand(b));
+        let a = self.operand(a);
+        let target = target.map_or(Reg::NONE, |t| self.operand(t));
+        self.emit(Op::ChangeTrace { how, target, a, b, dst });
+    }
+
+    /// Does evaluating `e` act on anything (so it must run even if its value
+    /// is thrown away)?
+    fn has_effect(&self, e: ExprId) -> bool {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match self.spec.expr(e) {
+                Expr::Message(_)
+                | Expr::ReturnTrace
+                | Expr::ExceptionTrace
+                | Expr::Display(_)
+                | Expr::EnableTrace { .. }
+                | Expr::DisableTrace { .. }
+                | Expr::Trace { .. }
+                | Expr::Silent(_)
+                | Expr::SetSeqToken { fake: false, .. }
+                | Expr::Call(Bif::SetTcw, _) => return true,
+                Expr::SetSeqToken { key, value, fake: true } => stack.extend([*key, *value]),
+                Expr::Const(_)
+                | Expr::Var(_)
+                | Expr::Target
+                | Expr::Bindings
+                | Expr::SelfPid
+                | Expr::IsSeqTrace
+                | Expr::GetSeqToken
+                | Expr::ProcessDump
+                | Expr::Caller
+                | Expr::CallerLine
+                | Expr::CurrentStacktrace(_) => {}
+                Expr::Tuple(xs)
+                | Expr::Call(_, xs)
+                | Expr::And(xs)
+                | Expr::Or(xs)
+                | Expr::AndAlso(xs)
+                | Expr::OrElse(xs) => stack.extend(xs.iter().copied()),
+                Expr::Cons(h, t) => stack.extend([*h, *t]),
+                Expr::Map(pairs) => stack.extend(pairs.iter().flat_map(|(k, v)| [*k, *v])),
+            }
+        }
+        false
+    }
+}
+
+/// The register of variable `'$N'`.
+fn var_reg(v: VarId) -> Reg {
+    Reg(1 + v.0 as u16)
+}
+
+/// Rewrites the labels of `op` (exhaustively: a new op with a label must be
+/// handled here).
+fn relabel(op: &mut Op, f: &impl Fn(Label) -> Label) {
+    let fix_fail = |fail: &mut Fail| {
+        if let Fail::Jump(l) = fail {
+            *l = f(*l);
+        }
+    };
+    match op {
+        Op::IsArity { fail, .. }
+        | Op::IsTuple { fail, .. }
+        | Op::IsCons { fail, .. }
+        | Op::IsMap { fail, .. }
+        | Op::GetMapValue { fail, .. }
+        | Op::IsWord { fail, .. }
+        | Op::IsExactEq { fail, .. }
+        | Op::Compare { fail, .. }
+        | Op::TypeTest { fail, .. } => *fail = f(*fail),
+        Op::Call { fail, .. } | Op::Logic { fail, .. } => fix_fail(fail),
+        Op::BoolBranch { target, other, .. } => {
+            *target = f(*target);
+            *other = f(*other);
+        }
+        Op::Jump { target } => *target = f(*target),
+        Op::GetArg { .. }
+        | Op::GetArgList { .. }
+        | Op::GetElement { .. }
+        | Op::GetHead { .. }
+        | Op::GetTail { .. }
+        | Op::Move { .. }
+        | Op::MakeTuple { .. }
+        | Op::MakeCons { .. }
+        | Op::MakeList { .. }
+        | Op::MakeMap { .. }
+        | Op::SelfPid { .. }
+        | Op::SetFlag { .. }
+        | Op::Display { .. }
+        | Op::IsSeqTrace { .. }
+        | Op::SetSeqToken { .. }
+        | Op::GetSeqToken { .. }
+        | Op::ProcessDump { .. }
+        | Op::ChangeTrace { .. }
+        | Op::Caller { .. }
+        | Op::CallerLine { .. }
+        | Op::CurrentStacktrace { .. }
+        | Op::Silent { .. }
+        | Op::Succeed { .. }
+        | Op::NoMatch => {}
+    }
+}
