@@ -1,1 +1,7 @@
-//! The integration tests of `matchspec`, one binary (see the style guide).
+//! The integration tests of `matchspec`, in one binary (see ARCHITECTURE.md).
+
+mod bif;
+mod corpus;
+mod corpus_roundtrip;
+mod deep;
+mod etf;

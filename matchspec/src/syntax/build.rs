@@ -133,7 +133,7 @@ impl<'h> Builder<'h> {
     pub(crate) fn map(&mut self, n: usize, l: usize, r: usize) {
         let flat = self.pop_n(2 * n);
         let pairs: Vec<(Word, Word)> = flat.chunks(2).map(|kv| (kv[0].0, kv[1].0)).collect();
-        let word = self.heap.map(&pairs);
+        let word = self.heap.map_in_order(&pairs);
         if self.spans.is_some() {
             // Keys were sorted (and duplicates dropped); find each stored key's pair.
             let stored: Vec<(Word, Word)> = {

@@ -44,8 +44,9 @@ pub(crate) fn map_atoms(term: TermRef<'_>, rename: &dyn Fn(Atom) -> Option<Atom>
             match header.kind() {
                 HEADER_TUPLE => at + 1..at + 1 + size,
                 HEADER_MAP => {
-                    maps.push((at, size));
-                    at + 1..at + 1 + 2 * size
+                    let n = (header.size() & !MAP_IN_ORDER) as usize;
+                    maps.push((at, n, header.size() & MAP_IN_ORDER != 0));
+                    at + 1..at + 1 + 2 * n
                 }
                 HEADER_CLOSURE => at + 1 + CLOSURE_FIXED..at + 1 + size,
                 _ => at..at,
@@ -58,15 +59,27 @@ pub(crate) fn map_atoms(term: TermRef<'_>, rename: &dyn Fn(Atom) -> Option<Atom>
         }
     }
     // Inner maps were found after the maps holding them; sort them first.
-    for (at, size) in maps.into_iter().rev() {
+    for (at, size, in_order) in maps.into_iter().rev() {
         let view = HeapSet::single(&heap);
-        let mut pairs: Vec<(Word, Word)> = (0..size)
-            .map(|i| (heap.words()[at + 1 + i], heap.words()[at + 1 + size + i]))
+        // Each pair keeps its old sorted position, to carry the map's own order over.
+        let mut pairs: Vec<(usize, Word, Word)> = (0..size)
+            .map(|i| (i, heap.words()[at + 1 + i], heap.words()[at + 1 + size + i]))
             .collect();
-        pairs.sort_by(|a, b| view.term(a.0).cmp_exact(&view.term(b.0)));
-        for (i, (k, v)) in pairs.into_iter().enumerate() {
+        pairs.sort_by(|a, b| view.term(a.1).cmp_exact(&view.term(b.1)));
+        let mut new_position = vec![0; size];
+        for (i, (old, k, v)) in pairs.into_iter().enumerate() {
+            new_position[old] = i;
             heap.set(at + 1 + i, k);
             heap.set(at + 1 + size + i, v);
+        }
+        if in_order {
+            for slot in at + 1 + 2 * size..at + 1 + 3 * size {
+                let old = heap.words()[slot].to_bits() as usize;
+                heap.set(
+                    slot,
+                    Word::from_bits(new_position.get(old).copied().unwrap_or(old) as u64),
+                );
+            }
         }
     }
     Term::from_parts(heap, root)
@@ -90,7 +103,11 @@ fn shallow_copy(heaps: HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Ve
     let size = header.size() as usize;
     let (payload_len, children) = match header.kind() {
         HEADER_TUPLE => (size, 0..size),
-        HEADER_MAP => (2 * size, 0..2 * size),
+        HEADER_MAP => {
+            let n = (header.size() & !MAP_IN_ORDER) as usize;
+            let words = if header.size() & MAP_IN_ORDER != 0 { 3 * n } else { 2 * n };
+            (words, 0..2 * n)
+        }
         HEADER_POS_BIG | HEADER_NEG_BIG => (size, 0..0),
         HEADER_FLOAT => (1, 0..0),
         HEADER_BITS => (header.size().div_ceil(8).div_ceil(8) as usize, 0..0),

@@ -85,7 +85,9 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
             Kind::Map(map) => {
                 out.extend_from_slice(b"#{");
                 stack.push(Task::Bytes(b"}"));
-                let pairs: Vec<_> = map.iter().collect();
+                // ERTS prints a map in its own layout; a map read from
+                // ERTS's output remembers that order.
+                let pairs: Vec<_> = map.in_order().collect();
                 for (i, (k, v)) in pairs.into_iter().enumerate().rev() {
                     stack.push(Task::Term(v));
                     stack.push(Task::Bytes(b"=>"));

@@ -373,6 +373,36 @@ impl Heap {
         self.map_from_sorted(unique.iter().map(|p| p.0), unique.iter().map(|p| p.1))
     }
 
+    /// The map of `pairs` that also remembers the order the (surviving)
+    /// keys were given in, to print and encode them in that order: how a
+    /// map read from text or from the external term format keeps ERTS's own
+    /// layout of it. Lookups, comparisons and hashing do not see the order.
+    pub fn map_in_order(&mut self, pairs: &[(Word, Word)]) -> Word {
+        let view = HeapSet::single(self);
+        let mut indexed: Vec<(usize, Word, Word)> =
+            pairs.iter().enumerate().map(|(i, &(k, v))| (i, k, v)).collect();
+        indexed.sort_by(|a, b| view.term(a.1).cmp_exact(&view.term(b.1)));
+        let mut unique: Vec<(usize, Word, Word)> = Vec::with_capacity(indexed.len());
+        for entry in indexed {
+            match unique.last_mut() {
+                Some(last) if view.term(last.1).eq_exact(&view.term(entry.1)) => *last = entry,
+                _ => unique.push(entry),
+            }
+        }
+        // `order[i]` is the sorted position of the i-th key as given.
+        let mut order: Vec<usize> = (0..unique.len()).collect();
+        order.sort_by_key(|&i| unique[i].0);
+        let in_order = order.iter().enumerate().all(|(i, &j)| i == j);
+        let at = self.map_from_sorted(unique.iter().map(|e| e.1), unique.iter().map(|e| e.2));
+        if !in_order {
+            let (_, offset) = at.target();
+            let header = Header::from_word(self.words[offset]);
+            self.words[offset] = Header::new(HEADER_MAP, header.size() | MAP_IN_ORDER).to_word();
+            self.words.extend(order.iter().map(|&j| Word::from_bits(j as u64)));
+        }
+        at
+    }
+
     /// The map with keys already sorted in exact order and unique.
     pub(crate) fn map_from_sorted(
         &mut self,

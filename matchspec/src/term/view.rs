@@ -86,6 +86,8 @@ pub struct Map<'a> {
     heaps: HeapSet<'a>,
     keys: &'a [Word],
     values: &'a [Word],
+    /// Empty, or the sorted position of each key in the order given.
+    order: &'a [Word],
 }
 
 /// A binary (a whole number of bytes) or bitstring.
@@ -229,11 +231,20 @@ impl<'a> TermRef<'a> {
                 let bytes = &bytemuck::cast_slice::<Word, u8>(&cells[1..=n_words])[..n_bytes];
                 Kind::Bits(Bits { bit_len, bytes })
             }
-            HEADER_MAP => Kind::Map(Map {
-                heaps: self.heaps,
-                keys: &cells[1..=size],
-                values: &cells[1 + size..=2 * size],
-            }),
+            HEADER_MAP => {
+                let n = (header.size() & !MAP_IN_ORDER) as usize;
+                let order = if header.size() & MAP_IN_ORDER != 0 {
+                    &cells[1 + 2 * n..=3 * n]
+                } else {
+                    &[][..]
+                };
+                Kind::Map(Map {
+                    heaps: self.heaps,
+                    keys: &cells[1..=n],
+                    values: &cells[1 + n..=2 * n],
+                    order,
+                })
+            }
             HEADER_PID => Kind::Pid(Pid {
                 node: atom_of(cells[1]),
                 id: cells[2].to_bits() as u32,
@@ -526,6 +537,23 @@ impl<'a> Map<'a> {
     #[inline]
     pub(crate) fn value_words(self) -> &'a [Word] {
         self.values
+    }
+
+    /// The (key, value) pairs in the order the keys were given in when the
+    /// map was read from text or decoded (the order ERTS laid them out in,
+    /// if ERTS wrote them), else ascending.
+    pub fn in_order(self) -> impl ExactSizeIterator<Item = (TermRef<'a>, TermRef<'a>)> + 'a {
+        let heaps = self.heaps;
+        let (keys, values, order) = (self.keys, self.values, self.order);
+        (0..keys.len()).map(move |i| {
+            let j = order.get(i).map_or(i, |w| w.to_bits() as usize).min(keys.len() - 1);
+            (TermRef::new(heaps, keys[j]), TermRef::new(heaps, values[j]))
+        })
+    }
+
+    /// Does the map remember an order other than ascending?
+    pub fn has_own_order(self) -> bool {
+        !self.order.is_empty()
     }
 
     /// The value of the key exactly equal (`=:=`) to `key`.

@@ -120,8 +120,13 @@ pub mod layout {
     pub const HEADER_BITS: u64 = 4;
     /// Header kind of a map; the size is the number of keys. The payload is
     /// the keys in ascending [exact order](crate::term::TermRef::cmp_exact),
-    /// then the values in the same order.
+    /// then the values in the same order. If [`MAP_IN_ORDER`] is set in the
+    /// size, there follow as many raw words giving the keys' original order
+    /// (see [`Map::in_order`](crate::term::Map::in_order)).
     pub const HEADER_MAP: u64 = 5;
+    /// The bit of a map header's size field that says the map remembers the
+    /// order its keys were given in.
+    pub const MAP_IN_ORDER: u64 = 1 << 56;
     /// Header kind of a pid; payload `[node atom, id, serial, creation]`.
     pub const HEADER_PID: u64 = 6;
     /// Header kind of a port; payload `[node atom, id, creation]`.

@@ -1,0 +1,49 @@
+//! The subcommands, one file each.
+
+mod bench;
+mod demo;
+mod dump;
+mod engine;
+mod etf;
+mod parse;
+mod run;
+mod test;
+
+use clap::Subcommand;
+
+use crate::CliError;
+
+pub(crate) use engine::EngineArg;
+
+/// What `msc` can do.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Show what msc does, on built-in examples.
+    Demo(demo::Args),
+    /// Read dot-terminated terms and print each back in canonical form.
+    Parse(parse::Args),
+    /// Convert between term text and the external term format.
+    #[command(subcommand)]
+    Etf(etf::Command),
+    /// Answer like `erlang:match_spec_test/3` for one case or a batch.
+    Test(test::Args),
+    /// Run a spec over a stream of input terms (the filter engine).
+    Run(run::Args),
+    /// Print the compiled IR of a spec.
+    Dump(dump::Args),
+    /// Time a spec over a stream of inputs; print one JSON line.
+    Bench(bench::Args),
+}
+
+/// Runs a subcommand.
+pub(crate) fn run(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Demo(args) => demo::run(args),
+        Command::Parse(args) => parse::run(args),
+        Command::Etf(command) => etf::run(command),
+        Command::Test(args) => test::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Dump(args) => dump::run(args),
+        Command::Bench(args) => bench::run(args),
+    }
+}

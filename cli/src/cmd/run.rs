@@ -1,0 +1,142 @@
+//! `msc run`: the filter engine, a spec over a stream of input terms.
+
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+use matchspec::spec::Kind;
+use matchspec::term::{Heap, Word};
+use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+
+use super::EngineArg;
+use super::parse::io;
+use crate::CliError;
+use crate::input::{kind, read_bytes, spec_file};
+
+/// Arguments of `msc run`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The spec: a match spec, or `{Kind, Spec}` (as the benchmark
+    /// workloads' `.ms` files).
+    #[arg(long, value_name = "FILE")]
+    spec: String,
+    /// The inputs: dot-terminated terms, or external term format terms one
+    /// after another (detected by the leading version byte 131).
+    #[arg(long, value_name = "FILE")]
+    input: String,
+    /// The event kind (overrides the spec file's).
+    #[arg(long)]
+    kind: Option<String>,
+    /// The engine that runs the spec.
+    #[arg(long, value_enum, default_value_t)]
+    engine: EngineArg,
+    /// Print a line for inputs that match no clause too (`nomatch.`).
+    #[arg(long)]
+    all: bool,
+}
+
+/// Runs the spec on every input and prints each result.
+pub(crate) fn run(args: Args) -> Result<(), CliError> {
+    let (text, file_kind) = spec_file(&args.spec)?;
+    let kind = match &args.kind {
+        Some(name) => kind(name)?,
+        None => file_kind.unwrap_or(Kind::Table),
+    };
+    let spec = CompiledSpec::compile(&text, kind, &Config::default())?;
+    let _ = args.engine.runner()?;
+    let mut heap = Heap::new();
+    let inputs = load_inputs(&args.input, &mut heap)?;
+
+    let progress = progress_bar(inputs.len());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut scratch = Scratch::new();
+    let mut host = TestHost::default();
+    let (mut matched, mut errors) = (0u64, 0u64);
+    let start = Instant::now();
+    for (i, &input) in inputs.iter().enumerate() {
+        match spec.run_with_host(heap.view(input), &mut scratch, &mut host) {
+            Ok(Outcome::Match(m)) => {
+                matched += 1;
+                let flags = m.flags;
+                if kind.is_trace() && (flags.return_trace || flags.exception_trace) {
+                    let mut names = Vec::new();
+                    if flags.return_trace {
+                        names.push("return_trace");
+                    }
+                    if flags.exception_trace {
+                        names.push("exception_trace");
+                    }
+                    writeln!(out, "{{{},[{}]}}.", m.result, names.join(","))
+                } else {
+                    writeln!(out, "{}.", m.result)
+                }
+                .map_err(|e| io("-", e))?;
+            }
+            Ok(Outcome::NoMatch) => {
+                if args.all {
+                    writeln!(out, "nomatch.").map_err(|e| io("-", e))?;
+                }
+            }
+            Err(err) => {
+                errors += 1;
+                eprintln!("msc: input {}: {err}", i + 1);
+            }
+        }
+        if i % 4096 == 0
+            && let Some(bar) = &progress
+        {
+            bar.set_position(i as u64);
+        }
+    }
+    out.flush().map_err(|e| io("-", e))?;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let n = inputs.len() as u64;
+    eprintln!(
+        "{n} events, {matched} matched, {} no match{}, {:.3} s",
+        n - matched - errors,
+        if errors > 0 { format!(", {errors} not runnable") } else { String::new() },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A progress bar on standard error, if that is a terminal.
+fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} events ({per_sec})")
+    {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Loads the input terms of `path` into `heap`: text terms, or external
+/// term format terms back to back.
+pub(crate) fn load_inputs(path: &str, heap: &mut Heap) -> Result<Vec<Word>, CliError> {
+    let bytes = read_bytes(path)?;
+    if bytes.first() == Some(&131) {
+        let mut roots = Vec::new();
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            let offset = bytes.len() - rest.len();
+            let (root, used) = matchspec::etf::decode_prefix(rest, heap).map_err(|source| {
+                CliError::Decode { path: format!("{path} (term at byte {offset})"), source }
+            })?;
+            roots.push(root);
+            rest = &rest[used..];
+        }
+        return Ok(roots);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| CliError::Io {
+        path: path.to_owned(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    matchspec::syntax::parse_terms_into(&text, heap)
+        .map_err(|source| CliError::Parse { path: path.to_owned(), source })
+}
