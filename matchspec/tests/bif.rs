@@ -132,6 +132,7 @@ fn digest(i: &BigInt) -> (bool, u64, u32) {
 fn canonical(v: &Value) -> bool {
     match v {
         Value::Int(i) => i64::try_from(i).ok().and_then(Word::small).is_none(),
+        Value::Int128(i) => i64::try_from(*i).ok().and_then(Word::small).is_none(),
         Value::Float(f) => f.is_finite(),
         Value::Word(_) | Value::Binary(_) => true,
     }

@@ -45,3 +45,58 @@ fn shared_otp27_corpus() {
         20_000,
     );
 }
+
+/// The project's own corpora, generated from OTP 27 by `testdata/otp/*.escript`.
+fn otp_corpus(name: &str) -> String {
+    format!("{}/../testdata/otp/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn functions_in_every_context() {
+    check_corpus(&otp_corpus("functions.terms"), 14_831);
+}
+
+#[test]
+fn every_error_message() {
+    check_corpus(&otp_corpus("errors.terms"), 2_537);
+}
+
+#[test]
+fn heads() {
+    check_corpus(&otp_corpus("heads.terms"), 7_556);
+}
+
+#[test]
+fn bodies_and_evaluation_order() {
+    check_corpus(&otp_corpus("bodies.terms"), 883);
+}
+
+#[test]
+fn quirks() {
+    check_corpus(&otp_corpus("quirks.terms"), 290);
+}
+
+#[test]
+fn send_and_receive_restrictions() {
+    check_corpus(&otp_corpus("sendrecv.terms"), 1_585);
+}
+
+#[test]
+fn random_seed2() {
+    check_corpus(&otp_corpus("random-seed2.terms"), 5_000);
+}
+
+#[test]
+fn random_seed3() {
+    check_corpus(&otp_corpus("random-seed3.terms"), 5_000);
+}
+
+#[test]
+fn random_deep_seed4() {
+    check_corpus(&otp_corpus("random-deep-seed4.terms"), 3_000);
+}
+
+#[test]
+fn nesting_limits() {
+    check_corpus(&otp_corpus("nesting.terms"), 60);
+}

@@ -5,3 +5,4 @@ mod corpus;
 mod corpus_roundtrip;
 mod deep;
 mod etf;
+mod regression;

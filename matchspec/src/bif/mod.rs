@@ -371,6 +371,9 @@ pub enum Value {
     Word(Word),
     /// A new integer outside the small-word range.
     Int(num_bigint::BigInt),
+    /// A new integer outside the small-word range that fits 128 bits (the
+    /// common bignum, kept off the allocator).
+    Int128(i128),
     /// A new float (always finite).
     Float(f64),
     /// A new binary with these bytes.
@@ -385,6 +388,7 @@ impl Value {
         match self {
             Value::Word(w) => Some(*w),
             Value::Int(i) => Some(heap.bigint(i)),
+            Value::Int128(i) => Some(heap.int128(*i)),
             Value::Float(f) => heap.try_float(*f),
             Value::Binary(bytes) => Some(heap.binary(bytes)),
         }

@@ -120,8 +120,33 @@ pub(crate) fn uint(i: u64) -> Value {
 fn int128(i: i128) -> Value {
     match i64::try_from(i) {
         Ok(i) => int(i),
-        Err(_) => Value::Int(BigInt::from(i)),
+        Err(_) => Value::Int128(i),
     }
+}
+
+/// An integer operand that fits 128 bits, read without allocating.
+#[inline]
+fn to_i128(n: Int<'_>) -> Option<i128> {
+    match n {
+        Int::Small(i) => Some(i.into()),
+        Int::Big(b) => {
+            let mut limbs = b.limbs();
+            if limbs.len() > 2 {
+                return None;
+            }
+            let lo = u128::from(limbs.next().unwrap_or(0));
+            let hi = u128::from(limbs.next().unwrap_or(0));
+            let magnitude = i128::try_from((hi << 64) | lo).ok()?;
+            Some(if b.is_negative() { -magnitude } else { magnitude })
+        }
+    }
+}
+
+/// `op` on two integers that fit 128 bits, when the result does too (the
+/// fast path of bignum arithmetic: no allocation).
+#[inline]
+fn int128_op(x: Int<'_>, y: Int<'_>, op: fn(i128, i128) -> Option<i128>) -> Option<Value> {
+    Some(int128(op(to_i128(x)?, to_i128(y)?)?))
 }
 
 /// `b` as a small word if it fits, else as a bignum value (unchecked size).
@@ -260,7 +285,12 @@ pub(crate) fn add(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
         // Two 61-bit values: the sum fits an i64.
         return Ok(int(x + y));
     }
-    mixed(a, b, |x, y| checked(to_big(x) + to_big(y)), |x, y| x + y)
+    mixed(
+        a,
+        b,
+        |x, y| int128_op(x, y, i128::checked_add).map_or_else(|| checked(to_big(x) + to_big(y)), Ok),
+        |x, y| x + y,
+    )
 }
 
 /// `'-'/2`.
@@ -268,7 +298,12 @@ pub(crate) fn sub(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
     if let (Some(x), Some(y)) = (a.word().as_small(), b.word().as_small()) {
         return Ok(int(x - y));
     }
-    mixed(a, b, |x, y| checked(to_big(x) - to_big(y)), |x, y| x - y)
+    mixed(
+        a,
+        b,
+        |x, y| int128_op(x, y, i128::checked_sub).map_or_else(|| checked(to_big(x) - to_big(y)), Ok),
+        |x, y| x - y,
+    )
 }
 
 /// `'*'/2`.
@@ -282,6 +317,9 @@ pub(crate) fn mul(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
         |x, y| {
             if is_zero(x) || is_zero(y) {
                 return Ok(int(0));
+            }
+            if let Some(product) = int128_op(x, y, i128::checked_mul) {
+                return Ok(product);
             }
             // A product has at least bits(x) + bits(y) - 1 bits: refuse
             // before multiplying numbers whose product cannot be held.

@@ -3,7 +3,7 @@
 use flate2::{Compress, Compression, FlushCompress, Status};
 
 use super::error::EncodeError;
-use super::{VERSION, hash, is_local_node, limit, tag};
+use super::{VERSION, is_local_node, limit, tag};
 use crate::term::{Atom, Kind, Map, TermRef, Word};
 
 /// Encodes `term` as OTP 27's `term_to_binary/1` does.
@@ -178,6 +178,10 @@ impl<'a> Encoder<'a> {
                 self.out.extend_from_slice(bits.bytes());
             }
             Kind::Pid(p) => {
+                if is_local_node(p.node, p.creation) && p.id >> limit::LOCAL_PID_NUMBER_BITS != 0 {
+                    let number = p.id.into();
+                    return Err(EncodeError::BadLocalIdentifier { what: "pid", number });
+                }
                 self.out.push(tag::NEW_PID_EXT);
                 self.atom(p.node);
                 self.u32(p.id);
@@ -185,6 +189,9 @@ impl<'a> Encoder<'a> {
                 self.u32(p.creation);
             }
             Kind::Port(p) => {
+                if is_local_node(p.node, p.creation) && p.id > limit::LOCAL_PORT_NUMBER_MAX {
+                    return Err(EncodeError::BadLocalIdentifier { what: "port", number: p.id });
+                }
                 // OTP 27 writes every port, even one with a 32-bit number, as V4.
                 self.out.push(tag::V4_PORT_EXT);
                 self.atom(p.node);
@@ -199,6 +206,10 @@ impl<'a> Encoder<'a> {
                 }
                 if ids.is_empty() || ids.len() > limit::REF_WORDS {
                     return Err(EncodeError::BadReference(ids.len()));
+                }
+                if is_local_node(r.node, r.creation) && ids[0] >> limit::REF_WORD0_BITS != 0 {
+                    let number = ids[0].into();
+                    return Err(EncodeError::BadLocalIdentifier { what: "reference", number });
                 }
                 self.out.push(tag::NEWER_REFERENCE_EXT);
                 self.out.extend_from_slice(&(ids.len() as u16).to_be_bytes());
@@ -317,25 +328,13 @@ impl<'a> Encoder<'a> {
         self.u32(len32("map", map.len() as u64)?);
         let keys: Vec<Word> = map.keys().map(|k| k.word()).collect();
         let values: Vec<Word> = map.values().map(|v| v.word()).collect();
-        // OTP writes a large map in hash order when we can compute it;
-        // otherwise a map keeps the order it was read in (ERTS's own layout
-        // when ERTS wrote it), and a map we made is written ascending.
-        let own_order = || {
-            map.has_own_order().then(|| {
-                let mut position = std::collections::HashMap::new();
-                for (i, k) in keys.iter().enumerate() {
-                    position.insert(k.to_bits(), i);
-                }
-                map.in_order()
-                    .map(|(k, _)| position.get(&k.word().to_bits()).copied().unwrap_or(0))
-                    .collect()
-            })
-        };
+        // OTP writes a small map in its storage order and a large one in
+        // hash order (the reverse of how it iterates it); a map that came
+        // from the external term format remembers the order it was written in.
         let order: Option<Vec<usize>> = match self.order {
-            MapOrder::Otp if map.len() > limit::FLATMAP_KEYS => {
-                hash::hamt_order(map).or_else(own_order)
-            }
-            MapOrder::Otp => own_order(),
+            MapOrder::Otp if map.len() > limit::FLATMAP_KEYS => crate::term::erts_hash::hamt_order(map)
+                .or_else(|| map.has_own_order().then(|| map.own_order_positions().collect())),
+            MapOrder::Otp => Some(crate::term::erts_layout::erts_order(map)),
             _ => None,
         };
         // Pushed last entry first, so they come off the stack in order.

@@ -235,6 +235,17 @@ pub enum EncodeError {
     /// decode.
     #[error("reference with {0} id words (the format allows 1 to 5)")]
     BadReference(usize),
+    /// A pid, port or reference of this node with a number ERTS never gives
+    /// one (a pid number above 28 bits, a port number above 60 bits, a first
+    /// reference id word above 18 bits), which no node can decode. The text
+    /// syntax can write them, e.g. `<0.4294967295.0>`.
+    #[error("{what} of this node with number {number}, beyond what ERTS allows")]
+    BadLocalIdentifier {
+        /// `pid`, `port` or `reference`.
+        what: &'static str,
+        /// The number out of range.
+        number: u64,
+    },
     /// A compression level outside `0..=9`.
     #[error("compression level {0} is not between 0 and 9")]
     BadCompressionLevel(u32),

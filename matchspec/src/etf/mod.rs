@@ -82,7 +82,6 @@
 mod decode;
 mod encode;
 mod error;
-mod hash;
 
 #[cfg(test)]
 mod tests;

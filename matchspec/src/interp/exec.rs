@@ -20,7 +20,7 @@ pub(crate) fn run<'a>(
     scratch: &'a mut Scratch,
     host: &mut dyn Host,
 ) -> Result<Outcome<'a>, EvalError> {
-    let Scratch { registers: regs, args, heap, input_copy } = scratch;
+    let Scratch { loaded, registers: regs, args, heap, input_copy } = scratch;
     heap.clear();
 
     // The program reads the input in place; only an input that itself
@@ -34,11 +34,16 @@ pub(crate) fn run<'a>(
     };
     let literals = program.literals.words();
 
-    regs.clear();
-    regs.resize(program.registers(), Word::NIL);
+    // Registers are always written before they are read; only the
+    // constants need loading, and only when the program changes.
+    if *loaded != program.id || regs.len() < program.registers() {
+        regs.clear();
+        regs.resize(program.registers(), Word::NIL);
+        let first = program.first_constant();
+        regs[first..first + program.constants.len()].copy_from_slice(&program.constants);
+        *loaded = program.id;
+    }
     regs[Reg::INPUT.index()] = input_word;
-    let first = program.first_constant();
-    regs[first..first + program.constants.len()].copy_from_slice(&program.constants);
 
     if program.kind.is_trace() {
         load_args(HeapSet::new(input_words, literals, &[]).term(input_word), program, args)?;
@@ -49,13 +54,27 @@ pub(crate) fn run<'a>(
             HeapSet::new(input_words, literals, heap.words())
         };
     }
+    // A cell of a term: the hot path of head matching, without building a
+    // whole heap set (a branch on the space, one bounds-checked load).
+    macro_rules! cell {
+        ($w:expr, $k:expr) => {{
+            let bits = $w.to_bits();
+            let at = (bits >> layout::OFFSET_SHIFT) as usize + $k;
+            match (bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
+                0 => input_words[at],
+                1 => literals[at],
+                _ => heap.words()[at],
+            }
+        }};
+    }
     let mut flags = Flags::default();
     let code = program.code();
     let mut pc = 0;
     loop {
-        let op = code[pc];
+        // Matching on the place reads just the fields an op needs.
+        let op = &code[pc];
         pc += 1;
-        match op {
+        match *op {
             Op::IsArity { arity, fail } => {
                 if args.len() != arity as usize {
                     pc = fail.index();
@@ -65,39 +84,48 @@ pub(crate) fn run<'a>(
             Op::GetArgList { dst } => regs[dst.index()] = heap.list_from_iter(args.iter().copied()),
             Op::IsTuple { src, arity, fail } => {
                 let w = regs[src.index()];
-                if !(w.is_boxed()
-                    && heaps!().cells(w)[0].to_bits() == layout::tuple_header(arity.into()))
-                {
+                if !(w.is_boxed() && cell!(w, 0).to_bits() == layout::tuple_header(arity.into())) {
                     pc = fail.index();
                 }
             }
             Op::GetElement { src, index, dst } => {
-                regs[dst.index()] = heaps!().cells(regs[src.index()])[1 + index as usize];
+                regs[dst.index()] = cell!(regs[src.index()], 1 + index as usize);
+            }
+            Op::IsElement { src, index, word, fail } => {
+                if cell!(regs[src.index()], 1 + index as usize) != word {
+                    pc = fail.index();
+                }
             }
             Op::IsCons { src, fail } => {
                 if !regs[src.index()].is_cons() {
                     pc = fail.index();
                 }
             }
-            Op::GetHead { src, dst } => regs[dst.index()] = heaps!().cells(regs[src.index()])[0],
-            Op::GetTail { src, dst } => regs[dst.index()] = heaps!().cells(regs[src.index()])[1],
+            Op::GetHead { src, dst } => regs[dst.index()] = cell!(regs[src.index()], 0),
+            Op::GetTail { src, dst } => regs[dst.index()] = cell!(regs[src.index()], 1),
             Op::IsMap { src, size, fail } => {
-                let ok = heaps!()
-                    .term(regs[src.index()])
-                    .as_map()
-                    .is_some_and(|m| m.len() >= size as usize);
+                let w = regs[src.index()];
+                let ok = w.is_boxed() && {
+                    let header = cell!(w, 0).to_bits();
+                    header & layout::HEADER_KIND_MASK == layout::HEADER_MAP
+                        && (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER >= u64::from(size)
+                };
                 if !ok {
                     pc = fail.index();
                 }
             }
             Op::GetMapValue { src, key, dst, fail } => {
-                let h = heaps!();
-                let value = h
-                    .term(regs[src.index()])
-                    .as_map()
-                    .and_then(|m| m.get(h.term(regs[key.index()])));
+                let (m, k) = (regs[src.index()], regs[key.index()]);
+                let n = ((cell!(m, 0).to_bits() >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER) as usize;
+                let value = if k.is_immediate() && n <= 8 {
+                    // Small maps with an immediate key: compare words.
+                    (0..n).find(|&i| cell!(m, 1 + i) == k).map(|i| cell!(m, 1 + n + i))
+                } else {
+                    let h = heaps!();
+                    h.term(m).as_map().and_then(|map| map.get(h.term(k))).map(|v| v.word())
+                };
                 match value {
-                    Some(v) => regs[dst.index()] = v.word(),
+                    Some(v) => regs[dst.index()] = v,
                     None => pc = fail.index(),
                 }
             }
@@ -114,7 +142,13 @@ pub(crate) fn run<'a>(
             }
             Op::Move { src, dst } => regs[dst.index()] = regs[src.index()],
             Op::Call { bif, args: call_args, dst, fail } => {
-                let env = Env { node: host.node(), tcw: host.trace_control_word() };
+                // Only a few functions look at the world; ask the host only for them.
+                let env = match bif {
+                    Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
+                        Env { node: host.node(), tcw: host.trace_control_word() }
+                    }
+                    _ => Env::default(),
+                };
                 let result = {
                     let h = heaps!();
                     let n = bif.arity();
@@ -140,13 +174,26 @@ pub(crate) fn run<'a>(
                 }
             }
             Op::Compare { op, a, b, fail } => {
-                let h = heaps!();
-                if !op.holds(h.term(regs[a.index()]), h.term(regs[b.index()])) {
+                let (x, y) = (regs[a.index()], regs[b.index()]);
+                // Small integers compare without reading any heap.
+                let holds = match (x.as_small(), y.as_small()) {
+                    (Some(p), Some(q)) => op.of_ordering(p.cmp(&q)),
+                    _ => {
+                        let h = heaps!();
+                        op.holds(h.term(x), h.term(y))
+                    }
+                };
+                if !holds {
                     pc = fail.index();
                 }
             }
-            Op::TypeTest { test, src, fail } => {
-                if !heaps!().term(regs[src.index()]).satisfies(test) {
+            Op::TypeTest { test, src, expect, fail } => {
+                let w = regs[src.index()];
+                let answer = match w.satisfies_quickly(test) {
+                    Some(answer) => answer,
+                    None => heaps!().term(w).satisfies(test),
+                };
+                if answer != expect {
                     pc = fail.index();
                 }
             }
@@ -213,7 +260,7 @@ pub(crate) fn run<'a>(
             }
             Op::SetSeqToken { key, value, fake, dst } => {
                 let result = if fake {
-                    host.seq_token_value(regs[key.index()].as_atom(), heap)
+                    host.seq_trace_info(regs[key.index()].as_atom(), heap)
                 } else {
                     let h = heaps!();
                     host.set_seq_token(h.term(regs[key.index()]), h.term(regs[value.index()]))
@@ -279,6 +326,7 @@ fn build(value: Value, heap: &mut Heap) -> Word {
     match value {
         Value::Word(w) => w,
         Value::Int(i) => heap.bigint(&i),
+        Value::Int128(i) => heap.int128(i),
         // Functions only return finite floats.
         Value::Float(f) => heap.try_float(f).unwrap_or(EXIT),
         Value::Binary(bytes) => heap.binary(&bytes),

@@ -30,6 +30,8 @@ pub(crate) use exec::run;
 /// [`Outcome`](crate::Outcome) borrow it until the next run.
 #[derive(Debug)]
 pub struct Scratch {
+    /// The program whose constants the registers hold (0: none).
+    pub(crate) loaded: u64,
     pub(crate) registers: Vec<Word>,
     pub(crate) args: Vec<Word>,
     pub(crate) heap: Heap,
@@ -46,6 +48,7 @@ impl Scratch {
     /// An empty scratch.
     pub fn new() -> Scratch {
         Scratch {
+            loaded: 0,
             registers: Vec::new(),
             args: Vec::new(),
             heap: Heap::in_space(Space::Scratch),

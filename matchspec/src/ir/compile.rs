@@ -44,13 +44,15 @@ struct Compiler<'s> {
     labels: Vec<Option<u32>>,
     constants: Vec<Word>,
     constant_regs: HashMap<u64, Reg>,
-    first_constant: u16,
-    first_temp: u16,
-    top: u16,
-    max_top: u16,
+    first_constant: u32,
+    first_temp: u32,
+    top: u32,
+    max_top: u32,
     clause_starts: Vec<Label>,
     /// Variables bound so far in the current clause's head.
     bound: Vec<bool>,
+    /// Head temporaries free for reuse.
+    free: Vec<Reg>,
     /// Where the current trace clause keeps its result.
     result: Reg,
     /// What a failing function does in the current context.
@@ -62,7 +64,7 @@ const LABEL_BIAS: u32 = 1 << 31;
 
 impl<'s> Compiler<'s> {
     fn new(spec: &'s CheckedSpec) -> Compiler<'s> {
-        let first_constant = 1 + spec.num_vars() as u16;
+        let first_constant = 1 + spec.num_vars();
         let mut c = Compiler {
             spec,
             code: Vec::new(),
@@ -76,11 +78,12 @@ impl<'s> Compiler<'s> {
             max_top: first_constant,
             clause_starts: Vec::new(),
             bound: vec![false; spec.num_vars() as usize],
+            free: Vec::new(),
             result: Reg::NONE,
             fail: Fail::Exit,
         };
         c.collect_constants();
-        c.first_temp = c.first_constant + c.constants.len() as u16;
+        c.first_temp = c.first_constant + c.constants.len() as u32;
         c.top = c.first_temp;
         c.max_top = c.first_temp;
         c
@@ -104,7 +107,7 @@ impl<'s> Compiler<'s> {
         }
         for w in words {
             if !self.constant_regs.contains_key(&w.to_bits()) {
-                let reg = Reg(self.first_constant + self.constants.len() as u16);
+                let reg = Reg(self.first_constant + self.constants.len() as u32);
                 self.constant_regs.insert(w.to_bits(), reg);
                 self.constants.push(w);
             }
@@ -127,7 +130,9 @@ impl<'s> Compiler<'s> {
             .filter(|&n| self.spec.clauses().iter().any(|c| c.bound.contains(&VarId(n))))
             .map(|n| (n, var_reg(VarId(n))))
             .collect();
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Program {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             kind: self.spec.kind(),
             code: self.code,
             operands: self.operands,
@@ -187,6 +192,7 @@ impl<'s> Compiler<'s> {
         let clause = &self.spec.clauses()[index];
         self.bound.iter_mut().for_each(|b| *b = false);
         self.top = self.first_temp;
+        self.free.clear();
         match &clause.head {
             Head::Term(p) => self.root_pattern(*p, Reg::INPUT, fail),
             Head::Args(pats) => {
@@ -206,6 +212,7 @@ impl<'s> Compiler<'s> {
         }
 
         self.top = self.first_temp;
+        self.free.clear();
         self.fail = Fail::Jump(fail);
         for &g in &clause.guards {
             self.condition(g, fail);
@@ -255,7 +262,8 @@ impl<'s> Compiler<'s> {
 
     /// The register to read the term for pattern `p` into, or `None` if the
     /// pattern does not look at it. An unbound variable is read straight
-    /// into its own register (and becomes bound).
+    /// into its own register (and becomes bound); anything else into a head
+    /// temporary.
     fn place(&mut self, p: PatId) -> Option<Reg> {
         match self.spec.pat(p) {
             Pat::Skip => None,
@@ -263,63 +271,124 @@ impl<'s> Compiler<'s> {
                 self.bound[v.0 as usize] = true;
                 Some(var_reg(*v))
             }
-            _ => Some(self.temp()),
+            _ => Some(self.head_temp()),
+        }
+    }
+
+    /// A temporary for head matching: head temporaries are recycled (a head
+    /// nested a million deep must not need a million registers).
+    fn head_temp(&mut self) -> Reg {
+        match self.free.pop() {
+            Some(r) => r,
+            None => self.temp(),
+        }
+    }
+
+    fn free_if_temp(&mut self, r: Reg) {
+        if r.0 >= self.first_temp {
+            self.free.push(r);
         }
     }
 
     /// Tests the term just read into `src` against pattern `p` (whose
-    /// register came from [`Compiler::place`]), walking nested patterns
-    /// with an explicit stack: heads may be nested without limit.
+    /// register came from [`Compiler::place`]). Walks nested patterns depth
+    /// first with an explicit stack, since heads may nest without limit, and
+    /// frees each temporary as soon as its last part is read, so a nested
+    /// chain needs only a couple of registers however deep it is.
     fn check_placed(&mut self, p: PatId, src: Reg, fail: Label) {
-        let mut work = vec![(p, src)];
-        while let Some((p, src)) = work.pop() {
-            match self.spec.pat(p).clone() {
-                Pat::Skip => {}
-                Pat::Var(v) => {
-                    let var = var_reg(v);
-                    if var != src {
-                        self.emit(Op::IsExactEq { a: var, b: src, fail });
-                    }
+        let mut stack: Vec<Frame> = Vec::new();
+        self.test_placed(p, src, fail, &mut stack);
+        while let Some(frame) = stack.last_mut() {
+            let Some(&(child, access)) = frame.parts.get(frame.next) else {
+                let done = stack.pop();
+                if let Some(done) = done {
+                    self.free_if_temp(done.src);
                 }
-                Pat::Literal(w) if w.is_immediate() => self.emit(Op::IsWord { src, word: w, fail }),
-                Pat::Literal(w) => {
-                    let b = self.constant(w);
-                    self.emit(Op::IsExactEq { a: src, b, fail });
-                }
-                Pat::Tuple(elements) => {
-                    self.emit(Op::IsTuple { src, arity: elements.len() as u32, fail });
-                    for (i, &e) in elements.iter().enumerate() {
-                        if let Some(dst) = self.place(e) {
-                            self.emit(Op::GetElement { src, index: i as u32, dst });
-                            work.push((e, dst));
-                        }
-                    }
-                }
-                Pat::Cons(h, t) => {
-                    self.emit(Op::IsCons { src, fail });
-                    if let Some(dst) = self.place(h) {
-                        self.emit(Op::GetHead { src, dst });
-                        work.push((h, dst));
-                    }
-                    if let Some(dst) = self.place(t) {
-                        self.emit(Op::GetTail { src, dst });
-                        work.push((t, dst));
-                    }
-                }
-                Pat::Map(entries) => {
-                    self.emit(Op::IsMap { src, size: entries.len() as u32, fail });
-                    for (key, v) in entries {
-                        let key = self.constant(key);
-                        // The key must be there even if its value is '_'.
-                        let dst = match self.place(v) {
-                            Some(dst) => dst,
-                            None => self.temp(),
-                        };
-                        self.emit(Op::GetMapValue { src, key, dst, fail });
-                        work.push((v, dst));
-                    }
+                continue;
+            };
+            frame.next += 1;
+            let (parent, last) = (frame.src, frame.next == frame.parts.len());
+            // A map key must be present even if its value is '_'.
+            let dst = match (self.place(child), access) {
+                (Some(dst), _) => dst,
+                (None, Access::MapValue(_)) => self.head_temp(),
+                (None, _) => continue,
+            };
+            match access {
+                Access::Element(index) => self.emit(Op::GetElement { src: parent, index, dst }),
+                Access::Head => self.emit(Op::GetHead { src: parent, dst }),
+                Access::Tail => self.emit(Op::GetTail { src: parent, dst }),
+                Access::MapValue(key) => self.emit(Op::GetMapValue { src: parent, key, dst, fail }),
+            }
+            if last {
+                // The parent is read for the last time: free it before
+                // descending, so that chains reuse the same registers.
+                if let Some(done) = stack.pop() {
+                    self.free_if_temp(done.src);
                 }
             }
+            self.test_placed(child, dst, fail, &mut stack);
+        }
+    }
+
+    /// Tests the top of pattern `p` against the term in `src`; a structure
+    /// pushes a frame listing the parts still to read.
+    fn test_placed(&mut self, p: PatId, src: Reg, fail: Label, stack: &mut Vec<Frame>) {
+        match self.spec.pat(p).clone() {
+            Pat::Skip => self.free_if_temp(src),
+            Pat::Var(v) => {
+                let var = var_reg(v);
+                if var != src {
+                    self.emit(Op::IsExactEq { a: var, b: src, fail });
+                    self.free_if_temp(src);
+                }
+            }
+            Pat::Literal(w) if w.is_immediate() => {
+                self.emit(Op::IsWord { src, word: w, fail });
+                self.free_if_temp(src);
+            }
+            Pat::Literal(w) => {
+                let b = self.constant(w);
+                self.emit(Op::IsExactEq { a: src, b, fail });
+                self.free_if_temp(src);
+            }
+            Pat::Tuple(elements) => {
+                self.emit(Op::IsTuple { src, arity: elements.len() as u32, fail });
+                // Literal elements first: they are the cheapest tests and the
+                // likeliest to fail, and need no register.
+                let mut parts = Vec::new();
+                for (i, &e) in elements.iter().enumerate() {
+                    match self.spec.pat(e) {
+                        Pat::Literal(word) if word.is_immediate() => {
+                            self.emit(Op::IsElement { src, index: i as u32, word: *word, fail });
+                        }
+                        Pat::Skip => {}
+                        _ => parts.push((e, Access::Element(i as u32))),
+                    }
+                }
+                self.push_frame(p, src, parts, stack);
+            }
+            Pat::Cons(h, t) => {
+                self.emit(Op::IsCons { src, fail });
+                let parts = vec![(h, Access::Head), (t, Access::Tail)]
+                    .into_iter()
+                    .filter(|(q, _)| !matches!(self.spec.pat(*q), Pat::Skip))
+                    .collect();
+                self.push_frame(p, src, parts, stack);
+            }
+            Pat::Map(entries) => {
+                self.emit(Op::IsMap { src, size: entries.len() as u32, fail });
+                let parts = entries.into_iter().map(|(key, v)| (v, Access::MapValue(self.constant(key)))).collect();
+                self.push_frame(p, src, parts, stack);
+            }
+        }
+    }
+
+    fn push_frame(&mut self, p: PatId, src: Reg, parts: Vec<(PatId, Access)>, stack: &mut Vec<Frame>) {
+        if parts.is_empty() {
+            self.free_if_temp(src);
+        } else {
+            stack.push(Frame { pat: p, src, parts, next: 0 });
         }
     }
 
@@ -328,48 +397,119 @@ impl<'s> Compiler<'s> {
     /// Compiles guard expression `e` as a test: falls through if it is
     /// `true`, jumps to `fail` if it is anything else or fails.
     fn condition(&mut self, e: ExprId, fail: Label) {
+        self.branch(e, Next::FallThrough, Next::To(fail), fail);
+    }
+
+    /// Compiles `e` as a three-way branch: to `if_true` when it is `true`,
+    /// to `if_false` when it is `false`, to `other` when it is anything else
+    /// or fails. Comparisons and type tests jump straight on their result;
+    /// `andalso`/`orelse` become chains of such jumps; everything else is
+    /// computed and its value tested.
+    fn branch(&mut self, e: ExprId, if_true: Next, if_false: Next, other: Label) {
+        // `andalso`/`orelse` nest as deep as the checker's budget allows.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.branch_inner(e, if_true, if_false, other));
+    }
+
+    fn branch_inner(&mut self, e: ExprId, if_true: Next, if_false: Next, other: Label) {
         let saved = self.top;
         match self.spec.expr(e).clone() {
             Expr::Const(w) => {
-                if w != Word::atom(Atom::TRUE) {
-                    self.emit(Op::Jump { target: fail });
+                let target = if w == Word::atom(Atom::TRUE) {
+                    if_true
+                } else if w == Word::atom(Atom::FALSE) {
+                    if_false
+                } else {
+                    Next::To(other)
+                };
+                if let Next::To(label) = target {
+                    self.emit(Op::Jump { target: label });
                 }
             }
             Expr::Call(bif, args) if Cmp::of(bif).is_some() => {
                 let regs = self.operands_last_first(&args);
                 if let Some(op) = Cmp::of(bif) {
-                    self.emit(Op::Compare { op, a: regs[0], b: regs[1], fail });
+                    self.two_way(if_true, if_false, |fail, holds| Op::Compare {
+                        op: if holds { op } else { op.negate() },
+                        a: regs[0],
+                        b: regs[1],
+                        fail,
+                    });
                 }
             }
             Expr::Call(bif, args) if bif.is_type_test() => {
                 let src = self.operand(args[0]);
-                self.emit(Op::TypeTest { test: bif, src, fail });
+                self.two_way(if_true, if_false, |fail, holds| Op::TypeTest { test: bif, src, expect: holds, fail });
             }
             Expr::AndAlso(args) => {
-                for a in args {
-                    self.condition(a, fail);
+                let Some((&last, init)) = args.split_last() else { return };
+                let (false_label, bind_false) = self.label_for(if_false);
+                for &a in init {
+                    self.branch(a, Next::FallThrough, Next::To(false_label), other);
+                }
+                self.branch(last, if_true, if_false, other);
+                if bind_false {
+                    self.bind(false_label);
                 }
             }
             Expr::OrElse(args) => {
-                let ok = self.new_label();
-                let (last, init) =
-                    args.split_last().map_or((None, &[][..]), |(l, i)| (Some(*l), i));
+                let Some((&last, init)) = args.split_last() else { return };
+                let (true_label, bind_true) = self.label_for(if_true);
                 for &a in init {
-                    let src = self.operand(a);
-                    self.emit(Op::BoolBranch { src, when: true, target: ok, other: fail });
-                    self.top = saved;
+                    self.branch(a, Next::To(true_label), Next::FallThrough, other);
                 }
-                if let Some(last) = last {
-                    self.condition(last, fail);
+                self.branch(last, if_true, if_false, other);
+                if bind_true {
+                    self.bind(true_label);
                 }
-                self.bind(ok);
             }
             _ => {
+                let saved_fail = self.fail;
+                self.fail = Fail::Jump(other);
                 let src = self.operand(e);
-                self.emit(Op::IsWord { src, word: Word::atom(Atom::TRUE), fail });
+                self.fail = saved_fail;
+                match (if_true, if_false) {
+                    (Next::FallThrough, Next::To(f)) => {
+                        self.emit(Op::BoolBranch { src, when: false, target: f, other })
+                    }
+                    (Next::To(t), Next::FallThrough) => {
+                        self.emit(Op::BoolBranch { src, when: true, target: t, other })
+                    }
+                    (Next::To(t), Next::To(f)) => {
+                        self.emit(Op::BoolBranch { src, when: true, target: t, other });
+                        self.emit(Op::Jump { target: f });
+                    }
+                    (Next::FallThrough, Next::FallThrough) => {
+                        let after = self.new_label();
+                        self.emit(Op::BoolBranch { src, when: true, target: after, other });
+                        self.bind(after);
+                    }
+                }
             }
         }
         self.top = saved;
+    }
+
+    /// Emits a test that jumps on its outcome: `make(fail, holds)` is a test
+    /// that jumps to `fail` unless its condition equals `holds`.
+    fn two_way(&mut self, if_true: Next, if_false: Next, make: impl Fn(Label, bool) -> Op) {
+        match (if_true, if_false) {
+            (Next::FallThrough, Next::To(f)) => self.emit(make(f, true)),
+            (Next::To(t), Next::FallThrough) => self.emit(make(t, false)),
+            (Next::To(t), Next::To(f)) => {
+                self.emit(make(f, true));
+                self.emit(Op::Jump { target: t });
+            }
+            (Next::FallThrough, Next::FallThrough) => {}
+        }
+    }
+
+    /// A label for `next`: its own, or a new one the caller binds at the
+    /// end (the second value says so).
+    fn label_for(&mut self, next: Next) -> (Label, bool) {
+        match next {
+            Next::To(label) => (label, false),
+            Next::FallThrough => (self.new_label(), true),
+        }
     }
 
     // ---- Values ----------------------------------------------------------------------
@@ -441,10 +581,19 @@ impl<'s> Compiler<'s> {
                 let tail = self.operand(tail);
                 self.emit(Op::MakeCons { head, tail, dst });
             }
-            Expr::Map(pairs) => {
-                let (keys, values): (Vec<ExprId>, Vec<ExprId>) = pairs.into_iter().unzip();
-                let value_regs = self.operands_last_first(&values);
-                let key_regs = self.operands_last_first(&keys);
+            Expr::Map { pairs, large } => {
+                let n = pairs.len();
+                let (mut key_regs, mut value_regs) = (vec![Reg::NONE; n], vec![Reg::NONE; n]);
+                if large {
+                    for (i, &(k, v)) in pairs.iter().enumerate().rev() {
+                        key_regs[i] = self.operand(k);
+                        value_regs[i] = self.operand(v);
+                    }
+                } else {
+                    let (keys, values): (Vec<ExprId>, Vec<ExprId>) = pairs.into_iter().unzip();
+                    value_regs = self.operands_last_first(&values);
+                    key_regs = self.operands_last_first(&keys);
+                }
                 let keys = self.operand_list(&key_regs);
                 let values = self.operand_list(&value_regs);
                 self.emit(Op::MakeMap { keys, values, dst });
@@ -590,16 +739,43 @@ impl<'s> Compiler<'s> {
                 | Expr::AndAlso(xs)
                 | Expr::OrElse(xs) => stack.extend(xs.iter().copied()),
                 Expr::Cons(h, t) => stack.extend([*h, *t]),
-                Expr::Map(pairs) => stack.extend(pairs.iter().flat_map(|(k, v)| [*k, *v])),
+                Expr::Map { pairs, .. } => stack.extend(pairs.iter().flat_map(|(k, v)| [*k, *v])),
             }
         }
         false
     }
 }
 
+/// Where a branch goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// On to the next instruction.
+    FallThrough,
+    /// To this label.
+    To(Label),
+}
+
+/// A structure of a head whose parts are still to be read.
+struct Frame {
+    #[allow(dead_code, reason = "kept for debugging the walk")]
+    pat: PatId,
+    src: Reg,
+    parts: Vec<(PatId, Access)>,
+    next: usize,
+}
+
+/// How a part of a structure is read.
+#[derive(Clone, Copy)]
+enum Access {
+    Element(u32),
+    Head,
+    Tail,
+    MapValue(Reg),
+}
+
 /// The register of variable `'$N'`.
 fn var_reg(v: VarId) -> Reg {
-    Reg(1 + v.0 as u16)
+    Reg(1 + v.0)
 }
 
 /// Rewrites the labels of `op` (exhaustively: a new op with a label must be
@@ -613,6 +789,7 @@ fn relabel(op: &mut Op, f: &impl Fn(Label) -> Label) {
     match op {
         Op::IsArity { fail, .. }
         | Op::IsTuple { fail, .. }
+        | Op::IsElement { fail, .. }
         | Op::IsCons { fail, .. }
         | Op::IsMap { fail, .. }
         | Op::GetMapValue { fail, .. }

@@ -70,6 +70,9 @@ impl Program {
             Op::GetElement { src, index, dst } => {
                 write!(f, "get_element {} = {}[{index}]", R(*dst), R(*src))
             }
+            Op::IsElement { src, index, word: w, fail } => {
+                write!(f, "is_element {}[{index}], {} else @{}", R(*src), word(w), fail.0)
+            }
             Op::IsCons { src, fail } => write!(f, "is_cons {} else @{}", R(*src), fail.0),
             Op::GetHead { src, dst } => write!(f, "get_head {} = hd {}", R(*dst), R(*src)),
             Op::GetTail { src, dst } => write!(f, "get_tail {} = tl {}", R(*dst), R(*src)),
@@ -102,8 +105,9 @@ impl Program {
             Op::Compare { op, a, b, fail } => {
                 write!(f, "compare {} {} {} else @{}", R(*a), op.name(), R(*b), fail.0)
             }
-            Op::TypeTest { test, src, fail } => {
-                write!(f, "type_test {}({}) else @{}", test.name(), R(*src), fail.0)
+            Op::TypeTest { test, src, expect, fail } => {
+                let not = if *expect { "" } else { "not " };
+                write!(f, "type_test {not}{}({}) else @{}", test.name(), R(*src), fail.0)
             }
             Op::BoolBranch { src, when, target, other } => {
                 write!(

@@ -59,17 +59,17 @@ use crate::term::{Heap, Word};
 
 /// A register (an index into the register file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Reg(pub u16);
+pub struct Reg(pub u32);
 
 impl Reg {
     /// The input term of a table spec.
     pub const INPUT: Reg = Reg(0);
     /// "No register" (e.g. no target process in [`Op::ChangeTrace`]).
-    pub const NONE: Reg = Reg(u16::MAX);
+    pub const NONE: Reg = Reg(u32::MAX);
 
     /// The register index.
     pub fn index(self) -> usize {
-        usize::from(self.0)
+        self.0 as usize
     }
 }
 
@@ -108,12 +108,15 @@ impl Operands {
 /// own scratch space.
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// A number no other program of this process has: scratches use it to
+    /// know whether their registers already hold this program's constants.
+    pub(crate) id: u64,
     pub(crate) kind: Kind,
     pub(crate) code: Vec<Op>,
     pub(crate) operands: Vec<Reg>,
     pub(crate) constants: Vec<Word>,
-    pub(crate) first_constant: u16,
-    pub(crate) registers: u16,
+    pub(crate) first_constant: u32,
+    pub(crate) registers: u32,
     pub(crate) literals: Heap,
     pub(crate) clause_starts: Vec<Label>,
     pub(crate) variables: Vec<(u32, Reg)>,
@@ -148,12 +151,12 @@ impl Program {
 
     /// The register of the first constant.
     pub fn first_constant(&self) -> usize {
-        usize::from(self.first_constant)
+        self.first_constant as usize
     }
 
     /// The size of the register file.
     pub fn registers(&self) -> usize {
-        usize::from(self.registers)
+        self.registers as usize
     }
 
     /// The literal heap the constants point into (the literal space).

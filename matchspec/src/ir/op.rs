@@ -20,7 +20,11 @@ use crate::term::Word;
 /// One instruction. Every variant says what it does, what it changes and
 /// when it fails; every engine handles every variant with an exhaustive
 /// `match`, so adding one breaks the build everywhere it must be handled.
+// An explicit tag byte: engines dispatch on it, and without it the compiler
+// may hide the tag in a niche of some field, which costs a dispatch several
+// comparisons.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u8)]
 pub enum Op {
     // ---- Heads: tests and reads ---------------------------------------------------
     /// Trace specs: jump to `fail` unless the event has exactly `arity`
@@ -62,6 +66,20 @@ pub enum Op {
         index: u32,
         /// Where to put it.
         dst: Reg,
+    },
+    /// Jump to `fail` unless element `index` (0-based) of the tuple in `src`
+    /// (whose arity was tested) is the immediate `word`: a literal in a
+    /// head, tested as soon as its tuple is known, before anything else is
+    /// read.
+    IsElement {
+        /// The tuple.
+        src: Reg,
+        /// Which element.
+        index: u32,
+        /// The immediate it must be.
+        word: Word,
+        /// Where to go if it is not.
+        fail: Label,
     },
     /// Jump to `fail` unless `src` is a list cell.
     IsCons {
@@ -161,13 +179,16 @@ pub enum Op {
         fail: Label,
     },
     /// Jump to `fail` unless the type test `test` (a one-argument `is_*`
-    /// function) holds for `src`.
+    /// function) on `src` gives `expect` (so `expect: false` jumps when the
+    /// test holds).
     TypeTest {
         /// The test (one of the [`Bif::is_type_test`] functions).
         test: Bif,
         /// The term to test.
         src: Reg,
-        /// Where to go if it does not hold.
+        /// The answer that falls through.
+        expect: bool,
+        /// Where to go on the other answer.
         fail: Label,
     },
     /// Short-circuit step of `andalso`/`orelse`: if `src` is the boolean
@@ -258,8 +279,10 @@ pub enum Op {
         /// Where to put the boolean.
         dst: Reg,
     },
-    /// `{set_seq_token, Key, Value}`: `dst := true` (or, faked, the current
-    /// value of `Key`), or `'EXIT'` for a bad key or value.
+    /// `{set_seq_token, Key, Value}`: `dst := true` (or, faked, what
+    /// `seq_trace:get_token(Key)` says, see
+    /// [`Host::seq_trace_info`](crate::Host::seq_trace_info)), or `'EXIT'`
+    /// for a bad key or value.
     SetSeqToken {
         /// The token component.
         key: Reg,
@@ -375,6 +398,21 @@ impl Cmp {
         })
     }
 
+    /// The comparison that holds exactly when this one does not (the term
+    /// order is total).
+    pub fn negate(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Ge,
+            Cmp::Le => Cmp::Gt,
+            Cmp::Gt => Cmp::Le,
+            Cmp::Ge => Cmp::Lt,
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            Cmp::ExactEq => Cmp::ExactNe,
+            Cmp::ExactNe => Cmp::ExactEq,
+        }
+    }
+
     /// Its Erlang spelling.
     pub fn name(self) -> &'static str {
         match self {
@@ -386,6 +424,23 @@ impl Cmp {
             Cmp::Ne => "/=",
             Cmp::ExactEq => "=:=",
             Cmp::ExactNe => "=/=",
+        }
+    }
+}
+
+impl Cmp {
+    /// Does the comparison hold for two terms in this order (for which
+    /// `==` and `=:=` agree, as for small integers)?
+    #[inline]
+    pub(crate) fn of_ordering(self, ord: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        match self {
+            Cmp::Lt => ord == Less,
+            Cmp::Le => ord != Greater,
+            Cmp::Gt => ord == Greater,
+            Cmp::Ge => ord != Less,
+            Cmp::Eq | Cmp::ExactEq => ord == Equal,
+            Cmp::Ne | Cmp::ExactNe => ord != Equal,
         }
     }
 }
@@ -423,6 +478,29 @@ impl Cmp {
     /// Does `a op b` hold? (Erlang's term order; `=:=` is exact.)
     pub fn holds(self, a: crate::term::TermRef<'_>, b: crate::term::TermRef<'_>) -> bool {
         use std::cmp::Ordering::{Equal, Greater, Less};
+        let (x, y) = (a.word(), b.word());
+        // Two small integers: the common case, settled without decoding.
+        if let (Some(p), Some(q)) = (x.as_small(), y.as_small()) {
+            return self.of_ordering(p.cmp(&q));
+        }
+        // Immediates are equal exactly when their words are (a float is
+        // never immediate, so `1 == 1.0` does not get here).
+        if x.is_immediate() && y.is_immediate() {
+            if x == y {
+                return self.of_ordering(Equal);
+            }
+            match self {
+                Cmp::Eq | Cmp::ExactEq => return false,
+                Cmp::Ne | Cmp::ExactNe => return true,
+                Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge => {}
+            }
+        }
+        // Mixed numbers (bignums, floats): compared by value directly.
+        if let Some(ord) = a.cmp_numbers(&b)
+            && !matches!(self, Cmp::ExactEq | Cmp::ExactNe)
+        {
+            return self.of_ordering(ord);
+        }
         match self {
             Cmp::ExactEq => a.eq_exact(&b),
             Cmp::ExactNe => !a.eq_exact(&b),

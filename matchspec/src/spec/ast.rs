@@ -100,10 +100,17 @@ pub enum Expr {
     Tuple(Vec<ExprId>),
     /// `[H | T]`: builds a list cell; head evaluates before tail.
     Cons(ExprId, ExprId),
-    /// `#{K => V}`: builds a map. Pairs in the source's key order; values
-    /// evaluate right to left, then keys right to left; a later key wins
-    /// over an equal earlier one.
-    Map(Vec<(ExprId, ExprId)>),
+    /// `#{K => V}`: builds a map. The pairs are in the order ERTS stores
+    /// the source map. A small map's values evaluate last to first, then its
+    /// keys last to first; a `large` one's (more than 32 keys) pairs
+    /// evaluate last to first, each key before its value. Of keys that end
+    /// up equal, the later one wins.
+    Map {
+        /// The key and value expressions.
+        pairs: Vec<(ExprId, ExprId)>,
+        /// More than 32 keys (ERTS evaluates those pairwise).
+        large: bool,
+    },
     /// A guard function; arguments evaluate right to left.
     Call(Bif, Vec<ExprId>),
     /// `{'and', ...}`: strict, all arguments evaluated (right to left).

@@ -353,7 +353,10 @@ impl<'c> Checker<'c> {
             } else {
                 match t.kind() {
                     TermKind::Map(m) => {
-                        for (i, (k, v)) in m.iter().enumerate() {
+                        let keys: Vec<TermRef<'a>> = m.keys().collect();
+                        let values: Vec<TermRef<'a>> = m.values().collect();
+                        for i in crate::term::erts_layout::erts_order(m) {
+                            let (k, v) = (keys[i], values[i]);
                             let bad = if variable_number(k).is_some() {
                                 Some((
                                     SpecErrorKind::VariableInMapKey,
@@ -646,25 +649,52 @@ impl<'c> Checker<'c> {
         out
     }
 
-    /// A map (ERTS's `dmc_map`): values last to first, then keys last to first.
+    /// A map (ERTS's `dmc_map`), walked in the order ERTS stores it: a
+    /// small map's values last to first, then its keys last to first; a
+    /// large map's pairs from last to first, each key before its value.
     fn map<'a>(&mut self, t: TermRef<'a>, depth: u32) -> Checked<'a> {
         let Some(map) = t.as_map() else { return Checked::Invalid };
-        let values = self.array(map.values().collect(), depth + cost::MAP_VALUE, Step::Value);
-        let keys = self.array(map.keys().collect(), depth + cost::MAP_KEY, Step::Key);
+        let keys: Vec<TermRef<'a>> = map.keys().collect();
+        let values: Vec<TermRef<'a>> = map.values().collect();
+        let order = crate::term::erts_layout::erts_order(map);
+        let n = order.len();
+        let mut checked_keys = vec![Checked::Invalid; n];
+        let mut checked_values = vec![Checked::Invalid; n];
+        let large = n > crate::term::erts_layout::FLATMAP_KEYS;
+        if large {
+            for &i in order.iter().rev() {
+                self.path.push(Step::Key(i));
+                checked_keys[i] = self.expr(keys[i], depth + cost::MAP_VALUE);
+                self.path.pop();
+                self.path.push(Step::Value(i));
+                checked_values[i] = self.expr(values[i], depth + cost::MAP_VALUE);
+                self.path.pop();
+            }
+        } else {
+            for &i in order.iter().rev() {
+                self.path.push(Step::Value(i));
+                checked_values[i] = self.expr(values[i], depth + cost::MAP_VALUE);
+                self.path.pop();
+            }
+            for &i in order.iter().rev() {
+                self.path.push(Step::Key(i));
+                checked_keys[i] = self.expr(keys[i], depth + cost::MAP_KEY);
+                self.path.pop();
+            }
+        }
         let constant = |v: &[Checked<'_>]| v.iter().all(|e| matches!(e, Checked::Constant(_)));
-        if constant(&values) && constant(&keys) {
+        if constant(&checked_values) && constant(&checked_keys) {
             return Checked::Constant(t);
         }
-        let pairs: Vec<(ExprId, ExprId)> = keys
-            .into_iter()
-            .zip(values)
-            .map(|(k, v)| {
-                let k = self.node(k);
-                let v = self.node(v);
+        let pairs: Vec<(ExprId, ExprId)> = order
+            .iter()
+            .map(|&i| {
+                let k = self.node(checked_keys[i]);
+                let v = self.node(checked_values[i]);
                 (k, v)
             })
             .collect();
-        Checked::Node(self.push(Expr::Map(pairs)))
+        Checked::Node(self.push(Expr::Map { pairs, large }))
     }
 
     /// `{Name, A1, ..., An}` (ERTS's `dmc_fun`): a special form or a function.
@@ -726,7 +756,7 @@ impl<'c> Checker<'c> {
                     self.wrong_arguments(t, "set_seq_token");
                     return Checked::Invalid;
                 }
-                let [value, key] = self.args_last_first(&args, d)[..] else {
+                let [key, value] = self.args_last_first(&args, d)[..] else {
                     return Checked::Invalid;
                 };
                 let fake = self.flags.fake;
@@ -1013,7 +1043,8 @@ impl<'c> Checker<'c> {
         let max = self.config.backtrace_depth;
         let depth = match args {
             [] => max,
-            [n] => match n.word().as_small().filter(|&v| is_erts_small(v)) {
+            // ERTS stores the depth in a C `int`: only the low 32 bits count.
+            [n] => match n.word().as_small().filter(|&v| is_erts_small(v)).map(|v| v as i32) {
                 None => {
                     self.error(
                         SpecErrorKind::NonSmallArgument,
@@ -1030,7 +1061,7 @@ impl<'c> Checker<'c> {
                     );
                     return Checked::Invalid;
                 }
-                Some(v) => u32::try_from(v).unwrap_or(u32::MAX).min(max),
+                Some(v) => v.unsigned_abs().min(max),
             },
             _ => {
                 self.wrong_arguments(t, "current_stacktrace");

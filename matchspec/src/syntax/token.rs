@@ -125,7 +125,8 @@ pub(crate) enum Token<'input> {
     UnterminatedString,
 
     #[regex(r"<[0-9]+\.[0-9]+\.[0-9]+>", local_pid)]
-    #[regex(r"#(Pid|Port|Ref)<[^>\n]*>", identifier)]
+    // A quoted node name may hold `>` and escaped quotes.
+    #[regex(r"#(Pid|Port|Ref)<('([^'\\]|\\[\x00-\x{10FFFF}])*'|[^'>\n])*>", identifier)]
     Identifier(IdentLit),
 }
 
@@ -394,7 +395,13 @@ fn identifier<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<IdentLit, ParseError
 /// Splits `'node@host'.rest` or `node@host.rest` into the node name and the rest.
 fn split_node(text: &str) -> Option<(String, &str)> {
     if let Some(quoted) = text.strip_prefix('\'') {
-        let end = quoted.find('\'')?;
+        // The name ends at the first quote that is not escaped.
+        let mut escaped = false;
+        let (end, _) = quoted.char_indices().find(|&(_, c)| {
+            let close = c == '\'' && !escaped;
+            escaped = c == '\\' && !escaped;
+            close
+        })?;
         let name = &quoted[..end];
         let rest = quoted[end + 1..].strip_prefix('.')?;
         let decoded: Option<String> =

@@ -6,6 +6,11 @@
 //! Reading an atom's name takes no lock (the names are kept in an append-only
 //! [`boxcar::Vec`]); interning a new name takes a short write lock.
 //!
+//! The table starts with the atoms ERTS creates at boot, in ERTS's order, so
+//! that an atom's index orders atoms the way ERTS's index does for every
+//! atom ERTS knows from the start (which matters where ERTS orders by index:
+//! the layout of small maps).
+//!
 //! Like the BEAM's, the table is bounded ([`MAX_ATOMS`]) so that untrusted
 //! input cannot grow it without limit, and names are at most
 //! [`MAX_ATOM_CHARS`] characters.
@@ -13,6 +18,8 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{LazyLock, RwLock};
+
+use super::erts_atoms::ERTS_ATOMS;
 
 /// Most characters an atom name may have (Erlang's limit).
 pub const MAX_ATOM_CHARS: usize = 255;
@@ -44,18 +51,32 @@ pub enum AtomError {
     TableFull,
 }
 
+/// The index of `name` in ERTS's boot atoms, found at compile time.
+const fn erts_index(name: &str) -> u32 {
+    let mut i = 0;
+    while i < ERTS_ATOMS.len() {
+        let candidate = ERTS_ATOMS[i].as_bytes();
+        let wanted = name.as_bytes();
+        if candidate.len() == wanted.len() {
+            let mut j = 0;
+            while j < wanted.len() && candidate[j] == wanted[j] {
+                j += 1;
+            }
+            if j == wanted.len() {
+                return i as u32;
+            }
+        }
+        i += 1;
+    }
+    panic!("not one of ERTS's boot atoms")
+}
+
 macro_rules! predefined_atoms {
     ($($konst:ident = $text:literal,)*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms, reason = "one variant per atom constant")]
-        #[repr(u32)]
-        enum Predefined { $($konst,)* }
-
-        const PREDEFINED: &[&str] = &[$($text,)*];
-
         impl Atom {
             $(
                 #[doc = concat!("The atom `", $text, "`.")]
-                pub const $konst: Atom = Atom(Predefined::$konst as u32);
+                pub const $konst: Atom = Atom(erts_index($text));
             )*
         }
     };
@@ -92,7 +113,9 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let table = Table { names: boxcar::Vec::new(), index: RwLock::new(HashMap::default()) };
     {
         let mut index = table.index.write().unwrap_or_else(|poison| poison.into_inner());
-        for (i, name) in PREDEFINED.iter().enumerate() {
+        // ERTS's boot atoms come first, at ERTS's own indices: ERTS lays
+        // out small maps by atom index, and so do we.
+        for (i, name) in ERTS_ATOMS.iter().enumerate() {
             let pushed = table.names.push(name);
             debug_assert_eq!(pushed, i);
             index.insert(name, i as u32);

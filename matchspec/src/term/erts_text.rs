@@ -85,9 +85,10 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
             Kind::Map(map) => {
                 out.extend_from_slice(b"#{");
                 stack.push(Task::Bytes(b"}"));
-                // ERTS prints a map in its own layout; a map read from
-                // ERTS's output remembers that order.
-                let pairs: Vec<_> = map.in_order().collect();
+                // ERTS prints a map in the order it stores it.
+                let keys: Vec<TermRef<'_>> = map.keys().collect();
+                let values: Vec<TermRef<'_>> = map.values().collect();
+                let pairs: Vec<_> = super::erts_layout::erts_order(map).into_iter().map(|i| (keys[i], values[i])).collect();
                 for (i, (k, v)) in pairs.into_iter().enumerate().rev() {
                     stack.push(Task::Term(v));
                     stack.push(Task::Bytes(b"=>"));

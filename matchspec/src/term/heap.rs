@@ -54,7 +54,9 @@ pub struct Heap {
 /// [`TermRef`] needs to read a term.
 #[derive(Clone, Copy)]
 pub struct HeapSet<'a> {
-    spaces: [&'a [Word]; Space::COUNT],
+    /// One slice per space, plus an empty fourth that the unused space
+    /// number maps to, so decoding a pointer needs no branch.
+    spaces: [&'a [Word]; 4],
 }
 
 impl Default for Heap {
@@ -166,6 +168,12 @@ impl Heap {
             Some(w) => w,
             None => self.big_from_parts(value < 0, &[value.unsigned_abs()]),
         }
+    }
+
+    /// The integer `value`: a small word, or a bignum if it does not fit.
+    pub fn int128(&mut self, value: i128) -> Word {
+        let magnitude = value.unsigned_abs();
+        self.big_from_parts(value < 0, &[magnitude as u64, (magnitude >> 64) as u64])
     }
 
     /// The integer `value` (any size).
@@ -389,12 +397,13 @@ impl Heap {
                 _ => unique.push(entry),
             }
         }
-        // `order[i]` is the sorted position of the i-th key as given.
+        // `order[i]` is the sorted position of the i-th key as given. It is
+        // kept even when it is the sorted order: that too is a witness of how
+        // the writer laid the map out.
         let mut order: Vec<usize> = (0..unique.len()).collect();
         order.sort_by_key(|&i| unique[i].0);
-        let in_order = order.iter().enumerate().all(|(i, &j)| i == j);
         let at = self.map_from_sorted(unique.iter().map(|e| e.1), unique.iter().map(|e| e.2));
-        if !in_order {
+        if !order.is_empty() {
             let (_, offset) = at.target();
             let header = Header::from_word(self.words[offset]);
             self.words[offset] = Header::new(HEADER_MAP, header.size() | MAP_IN_ORDER).to_word();
@@ -506,14 +515,14 @@ pub struct ClosureParts<'a> {
 impl<'a> HeapSet<'a> {
     /// The heap set of one heap; the other spaces are empty.
     pub fn single(heap: &'a Heap) -> HeapSet<'a> {
-        let mut spaces: [&'a [Word]; Space::COUNT] = [&[]; Space::COUNT];
+        let mut spaces: [&'a [Word]; 4] = [&[]; 4];
         spaces[heap.space as usize] = &heap.words;
         HeapSet { spaces }
     }
 
     /// A heap set of a heap, a program's literals and a run's scratch heap.
     pub(crate) fn new(heap: &'a [Word], literal: &'a [Word], scratch: &'a [Word]) -> HeapSet<'a> {
-        HeapSet { spaces: [heap, literal, scratch] }
+        HeapSet { spaces: [heap, literal, scratch, &[]] }
     }
 
     /// The words of `space`.
@@ -525,7 +534,7 @@ impl<'a> HeapSet<'a> {
     /// Is everything outside the caller's heap space empty? Then every word
     /// read through this set points into one [`Heap`].
     pub fn is_single(&self) -> bool {
-        self.spaces[1..].iter().all(|s| s.is_empty())
+        self.spaces[1..Space::COUNT].iter().all(|s| s.is_empty())
     }
 
     /// `word` read through this heap set.
@@ -539,6 +548,15 @@ impl<'a> HeapSet<'a> {
     pub(crate) fn cells(&self, word: Word) -> &'a [Word] {
         let (space, offset) = word.target();
         &self.spaces[space as usize][offset..]
+    }
+
+    /// Word `k` of the cells `word` points at: the hot path of every engine's
+    /// reads (a shift, a mask, one bounds-checked load).
+    #[inline]
+    pub(crate) fn cell(&self, word: Word, k: usize) -> Word {
+        let bits = word.to_bits();
+        let space = ((bits >> SPACE_SHIFT) & SPACE_MASK) as usize;
+        self.spaces[space][(bits >> OFFSET_SHIFT) as usize + k]
     }
 
     /// The header of the boxed object `word` points at.

@@ -48,7 +48,12 @@
 //! assert!(t.as_ref().cmp_term(&Term::from(1).as_ref()).is_gt()); // tuple > number
 //! ```
 
+#[cfg(feature = "arbitrary")]
+mod arbitrary;
 mod atom;
+mod erts_atoms;
+pub(crate) mod erts_hash;
+pub(crate) mod erts_layout;
 mod copy;
 pub(crate) mod display;
 pub(crate) mod erts_text;
@@ -59,6 +64,8 @@ mod predicates;
 mod view;
 pub mod word;
 
+#[cfg(feature = "arbitrary")]
+pub use arbitrary::{ArbitraryFlavor, MAX_DEPTH, MAX_NODES, MAX_WRAP};
 pub use atom::{Atom, AtomError, MAX_ATOM_CHARS, MAX_ATOMS};
 pub use heap::{ClosureParts, Heap, HeapSet};
 pub use owned::Term;

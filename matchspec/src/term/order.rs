@@ -35,6 +35,20 @@ enum Mode {
 }
 
 impl<'a> TermRef<'a> {
+    /// Erlang's order of two numbers (`None` if either is not a number): the
+    /// fast path of arithmetic comparisons, without [`cmp_term`](Self::cmp_term)'s
+    /// walk.
+    #[inline]
+    pub fn cmp_numbers(&self, other: &TermRef<'_>) -> Option<Ordering> {
+        let (x, y) = (self.kind(), other.kind());
+        match (x, y) {
+            (Kind::Small(_) | Kind::Big(_) | Kind::Float(_), Kind::Small(_) | Kind::Big(_) | Kind::Float(_)) => {
+                Some(compare_numbers(x, y, Mode::Term))
+            }
+            _ => None,
+        }
+    }
+
     /// Erlang's term order; `Equal` means `==`.
     ///
     /// ```

@@ -1,13 +1,32 @@
 //! Type predicates of terms: what Erlang's `is_*` guard tests ask.
 
 use super::view::Kind;
-use super::{Atom, TermRef};
+use super::{Atom, TermRef, Word};
 use crate::bif::Bif;
+
+impl Word {
+    /// The answer of type test `test` if the word alone decides it (it does
+    /// for immediates and for the list, atom and boolean tests), else `None`.
+    #[inline]
+    pub fn satisfies_quickly(self, test: Bif) -> Option<bool> {
+        match test {
+            Bif::IsAtom => Some(self.as_atom().is_some()),
+            Bif::IsList => Some(self.is_nil() || self.is_cons()),
+            Bif::IsBoolean => Some(self == Word::atom(Atom::TRUE) || self == Word::atom(Atom::FALSE)),
+            Bif::IsInteger | Bif::IsNumber if self.is_small() => Some(true),
+            _ if !self.is_boxed() => Some(false),
+            _ => None,
+        }
+    }
+}
 
 impl TermRef<'_> {
     /// Is the type test `test` (one of the `is_*/1` guard functions) true?
     /// Any other function answers `false`.
     pub fn satisfies(self, test: Bif) -> bool {
+        if let Some(answer) = self.word().satisfies_quickly(test) {
+            return answer;
+        }
         let kind = self.kind();
         match test {
             Bif::IsAtom => matches!(kind, Kind::Atom(_)),

@@ -551,7 +551,14 @@ impl<'a> Map<'a> {
         })
     }
 
-    /// Does the map remember an order other than ascending?
+    /// The positions (in ascending key order) of the keys in the order the
+    /// map remembers (ascending if it remembers none).
+    pub(crate) fn own_order_positions(self) -> impl ExactSizeIterator<Item = usize> + 'a {
+        let (n, order) = (self.keys.len(), self.order);
+        (0..n).map(move |i| order.get(i).map_or(i, |w| w.to_bits() as usize).min(n.saturating_sub(1)))
+    }
+
+    /// Does the map remember the order its keys were given in?
     pub fn has_own_order(self) -> bool {
         !self.order.is_empty()
     }

@@ -25,8 +25,24 @@
 //! containing any of them has no hash this module can know, and
 //! [`hamt_order`] gives up on that map.
 
-use super::{is_local_node, limit};
-use crate::term::{Kind, Map, TermRef};
+use super::{Atom, Kind, Map, TermRef};
+
+/// ERTS's limits that decide how a term hashes.
+mod limit {
+    /// Most id words of a reference that hashes as this node's (ERTS's
+    /// `ERTS_REF_NUMBERS`).
+    pub(super) const LOCAL_REF_WORDS: usize = 3;
+    /// Most keys of a map ERTS stores flat (`MAP_SMALL_MAP_LIMIT`).
+    pub(super) const FLATMAP_KEYS: usize = 32;
+    /// ERTS's smallest small integer on 64-bit machines (60 bits).
+    pub(super) const OTP_MIN_SMALL: i64 = -(1 << 59);
+    /// ERTS's largest small integer.
+    pub(super) const OTP_MAX_SMALL: i64 = (1 << 59) - 1;
+}
+
+fn is_local_node(node: Atom, creation: u32) -> bool {
+    node == Atom::NONODE && creation == 0
+}
 
 /// The indexes (into the map's keys in exact order) of a large map's entries
 /// in the order OTP 27 writes them, or `None` if a key hashes through
@@ -56,7 +72,7 @@ fn map_hash(key: TermRef<'_>) -> Option<u64> {
 
 /// The hash with its 16 nibbles in reverse order, so that comparing two of
 /// these compares the hashes nibble by nibble from the lowest up.
-pub(super) fn nibbles_reversed(hash: u64) -> u64 {
+pub(crate) fn nibbles_reversed(hash: u64) -> u64 {
     let bytes = hash.swap_bytes();
     ((bytes & 0x0f0f_0f0f_0f0f_0f0f) << 4) | ((bytes >> 4) & 0x0f0f_0f0f_0f0f_0f0f)
 }
@@ -387,3 +403,4 @@ fn hash_bits(h: &mut Mixer, bytes: &[u8], bit_len: u64) {
 fn le_u64(bytes: &[u8]) -> u64 {
     bytes.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b))
 }
+
