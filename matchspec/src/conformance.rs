@@ -163,7 +163,9 @@ pub fn agrees(expected: TermRef<'_>, got: TermRef<'_>) -> bool {
         (TermKind::Atom(a), _) if a.name() == "accept" => return tag(got) == Some(Atom::OK),
         // `trace_pattern` accepts `[]` (no match spec); as
         // `match_spec_test` we answer what it said.
-        (TermKind::Tuple(t), Some(a)) if a.name() == "accept_but_match_spec_test_said" && t.len() == 2 => {
+        (TermKind::Tuple(t), Some(a))
+            if a.name() == "accept_but_match_spec_test_said" && t.len() == 2 =>
+        {
             return t.get(1).is_some_and(|said| same_modulo_pids(said, got));
         }
         (TermKind::Tuple(t), Some(a)) if a.name() == "accept" && t.len() == 2 => {
@@ -200,8 +202,9 @@ fn nesting_error(t: TermRef<'_>) -> bool {
 fn same_modulo_pids(a: TermRef<'_>, b: TermRef<'_>) -> bool {
     let mut stack = vec![(a, b)];
     while let Some((a, b)) = stack.pop() {
-        let pid_like =
-            |t: TermRef<'_>| matches!(t.kind(), TermKind::Pid(_)) || t.as_atom().is_some_and(|a| a.name() == "PID");
+        let pid_like = |t: TermRef<'_>| {
+            matches!(t.kind(), TermKind::Pid(_)) || t.as_atom().is_some_and(|a| a.name() == "PID")
+        };
         match (a.kind(), b.kind()) {
             // A corpus may have written its pids as the atom 'PID' already.
             _ if pid_like(a) && pid_like(b) => {}

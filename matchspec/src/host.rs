@@ -264,8 +264,15 @@ impl Host for TestHost {
         // flags and `[]` for label and serial (erl_bif_trace.c).
         let key = key?;
         match key.name() {
-            "send" | "spawn" | "receive" | "print" | "timestamp" | "monotonic_timestamp"
-            | "strict_monotonic_timestamp" => Some(heap.tuple(&[Word::atom(key), Word::atom(Atom::FALSE)])),
+            "send"
+            | "spawn"
+            | "receive"
+            | "print"
+            | "timestamp"
+            | "monotonic_timestamp"
+            | "strict_monotonic_timestamp" => {
+                Some(heap.tuple(&[Word::atom(key), Word::atom(Atom::FALSE)]))
+            }
             "label" | "serial" => Some(Word::NIL),
             _ => None,
         }

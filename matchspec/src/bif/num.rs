@@ -288,7 +288,9 @@ pub(crate) fn add(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
     mixed(
         a,
         b,
-        |x, y| int128_op(x, y, i128::checked_add).map_or_else(|| checked(to_big(x) + to_big(y)), Ok),
+        |x, y| {
+            int128_op(x, y, i128::checked_add).map_or_else(|| checked(to_big(x) + to_big(y)), Ok)
+        },
         |x, y| x + y,
     )
 }
@@ -301,7 +303,9 @@ pub(crate) fn sub(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
     mixed(
         a,
         b,
-        |x, y| int128_op(x, y, i128::checked_sub).map_or_else(|| checked(to_big(x) - to_big(y)), Ok),
+        |x, y| {
+            int128_op(x, y, i128::checked_sub).map_or_else(|| checked(to_big(x) - to_big(y)), Ok)
+        },
         |x, y| x - y,
     )
 }

@@ -332,8 +332,10 @@ impl<'a> Encoder<'a> {
         // hash order (the reverse of how it iterates it); a map that came
         // from the external term format remembers the order it was written in.
         let order: Option<Vec<usize>> = match self.order {
-            MapOrder::Otp if map.len() > limit::FLATMAP_KEYS => crate::term::erts_hash::hamt_order(map)
-                .or_else(|| map.has_own_order().then(|| map.own_order_positions().collect())),
+            MapOrder::Otp if map.len() > limit::FLATMAP_KEYS => {
+                crate::term::erts_hash::hamt_order(map)
+                    .or_else(|| map.has_own_order().then(|| map.own_order_positions().collect()))
+            }
             MapOrder::Otp => Some(crate::term::erts_layout::erts_order(map)),
             _ => None,
         };

@@ -393,6 +393,9 @@ fn random_input_does_not_panic() {
 
 #[test]
 fn hash_nibble_order() {
-    assert_eq!(crate::term::erts_hash::nibbles_reversed(0x0123_4567_89ab_cdef), 0xfedc_ba98_7654_3210);
+    assert_eq!(
+        crate::term::erts_hash::nibbles_reversed(0x0123_4567_89ab_cdef),
+        0xfedc_ba98_7654_3210
+    );
     assert_eq!(crate::term::erts_hash::nibbles_reversed(1), 1 << 60);
 }

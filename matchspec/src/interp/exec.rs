@@ -108,7 +108,8 @@ pub(crate) fn run<'a>(
                 let ok = w.is_boxed() && {
                     let header = cell!(w, 0).to_bits();
                     header & layout::HEADER_KIND_MASK == layout::HEADER_MAP
-                        && (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER >= u64::from(size)
+                        && (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER
+                            >= u64::from(size)
                 };
                 if !ok {
                     pc = fail.index();
@@ -116,7 +117,8 @@ pub(crate) fn run<'a>(
             }
             Op::GetMapValue { src, key, dst, fail } => {
                 let (m, k) = (regs[src.index()], regs[key.index()]);
-                let n = ((cell!(m, 0).to_bits() >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER) as usize;
+                let n = ((cell!(m, 0).to_bits() >> layout::HEADER_KIND_BITS)
+                    & !layout::MAP_IN_ORDER) as usize;
                 let value = if k.is_immediate() && n <= 8 {
                     // Small maps with an immediate key: compare words.
                     (0..n).find(|&i| cell!(m, 1 + i) == k).map(|i| cell!(m, 1 + n + i))

@@ -378,13 +378,22 @@ impl<'s> Compiler<'s> {
             }
             Pat::Map(entries) => {
                 self.emit(Op::IsMap { src, size: entries.len() as u32, fail });
-                let parts = entries.into_iter().map(|(key, v)| (v, Access::MapValue(self.constant(key)))).collect();
+                let parts = entries
+                    .into_iter()
+                    .map(|(key, v)| (v, Access::MapValue(self.constant(key))))
+                    .collect();
                 self.push_frame(p, src, parts, stack);
             }
         }
     }
 
-    fn push_frame(&mut self, p: PatId, src: Reg, parts: Vec<(PatId, Access)>, stack: &mut Vec<Frame>) {
+    fn push_frame(
+        &mut self,
+        p: PatId,
+        src: Reg,
+        parts: Vec<(PatId, Access)>,
+        stack: &mut Vec<Frame>,
+    ) {
         if parts.is_empty() {
             self.free_if_temp(src);
         } else {
@@ -407,7 +416,9 @@ impl<'s> Compiler<'s> {
     /// computed and its value tested.
     fn branch(&mut self, e: ExprId, if_true: Next, if_false: Next, other: Label) {
         // `andalso`/`orelse` nest as deep as the checker's budget allows.
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.branch_inner(e, if_true, if_false, other));
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.branch_inner(e, if_true, if_false, other)
+        });
     }
 
     fn branch_inner(&mut self, e: ExprId, if_true: Next, if_false: Next, other: Label) {
@@ -438,7 +449,12 @@ impl<'s> Compiler<'s> {
             }
             Expr::Call(bif, args) if bif.is_type_test() => {
                 let src = self.operand(args[0]);
-                self.two_way(if_true, if_false, |fail, holds| Op::TypeTest { test: bif, src, expect: holds, fail });
+                self.two_way(if_true, if_false, |fail, holds| Op::TypeTest {
+                    test: bif,
+                    src,
+                    expect: holds,
+                    fail,
+                });
             }
             Expr::AndAlso(args) => {
                 let Some((&last, init)) = args.split_last() else { return };

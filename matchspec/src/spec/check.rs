@@ -466,9 +466,12 @@ impl<'c> Checker<'c> {
     fn pat_node(&mut self, term: TermRef<'_>) -> PatId {
         let node = if let Some(n) = variable_number(term) {
             Pat::Var(VarId(n))
-        } else if term.as_atom() == Some(Atom::UNDERSCORE) {
-            Pat::Skip
-        } else if term.as_tuple().is_some() || term.as_cons().is_some() || term.as_map().is_some() {
+        } else if term.as_atom() == Some(Atom::UNDERSCORE)
+            // Compound nodes are placeholders until their children are filled in.
+            || term.as_tuple().is_some()
+            || term.as_cons().is_some()
+            || term.as_map().is_some()
+        {
             Pat::Skip
         } else {
             Pat::Literal(self.literal(term))

@@ -28,8 +28,6 @@ mod error;
 pub use ast::{CheckedSpec, Clause, Expr, ExprId, Head, Pat, PatId, VarId};
 pub use error::{SourceInfo, SpecError, SpecErrorKind, SpecErrors};
 
-pub(crate) use check::variable_number;
-
 use crate::config::Config;
 use crate::term::TermRef;
 

@@ -47,7 +47,7 @@ impl BitWriter {
     }
 
     fn push_bit(&mut self, bit: bool) {
-        if self.bit_len % 8 == 0 {
+        if self.bit_len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if bit && let Some(last) = self.bytes.last_mut() {
@@ -57,7 +57,7 @@ impl BitWriter {
     }
 
     fn push_byte(&mut self, byte: u8) {
-        if self.bit_len % 8 == 0 {
+        if self.bit_len.is_multiple_of(8) {
             self.bytes.push(byte);
             self.bit_len += 8;
         } else {
@@ -210,7 +210,7 @@ fn write_integer(
         return Err(bad("segment too large", span));
     }
     if little {
-        if bits % 8 != 0 {
+        if !bits.is_multiple_of(8) {
             return Err(bad("little-endian segments must be a whole number of bytes", span));
         }
         for byte in 0..bits / 8 {

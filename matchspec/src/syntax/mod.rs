@@ -44,6 +44,7 @@ mod token;
 
 #[allow(
     clippy::all,
+    clippy::allow_attributes_without_reason,
     unused_qualifications,
     missing_docs,
     missing_debug_implementations,

@@ -403,4 +403,3 @@ fn hash_bits(h: &mut Mixer, bytes: &[u8], bit_len: u64) {
 fn le_u64(bytes: &[u8]) -> u64 {
     bytes.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b))
 }
-

@@ -88,7 +88,10 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
                 // ERTS prints a map in the order it stores it.
                 let keys: Vec<TermRef<'_>> = map.keys().collect();
                 let values: Vec<TermRef<'_>> = map.values().collect();
-                let pairs: Vec<_> = super::erts_layout::erts_order(map).into_iter().map(|i| (keys[i], values[i])).collect();
+                let pairs: Vec<_> = super::erts_layout::erts_order(map)
+                    .into_iter()
+                    .map(|i| (keys[i], values[i]))
+                    .collect();
                 for (i, (k, v)) in pairs.into_iter().enumerate().rev() {
                     stack.push(Task::Term(v));
                     stack.push(Task::Bytes(b"=>"));
@@ -122,14 +125,6 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
             }
         }
     }
-}
-
-/// The `%T` text of `term`.
-#[cfg(test)]
-pub(crate) fn to_bytes(term: TermRef<'_>) -> Vec<u8> {
-    let mut out = Vec::new();
-    write(&mut out, term, usize::MAX);
-    out
 }
 
 /// Appends `%T`'s spelling of an atom: quoted unless it is a lowercase

@@ -549,21 +549,6 @@ impl<'a> HeapSet<'a> {
         let (space, offset) = word.target();
         &self.spaces[space as usize][offset..]
     }
-
-    /// Word `k` of the cells `word` points at: the hot path of every engine's
-    /// reads (a shift, a mask, one bounds-checked load).
-    #[inline]
-    pub(crate) fn cell(&self, word: Word, k: usize) -> Word {
-        let bits = word.to_bits();
-        let space = ((bits >> SPACE_SHIFT) & SPACE_MASK) as usize;
-        self.spaces[space][(bits >> OFFSET_SHIFT) as usize + k]
-    }
-
-    /// The header of the boxed object `word` points at.
-    #[inline]
-    pub(crate) fn header(&self, word: Word) -> Header {
-        Header::from_word(self.cells(word)[0])
-    }
 }
 
 impl std::fmt::Debug for HeapSet<'_> {

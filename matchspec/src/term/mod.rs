@@ -51,11 +51,11 @@
 #[cfg(feature = "arbitrary")]
 mod arbitrary;
 mod atom;
+mod copy;
+pub(crate) mod display;
 mod erts_atoms;
 pub(crate) mod erts_hash;
 pub(crate) mod erts_layout;
-mod copy;
-pub(crate) mod display;
 pub(crate) mod erts_text;
 mod heap;
 mod order;

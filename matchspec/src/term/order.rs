@@ -42,9 +42,10 @@ impl<'a> TermRef<'a> {
     pub fn cmp_numbers(&self, other: &TermRef<'_>) -> Option<Ordering> {
         let (x, y) = (self.kind(), other.kind());
         match (x, y) {
-            (Kind::Small(_) | Kind::Big(_) | Kind::Float(_), Kind::Small(_) | Kind::Big(_) | Kind::Float(_)) => {
-                Some(compare_numbers(x, y, Mode::Term))
-            }
+            (
+                Kind::Small(_) | Kind::Big(_) | Kind::Float(_),
+                Kind::Small(_) | Kind::Big(_) | Kind::Float(_),
+            ) => Some(compare_numbers(x, y, Mode::Term)),
             _ => None,
         }
     }

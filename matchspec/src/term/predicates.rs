@@ -12,7 +12,9 @@ impl Word {
         match test {
             Bif::IsAtom => Some(self.as_atom().is_some()),
             Bif::IsList => Some(self.is_nil() || self.is_cons()),
-            Bif::IsBoolean => Some(self == Word::atom(Atom::TRUE) || self == Word::atom(Atom::FALSE)),
+            Bif::IsBoolean => {
+                Some(self == Word::atom(Atom::TRUE) || self == Word::atom(Atom::FALSE))
+            }
             Bif::IsInteger | Bif::IsNumber if self.is_small() => Some(true),
             _ if !self.is_boxed() => Some(false),
             _ => None,

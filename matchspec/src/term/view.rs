@@ -555,7 +555,8 @@ impl<'a> Map<'a> {
     /// map remembers (ascending if it remembers none).
     pub(crate) fn own_order_positions(self) -> impl ExactSizeIterator<Item = usize> + 'a {
         let (n, order) = (self.keys.len(), self.order);
-        (0..n).map(move |i| order.get(i).map_or(i, |w| w.to_bits() as usize).min(n.saturating_sub(1)))
+        (0..n)
+            .map(move |i| order.get(i).map_or(i, |w| w.to_bits() as usize).min(n.saturating_sub(1)))
     }
 
     /// Does the map remember the order its keys were given in?
@@ -593,7 +594,7 @@ impl<'a> Bits<'a> {
     /// Is this a binary (a whole number of bytes)?
     #[inline]
     pub fn is_binary(self) -> bool {
-        self.bit_len % 8 == 0
+        self.bit_len.is_multiple_of(8)
     }
 
     /// The bytes; in a bitstring the last byte holds the trailing bits in its
@@ -652,11 +653,6 @@ impl<'a> Closure<'a> {
     pub fn free(self) -> impl ExactSizeIterator<Item = TermRef<'a>> + DoubleEndedIterator + 'a {
         let heaps = self.heaps;
         self.payload[CLOSURE_FIXED..].iter().map(move |&w| TermRef::new(heaps, w))
-    }
-
-    /// The words after the header, for copying.
-    pub(crate) fn payload(self) -> &'a [Word] {
-        self.payload
     }
 }
 

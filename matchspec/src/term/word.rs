@@ -272,12 +272,6 @@ impl Word {
             Space::from_bits((self.0 >> SPACE_SHIFT) & SPACE_MASK).unwrap_or(Space::Scratch);
         (space, (self.0 >> OFFSET_SHIFT) as usize)
     }
-
-    /// The same pointer moved into another space at another offset.
-    #[inline]
-    pub(crate) fn with_target(self, space: Space, offset: usize) -> Word {
-        Word::pointer(self.tag(), space, offset)
-    }
 }
 
 impl std::fmt::Debug for Word {
