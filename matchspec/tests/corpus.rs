@@ -100,3 +100,13 @@ fn random_deep_seed4() {
 fn nesting_limits() {
     check_corpus(&otp_corpus("nesting.terms"), 60);
 }
+
+/// Cases OTP 27 crashes on, with answers decided by hand (see
+/// `testdata/decided/README.md`).
+#[test]
+fn cases_that_crash_erts() {
+    check_corpus(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/decided/erts-crashes.terms"),
+        17,
+    );
+}

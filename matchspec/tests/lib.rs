@@ -5,4 +5,5 @@ mod corpus;
 mod corpus_roundtrip;
 mod deep;
 mod etf;
+mod host;
 mod regression;

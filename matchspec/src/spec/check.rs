@@ -786,7 +786,7 @@ impl<'c> Checker<'c> {
                     1 => (None, self.args_last_first(&args, d)[0]),
                     2 => {
                         let ids = self.args_last_first(&args, d);
-                        (Some(ids[1]), ids[0])
+                        (Some(ids[0]), ids[1])
                     }
                     _ => {
                         self.wrong_arguments(t, form);
@@ -807,11 +807,11 @@ impl<'c> Checker<'c> {
                 let expr = match args.len() {
                     2 => {
                         let ids = self.args_last_first(&args, d);
-                        Expr::Trace { target: None, disable: ids[1], enable: ids[0] }
+                        Expr::Trace { target: None, disable: ids[0], enable: ids[1] }
                     }
                     3 => {
                         let ids = self.args_last_first(&args, d);
-                        Expr::Trace { target: Some(ids[2]), disable: ids[1], enable: ids[0] }
+                        Expr::Trace { target: Some(ids[0]), disable: ids[1], enable: ids[2] }
                     }
                     _ => {
                         self.wrong_arguments(t, "trace");
