@@ -1,20 +1,32 @@
 //! [`CliError`]: everything a command can report to the user.
 
-use matchspec::CompileError;
 use matchspec::etf::{DecodeError, EncodeError};
-use matchspec::syntax::ParseError;
+use matchspec::syntax::{Location, ParseError};
+use matchspec::{CompileError, EvalError};
 
-/// An error for the user: printed as it is, exit code 1.
+/// An error for the user: printed as it is, exit code 1. The exception is
+/// [`CliError::BrokenPipe`], which `main` treats as a normal stop.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
-    /// A file could not be read or written.
+    /// A file could not be read.
     #[error("msc: {path}: {source}")]
     Io {
-        /// The file (or `-` for standard input/output).
+        /// The file (or `-` for standard input).
         path: String,
         /// What went wrong.
         source: std::io::Error,
     },
+    /// Standard output could not be written (for a reason other than the
+    /// reader having gone away).
+    #[error("msc: standard output: {0}")]
+    Stdout(std::io::Error),
+    /// The reader of standard output closed it (`msc parse big | head`).
+    /// Not an error: the command stops and `msc` exits with status 0.
+    #[error("msc: standard output closed")]
+    BrokenPipe,
+    /// `--spec -` and `--input -` both asked for standard input.
+    #[error("msc: --spec and --input cannot both read standard input")]
+    StdinTwice,
     /// Term text did not parse.
     #[error("{path}:\n{source}")]
     Parse {
@@ -31,9 +43,50 @@ pub(crate) enum CliError {
         /// How many failed.
         count: usize,
     },
+    /// A `{Kind, Spec}` term whose `Kind` is no event kind, e.g.
+    /// `{tabel, [{'_', [], [true]}]}`.
+    #[error(
+        "msc: {path}: unknown kind `{name}` in {{Kind, Spec}}; \
+         expected table, trace, call, send or receive"
+    )]
+    UnknownKind {
+        /// Where the spec came from.
+        path: String,
+        /// The atom given as the kind.
+        name: String,
+    },
+    /// `--engine` named an engine this build of `msc` cannot run.
+    #[error("msc: the {engine} engine is not built yet; use --engine interp")]
+    EngineNotBuilt {
+        /// The engine's name, as `--engine` spells it.
+        engine: &'static str,
+    },
+    /// A term of a `--batch` file is not a `{Kind, Spec, Input}` or
+    /// `{Kind, Spec, Input, Expected}` case.
+    #[error("msc: {path}:{location}: not a {{Kind, Spec, Input}} case: {term}")]
+    NotACase {
+        /// The batch file.
+        path: String,
+        /// Where the term starts.
+        location: Location,
+        /// The term, as Erlang text.
+        term: String,
+    },
+    /// `msc test --batch --check` found answers that differ from the
+    /// cases' expected ones (each was reported).
+    #[error("msc: {failed} of {total} cases disagree with their expected answers")]
+    Disagreements {
+        /// How many cases disagreed.
+        failed: usize,
+        /// How many cases were run.
+        total: usize,
+    },
     /// A spec did not compile.
     #[error("{0}")]
     Compile(#[from] CompileError),
+    /// An engine could not run a spec on an input.
+    #[error("msc: {0}")]
+    Eval(#[from] EvalError),
     /// External term format bytes did not decode.
     #[error("msc: {path}: {source}")]
     Decode {
@@ -45,14 +98,24 @@ pub(crate) enum CliError {
     /// A term cannot be encoded.
     #[error("msc: {0}")]
     Encode(#[from] EncodeError),
-    /// Input that is well-formed but not what the command needs.
-    #[error("msc: {0}")]
-    Invalid(String),
 }
 
 impl CliError {
+    /// Wraps an error writing standard output: a closed pipe becomes
+    /// [`CliError::BrokenPipe`].
+    pub(crate) fn stdout(source: std::io::Error) -> CliError {
+        if source.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Stdout(source)
+        }
+    }
+
     /// The process exit code.
     pub(crate) fn exit_code(&self) -> u8 {
-        1
+        match self {
+            CliError::BrokenPipe => 0,
+            _ => 1,
+        }
     }
 }

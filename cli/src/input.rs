@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use matchspec::spec::Kind;
-use matchspec::syntax::parse_term;
+use matchspec::syntax::{Step, parse_term, parse_term_with_spans};
 use matchspec::term::Term;
 
 use crate::CliError;
@@ -32,36 +32,71 @@ pub(crate) fn read_text(path: &str) -> Result<String, CliError> {
 /// A term given on the command line: inline text, or `@FILE` to read it
 /// from a file. Returns the term and the text it was parsed from.
 pub(crate) fn term_arg(arg: &str) -> Result<(Term, String), CliError> {
-    let (path, text) = match arg.strip_prefix('@') {
-        Some(path) => (path.to_owned(), read_text(path)?),
-        None => ("<argument>".to_owned(), arg.to_owned()),
-    };
+    let (path, text) = arg_text(arg)?;
     let term = parse_term(&text).map_err(|source| CliError::Parse { path, source })?;
     Ok((term, text))
 }
 
-/// Parses a `--kind` value.
-pub(crate) fn kind(name: &str) -> Result<Kind, CliError> {
-    Kind::from_name(name).ok_or_else(|| {
-        CliError::Invalid(format!(
-            "unknown kind `{name}`; expected table, trace, call, send or receive"
-        ))
+/// A spec as commands take it: the text of a match spec, and the kind if
+/// it was given as `{Kind, MatchSpec}` (as the benchmark workloads' `.ms`
+/// files write them).
+#[derive(Debug)]
+pub(crate) struct SpecText {
+    /// The match spec's text, ready for [`matchspec::CompiledSpec::compile`].
+    pub(crate) text: String,
+    /// The kind the text named, if it did.
+    pub(crate) kind: Option<Kind>,
+}
+
+impl SpecText {
+    /// The kind to compile for: `given` (from `--kind`) first, then the
+    /// one the text named, then `table`.
+    pub(crate) fn kind_or(&self, given: Option<Kind>) -> Kind {
+        given.or(self.kind).unwrap_or(Kind::Table)
+    }
+}
+
+/// A spec given on the command line: inline text or `@FILE`, either a
+/// match spec or `{Kind, MatchSpec}`.
+pub(crate) fn spec_arg(arg: &str) -> Result<SpecText, CliError> {
+    let (path, text) = arg_text(arg)?;
+    spec_text(&path, text)
+}
+
+/// A spec file (`-` is standard input): a match spec or `{Kind, MatchSpec}`.
+pub(crate) fn spec_file(path: &str) -> Result<SpecText, CliError> {
+    spec_text(path, read_text(path)?)
+}
+
+/// The path and text of an argument that is inline text or `@FILE`.
+fn arg_text(arg: &str) -> Result<(String, String), CliError> {
+    Ok(match arg.strip_prefix('@') {
+        Some(path) => (path.to_owned(), read_text(path)?),
+        None => ("<argument>".to_owned(), arg.to_owned()),
     })
 }
 
-/// A spec file as the benchmark workloads write them: either a match spec,
-/// or `{Kind, MatchSpec}`. Returns the spec's text, and the kind if the
-/// file names one.
-pub(crate) fn spec_file(path: &str) -> Result<(String, Option<Kind>), CliError> {
-    let text = read_text(path)?;
-    let term =
-        parse_term(&text).map_err(|source| CliError::Parse { path: path.to_owned(), source })?;
-    let named = term.as_ref().as_tuple().filter(|t| t.len() == 2).and_then(|t| {
-        let kind = Kind::from_name(t.get(0)?.as_atom()?.name())?;
-        Some((t.get(1)?.to_string(), kind))
-    });
-    Ok(match named {
-        Some((spec, kind)) => (spec, Some(kind)),
-        None => (text, None),
-    })
+/// Recognises `{Kind, MatchSpec}` in `text`. A 2-tuple with an atom first
+/// is never a match spec, so an atom that names no kind is an error rather
+/// than a spec for the checker to reject.
+fn spec_text(path: &str, text: String) -> Result<SpecText, CliError> {
+    let (term, map) = parse_term_with_spans(&text)
+        .map_err(|source| CliError::Parse { path: path.to_owned(), source })?;
+    let named = term.as_ref().as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(0)?.as_atom());
+    let Some(name) = named else {
+        return Ok(SpecText { text, kind: None });
+    };
+    let kind = Kind::from_name(name.name())
+        .ok_or_else(|| CliError::UnknownKind { path: path.to_owned(), name: name.to_string() })?;
+    // Blank out what comes before the match spec, keeping line breaks, and
+    // drop what follows it, so that spec errors point at their line and
+    // column in the original text.
+    let spec = map.span_of(term.as_ref(), &[Step::Element(1)]).unwrap_or_else(|| map.root());
+    let (start, end) = (spec.start as usize, spec.end as usize);
+    let text = text[..start]
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { c } else { ' ' })
+        .chain(text[start..end].chars())
+        .collect();
+    Ok(SpecText { text, kind: Some(kind) })
 }

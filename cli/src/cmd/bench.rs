@@ -1,16 +1,16 @@
 //! `msc bench`: time a spec over a stream of inputs.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use matchspec::spec::Kind;
 use matchspec::term::Heap;
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
 
-use super::EngineArg;
 use super::run::load_inputs;
+use super::{EngineArg, KindArg};
 use crate::CliError;
-use crate::input::{kind, spec_file};
+use crate::input::spec_file;
 
 /// Arguments of `msc bench`.
 #[derive(Debug, clap::Args)]
@@ -21,9 +21,9 @@ pub(crate) struct Args {
     /// The inputs (as for `msc run`).
     #[arg(long, value_name = "FILE")]
     input: String,
-    /// The event kind (overrides the spec file's).
-    #[arg(long)]
-    kind: Option<String>,
+    /// The event kind (overrides the one the spec file names; else table).
+    #[arg(long, value_enum)]
+    kind: Option<KindArg>,
     /// The engine to time.
     #[arg(long, value_enum, default_value_t)]
     engine: EngineArg,
@@ -32,19 +32,20 @@ pub(crate) struct Args {
     rounds: u32,
 }
 
-/// Prints `{"workload":..,"engine":..,"events":..,"matched":..,"ns_per_event":..,"compile_us":..}`.
-pub(crate) fn run(args: Args) -> Result<(), CliError> {
-    let (text, file_kind) = spec_file(&args.spec)?;
-    let kind = match &args.kind {
-        Some(name) => kind(name)?,
-        None => file_kind.unwrap_or(Kind::Table),
-    };
+/// Prints `{"workload":..,"engine":..,"events":..,"matched":..,"ns_per_event":..,"compile_us":..}`,
+/// keys in that order.
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.spec == "-" && args.input == "-" {
+        return Err(CliError::StdinTwice);
+    }
+    let spec = spec_file(&args.spec)?;
+    let kind = spec.kind_or(args.kind.map(Into::into));
     let _ = args.engine.runner()?;
     let mut heap = Heap::new();
     let inputs = load_inputs(&args.input, &mut heap)?;
 
     let compile_start = Instant::now();
-    let spec = CompiledSpec::compile(&text, kind, &Config::default())?;
+    let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
     let compile_us = compile_start.elapsed().as_secs_f64() * 1e6;
 
     let mut scratch = Scratch::new();
@@ -70,14 +71,25 @@ pub(crate) fn run(args: Args) -> Result<(), CliError> {
     let workload = Path::new(&args.spec)
         .file_stem()
         .map_or_else(|| args.spec.clone(), |s| s.to_string_lossy().into_owned());
-    let line = serde_json::json!({
-        "workload": workload,
-        "engine": args.engine.name(),
-        "events": events,
-        "matched": matched,
-        "ns_per_event": (ns_per_event * 100.0).round() / 100.0,
-        "compile_us": compile_us.round() as u64,
-    });
-    println!("{line}");
-    Ok(())
+    let line = json_line(&[
+        ("workload", workload.into()),
+        ("engine", args.engine.name().into()),
+        ("events", events.into()),
+        ("matched", matched.into()),
+        ("ns_per_event", ((ns_per_event * 100.0).round() / 100.0).into()),
+        ("compile_us", (compile_us.round() as u64).into()),
+    ]);
+    outln!(out, "{line}")
+}
+
+/// A JSON object on one line with its keys in the order given. (`json!`
+/// would sort them: without serde_json's `preserve_order` feature, which
+/// would reach every crate of the workspace that uses serde_json, its
+/// objects are B-tree maps.)
+fn json_line(fields: &[(&str, serde_json::Value)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(key, value)| format!("{}:{value}", serde_json::Value::from(*key)))
+        .collect();
+    format!("{{{}}}", fields.join(","))
 }

@@ -1,5 +1,7 @@
 //! `msc demo`: the pipeline at work on built-in examples.
 
+use std::io::Write;
+
 use matchspec::conformance::{interpreter, match_spec_test};
 use matchspec::spec::Kind;
 use matchspec::term::{Heap, Term};
@@ -22,44 +24,41 @@ const TRACE_SPEC: &str =
 const BAD_SPEC: &str = "[{'$1', [{'>', '$2', 0}], [{message, '$1'}]}]";
 
 /// Walks through parsing, checking, compiling and running specs.
-pub(crate) fn run(_args: Args) -> Result<(), CliError> {
+pub(crate) fn run(_args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let config = Config::default();
-    println!("== A table spec: keep the ok rows above 100, flag the errors\n{TABLE_SPEC}\n");
+    outln!(out, "== A table spec: keep the ok rows above 100, flag the errors\n{TABLE_SPEC}\n")?;
     let spec = CompiledSpec::compile(TABLE_SPEC, Kind::Table, &config)?;
-    println!("== Compiled to the IR that every engine runs (msc dump)\n{}", spec.program());
+    outln!(out, "== Compiled to the IR that every engine runs (msc dump)\n{}", spec.program())?;
 
-    println!("== Run over a stream of rows (msc run)");
+    outln!(out, "== Run over a stream of rows (msc run)")?;
     let mut heap = Heap::new();
     let rows = matchspec::syntax::parse_terms_into(INPUTS, &mut heap)
         .map_err(|source| CliError::Parse { path: "<demo>".to_owned(), source })?;
     let mut scratch = Scratch::new();
     for &row in &rows {
-        let outcome =
-            spec.run(heap.view(row), &mut scratch).map_err(|e| CliError::Invalid(e.to_string()))?;
-        match outcome {
-            Outcome::Match(m) => println!("  {:<22} -> {}", heap.view(row).to_string(), m.result),
-            Outcome::NoMatch => {
-                println!("  {:<22} -> (no clause matched)", heap.view(row).to_string())
-            }
+        let row_text = heap.view(row).to_string();
+        match spec.run(heap.view(row), &mut scratch)? {
+            Outcome::Match(m) => outln!(out, "  {row_text:<22} -> {}", m.result)?,
+            Outcome::NoMatch => outln!(out, "  {row_text:<22} -> (no clause matched)")?,
         }
     }
 
-    println!(
+    outln!(
+        out,
         "\n== A call trace spec, answered as erlang:match_spec_test/3 would (msc test)\n{TRACE_SPEC}"
-    );
+    )?;
     let spec = Term::parse(TRACE_SPEC)
         .map_err(|source| CliError::Parse { path: "<demo>".to_owned(), source })?;
     for args in ["[42, x]", "[x, 42]", "[1, 2, 3]"] {
         let input = Term::parse(args)
             .map_err(|source| CliError::Parse { path: "<demo>".to_owned(), source })?;
         let answer = match_spec_test(input.as_ref(), spec.as_ref(), Kind::Call, &mut interpreter());
-        println!("  args {args:<10} -> {answer}");
+        outln!(out, "  args {args:<10} -> {answer}")?;
     }
 
-    println!("\n== A broken spec: ERTS's messages, and where they point\n{BAD_SPEC}\n");
+    outln!(out, "\n== A broken spec: ERTS's messages, and where they point\n{BAD_SPEC}\n")?;
     match CompiledSpec::compile(BAD_SPEC, Kind::Table, &config) {
-        Ok(_) => println!("(compiled)"),
-        Err(err) => println!("{err}"),
+        Ok(_) => outln!(out, "(compiled)"),
+        Err(err) => outln!(out, "{err}"),
     }
-    Ok(())
 }

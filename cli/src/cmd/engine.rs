@@ -30,10 +30,9 @@ impl EngineArg {
     pub(crate) fn runner(self) -> Result<Box<dyn Runner>, CliError> {
         match self {
             EngineArg::Interp => Ok(Box::new(Interpreter)),
-            EngineArg::Jit | EngineArg::Auto => Err(CliError::Invalid(format!(
-                "the {} engine is not built yet; use --engine interp",
-                self.name()
-            ))),
+            EngineArg::Jit | EngineArg::Auto => {
+                Err(CliError::EngineNotBuilt { engine: self.name() })
+            }
         }
     }
 }

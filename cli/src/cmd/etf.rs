@@ -5,7 +5,6 @@ use std::io::Write;
 use matchspec::etf;
 use matchspec::syntax::parse_term;
 
-use super::parse::io;
 use crate::CliError;
 use crate::input::{read_bytes, read_text};
 
@@ -30,14 +29,13 @@ pub(crate) enum Command {
 }
 
 /// Runs `msc etf`.
-pub(crate) fn run(command: Command) -> Result<(), CliError> {
+pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
         Command::Decode { file } => {
             let bytes = read_bytes(&file)?;
             let term =
                 etf::decode(&bytes).map_err(|source| CliError::Decode { path: file, source })?;
-            println!("{term}.");
-            Ok(())
+            outln!(out, "{term}.")
         }
         Command::Encode { file, compressed } => {
             let text = read_text(&file)?;
@@ -48,7 +46,7 @@ pub(crate) fn run(command: Command) -> Result<(), CliError> {
             } else {
                 etf::encode(term.as_ref())?
             };
-            std::io::stdout().write_all(&bytes).map_err(|e| io("-", e))
+            out.write_all(&bytes).map_err(CliError::stdout)
         }
     }
 }

@@ -5,15 +5,19 @@ mod demo;
 mod dump;
 mod engine;
 mod etf;
+mod kind;
 mod parse;
 mod run;
 mod test;
+
+use std::io::Write;
 
 use clap::Subcommand;
 
 use crate::CliError;
 
 pub(crate) use engine::EngineArg;
+pub(crate) use kind::KindArg;
 
 /// What `msc` can do.
 #[derive(Debug, Subcommand)]
@@ -35,15 +39,15 @@ pub(crate) enum Command {
     Bench(bench::Args),
 }
 
-/// Runs a subcommand.
-pub(crate) fn run(command: Command) -> Result<(), CliError> {
+/// Runs a subcommand; its output goes to `out`.
+pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
-        Command::Demo(args) => demo::run(args),
-        Command::Parse(args) => parse::run(args),
-        Command::Etf(command) => etf::run(command),
-        Command::Test(args) => test::run(args),
-        Command::Run(args) => run::run(args),
-        Command::Dump(args) => dump::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Demo(args) => demo::run(args, out),
+        Command::Parse(args) => parse::run(args, out),
+        Command::Etf(command) => etf::run(command, out),
+        Command::Test(args) => test::run(args, out),
+        Command::Run(args) => run::run(args, out),
+        Command::Dump(args) => dump::run(args, out),
+        Command::Bench(args) => bench::run(args, out),
     }
 }

@@ -17,28 +17,22 @@ pub(crate) struct Args {
 
 /// Prints each term of the file as `Term.` on its own line; reports every
 /// term that does not parse (with a caret) and fails if any did not.
-pub(crate) fn run(args: Args) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(&args.file)?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut bad = 0;
     for result in TermStream::new(&text) {
         match result {
-            Ok((term, _)) => writeln!(out, "{term}.").map_err(|e| io("-", e))?,
+            Ok((term, _)) => outln!(out, "{term}.")?,
             Err(err) => {
                 bad += 1;
-                out.flush().map_err(|e| io("-", e))?;
-                eprintln!("{}:\n{err}", args.file);
+                // Keep the report next to the terms around it on a terminal.
+                out.flush().map_err(CliError::stdout)?;
+                report!("{}:\n{err}", args.file);
             }
         }
     }
-    out.flush().map_err(|e| io("-", e))?;
     if bad > 0 {
         return Err(CliError::ParseCount { path: args.file, count: bad });
     }
     Ok(())
-}
-
-pub(crate) fn io(path: &str, source: std::io::Error) -> CliError {
-    CliError::Io { path: path.to_owned(), source }
 }

@@ -3,29 +3,28 @@
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
-use matchspec::spec::Kind;
 use matchspec::term::{Heap, Word};
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
 
-use super::EngineArg;
-use super::parse::io;
+use super::{EngineArg, KindArg};
 use crate::CliError;
-use crate::input::{kind, read_bytes, spec_file};
+use crate::input::{read_bytes, spec_file};
 
 /// Arguments of `msc run`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The spec: a match spec, or `{Kind, Spec}` (as the benchmark
-    /// workloads' `.ms` files).
+    /// workloads' `.ms` files); `-` for standard input.
     #[arg(long, value_name = "FILE")]
     spec: String,
     /// The inputs: dot-terminated terms, or external term format terms one
-    /// after another (detected by the leading version byte 131).
+    /// after another (detected by the leading version byte 131); `-` for
+    /// standard input.
     #[arg(long, value_name = "FILE")]
     input: String,
-    /// The event kind (overrides the spec file's).
-    #[arg(long)]
-    kind: Option<String>,
+    /// The event kind (overrides the one the spec file names; else table).
+    #[arg(long, value_enum)]
+    kind: Option<KindArg>,
     /// The engine that runs the spec.
     #[arg(long, value_enum, default_value_t)]
     engine: EngineArg,
@@ -34,21 +33,20 @@ pub(crate) struct Args {
     all: bool,
 }
 
-/// Runs the spec on every input and prints each result.
-pub(crate) fn run(args: Args) -> Result<(), CliError> {
-    let (text, file_kind) = spec_file(&args.spec)?;
-    let kind = match &args.kind {
-        Some(name) => kind(name)?,
-        None => file_kind.unwrap_or(Kind::Table),
-    };
-    let spec = CompiledSpec::compile(&text, kind, &Config::default())?;
+/// Runs the spec on every input and prints the result of each that
+/// matches (of every input with `--all`), then the counts on standard error.
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.spec == "-" && args.input == "-" {
+        return Err(CliError::StdinTwice);
+    }
+    let spec = spec_file(&args.spec)?;
+    let kind = spec.kind_or(args.kind.map(Into::into));
+    let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
     let _ = args.engine.runner()?;
     let mut heap = Heap::new();
     let inputs = load_inputs(&args.input, &mut heap)?;
 
     let progress = progress_bar(inputs.len());
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
     let (mut matched, mut errors) = (0u64, 0u64);
@@ -66,20 +64,24 @@ pub(crate) fn run(args: Args) -> Result<(), CliError> {
                     if flags.exception_trace {
                         names.push("exception_trace");
                     }
-                    writeln!(out, "{{{},[{}]}}.", m.result, names.join(","))
+                    outln!(out, "{{{},[{}]}}.", m.result, names.join(","))?;
                 } else {
-                    writeln!(out, "{}.", m.result)
+                    outln!(out, "{}.", m.result)?;
                 }
-                .map_err(|e| io("-", e))?;
             }
             Ok(Outcome::NoMatch) => {
                 if args.all {
-                    writeln!(out, "nomatch.").map_err(|e| io("-", e))?;
+                    outln!(out, "nomatch.")?;
                 }
             }
             Err(err) => {
                 errors += 1;
-                eprintln!("msc: input {}: {err}", i + 1);
+                out.flush().map_err(CliError::stdout)?;
+                let report = || report!("msc: input {}: {err}", i + 1);
+                match &progress {
+                    Some(bar) => bar.suspend(report),
+                    None => report(),
+                }
             }
         }
         if i % 4096 == 0
@@ -88,12 +90,12 @@ pub(crate) fn run(args: Args) -> Result<(), CliError> {
             bar.set_position(i as u64);
         }
     }
-    out.flush().map_err(|e| io("-", e))?;
+    out.flush().map_err(CliError::stdout)?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
     let n = inputs.len() as u64;
-    eprintln!(
+    report!(
         "{n} events, {matched} matched, {} no match{}, {:.3} s",
         n - matched - errors,
         if errors > 0 { format!(", {errors} not runnable") } else { String::new() },
@@ -102,15 +104,18 @@ pub(crate) fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A progress bar on standard error, if that is a terminal.
+/// A progress bar on standard error, if that is a terminal and the
+/// results go elsewhere (on the same terminal they would break the bar up).
+/// It clears itself however the run ends.
 fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
+    if !std::io::stderr().is_terminal() || std::io::stdout().is_terminal() {
         return None;
     }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} events ({per_sec})")
-    {
+    let bar =
+        indicatif::ProgressBar::new(len as u64).with_finish(indicatif::ProgressFinish::AndClear);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {human_pos}/{human_len} events, {eta} left",
+    ) {
         bar.set_style(style);
     }
     Some(bar)

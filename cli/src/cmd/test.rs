@@ -3,20 +3,20 @@
 use std::io::Write;
 
 use matchspec::conformance::{Case, agrees, match_spec_test_with, test_config};
-use matchspec::syntax::TermStream;
+use matchspec::spec::Kind;
+use matchspec::syntax::{Location, TermStream};
 use matchspec::{CompileError, CompiledSpec, TestHost};
 
-use super::EngineArg;
-use super::parse::io;
+use super::{EngineArg, KindArg};
 use crate::CliError;
-use crate::input::{kind, read_text, term_arg};
+use crate::input::{read_text, term_arg};
 
 /// Arguments of `msc test`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The event kind: table, trace (or call), send, receive.
-    #[arg(long, default_value = "table")]
-    kind: String,
+    /// The event kind (with --batch, each case names its own).
+    #[arg(long, value_enum, default_value_t)]
+    kind: KindArg,
     /// The engine that runs the spec.
     #[arg(long, value_enum, default_value_t)]
     engine: EngineArg,
@@ -26,7 +26,9 @@ pub(crate) struct Args {
     batch: Option<String>,
     /// With --batch: compare the answers with the cases' Expected and
     /// report the ones that differ (exit code 1 if any do).
-    #[arg(long, requires = "batch")]
+    // The conflicts are not redundant: clap 4.6 does not enforce `requires`
+    // when the required argument conflicts with one that is present.
+    #[arg(long, requires = "batch", conflicts_with_all = ["spec", "input"])]
     check: bool,
     /// The match spec, as Erlang text (or @FILE).
     #[arg(required_unless_present = "batch")]
@@ -38,15 +40,17 @@ pub(crate) struct Args {
 }
 
 /// Runs `msc test`.
-pub(crate) fn run(args: Args) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     match &args.batch {
-        Some(file) => batch(file, &args),
-        None => single(&args),
+        Some(file) => batch(file, &args, out),
+        None => single(&args, out),
     }
 }
 
-fn single(args: &Args) -> Result<(), CliError> {
-    let kind = kind(&args.kind)?;
+/// Prints the answer for one case; for an invalid spec, also shows where
+/// each error is on standard error (something ERTS does not do).
+fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let kind = Kind::from(args.kind);
     let (spec, spec_text) = term_arg(args.spec.as_deref().unwrap_or_default())?;
     let (input, _) = term_arg(args.input.as_deref().unwrap_or_default())?;
     let mut runner = args.engine.runner()?;
@@ -59,32 +63,32 @@ fn single(args: &Args) -> Result<(), CliError> {
         &mut *runner,
         &mut host,
     );
-    println!("{answer}.");
+    outln!(out, "{answer}.")?;
+    out.flush().map_err(CliError::stdout)?;
     for shown in &host.displayed {
-        eprintln!("display: {shown}");
+        report!("display: {shown}");
     }
-    // Beyond ERTS: show where each error is.
     if let Err(CompileError::Spec(errors)) = CompiledSpec::compile(&spec_text, kind, &test_config())
     {
-        eprintln!("{errors}");
+        report!("{errors}");
     }
     Ok(())
 }
 
-fn batch(file: &str, args: &Args) -> Result<(), CliError> {
+/// Prints one answer per case of the file; with `--check`, compares them
+/// with the expected answers.
+fn batch(file: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(file)?;
     let mut runner = args.engine.runner()?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let (mut total, mut disagree) = (0usize, 0usize);
+    let (mut total, mut failed) = (0usize, 0usize);
     for result in TermStream::new(&text) {
         let (term, span) =
             result.map_err(|source| CliError::Parse { path: file.to_owned(), source })?;
-        let case = Case::from_term(term.as_ref()).ok_or_else(|| {
-            CliError::Invalid(format!(
-                "{file}: byte {}: not a {{Kind, Spec, Input}} case: {term}",
-                span.start
-            ))
+        let location = Location::of(&text, span.start as usize);
+        let case = Case::from_term(term.as_ref()).ok_or_else(|| CliError::NotACase {
+            path: file.to_owned(),
+            location,
+            term: term.to_string(),
         })?;
         let answer = match_spec_test_with(
             case.input,
@@ -94,23 +98,21 @@ fn batch(file: &str, args: &Args) -> Result<(), CliError> {
             &mut *runner,
             &mut TestHost::default(),
         );
-        writeln!(out, "{answer}.").map_err(|e| io("-", e))?;
+        outln!(out, "{answer}.")?;
         total += 1;
         if args.check
             && let Some(expected) = case.expected
             && !agrees(expected, answer.as_ref())
         {
-            disagree += 1;
-            eprintln!("case {total} (byte {}): expected {expected}\n  got {answer}", span.start);
+            failed += 1;
+            out.flush().map_err(CliError::stdout)?;
+            report!("{file}:{location}: case {total}: expected {expected}\n  got {answer}");
         }
     }
-    out.flush().map_err(|e| io("-", e))?;
     if args.check {
-        eprintln!("{} passed, {disagree} failed", total - disagree);
-        if disagree > 0 {
-            return Err(CliError::Invalid(format!(
-                "{disagree} of {total} cases disagree with their expected answers"
-            )));
+        report!("{} passed, {failed} failed", total - failed);
+        if failed > 0 {
+            return Err(CliError::Disagreements { failed, total });
         }
     }
     Ok(())

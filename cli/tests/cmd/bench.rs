@@ -1,0 +1,36 @@
+//! `msc bench`: one JSON line, keys in a fixed order.
+
+use crate::{msc, testdata};
+
+#[test]
+fn prints_one_json_line_with_keys_in_order() {
+    let run = msc(&[
+        "bench",
+        "--spec",
+        &testdata("cli/orders.ms"),
+        "--input",
+        &testdata("cli/orders.terms"),
+        "--rounds",
+        "2",
+    ])
+    .ok();
+    let out = run.out();
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let value: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let object = value.as_object().expect("an object");
+    let keys = ["workload", "engine", "events", "matched", "ns_per_event", "compile_us"];
+    assert_eq!(object.len(), keys.len(), "{out}");
+    // The parsed map sorts its keys; the order is the text's.
+    let positions: Vec<usize> = keys
+        .iter()
+        .map(|k| out.find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("no {k} in {out}")))
+        .collect();
+    assert!(positions.is_sorted(), "keys out of order: {out}");
+    assert!(out.starts_with("{\"workload\":\"orders\",\"engine\":\"interp\",\"events\":4,\"matched\":3,\"ns_per_event\":"), "{out}");
+    assert_eq!(object["workload"], "orders");
+    assert_eq!(object["engine"], "interp");
+    assert_eq!(object["events"], 4);
+    assert_eq!(object["matched"], 3);
+    assert!(object["ns_per_event"].as_f64().is_some_and(|ns| ns > 0.0), "{out}");
+    assert!(object["compile_us"].is_u64(), "{out}");
+}

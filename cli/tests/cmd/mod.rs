@@ -1,0 +1,8 @@
+//! One file per subcommand, as in `src/cmd/`.
+
+mod bench;
+mod dump;
+mod etf;
+mod parse;
+mod run;
+mod test;

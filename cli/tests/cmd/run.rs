@@ -1,0 +1,116 @@
+//! `msc run`: the filter engine over text and ETF inputs.
+
+use crate::{assert_caret, msc, msc_with_stdin, temp_file, testdata};
+
+/// The external term format of every term of `text`, back to back, as
+/// `term_to_binary/1,2` writes them; every third one compressed.
+fn etf_stream(text: &str) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (i, term) in matchspec::syntax::parse_terms(text).expect("terms").iter().enumerate() {
+        let encoded = if i % 3 == 2 {
+            matchspec::etf::encode_compressed(term.as_ref(), 6)
+        } else {
+            matchspec::etf::encode(term.as_ref())
+        };
+        bytes.extend(encoded.expect("encodable"));
+    }
+    bytes
+}
+
+const ORDERS_OUT: &str = "{user_1,150}.\n{failed,user_3}.\n{user_4,250}.\n";
+
+#[track_caller]
+fn assert_counts(stderr: &str, counts: &str) {
+    let (line, rest) = stderr.split_once('\n').unwrap_or((stderr, ""));
+    assert!(line.starts_with(counts) && line.ends_with(" s"), "counts: {stderr}");
+    assert_eq!(rest, "", "only the counts on stderr (no progress bar off a terminal)");
+}
+
+#[test]
+fn text_inputs() {
+    let run = msc(&[
+        "run",
+        "--spec",
+        &testdata("cli/orders.ms"),
+        "--input",
+        &testdata("cli/orders.terms"),
+    ])
+    .ok();
+    assert_eq!(run.out(), ORDERS_OUT);
+    assert_counts(&run.stderr, "4 events, 3 matched, 1 no match, ");
+}
+
+#[test]
+fn etf_inputs() {
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let etf = temp_file("run_orders.etf", etf_stream(&text));
+    let run = msc(&["run", "--spec", &testdata("cli/orders.ms"), "--input", &etf]).ok();
+    assert_eq!(run.out(), ORDERS_OUT);
+    assert_counts(&run.stderr, "4 events, 3 matched, 1 no match, ");
+}
+
+#[test]
+fn inputs_from_stdin() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    for input in [text.as_bytes().to_vec(), etf_stream(&text)] {
+        let run = msc_with_stdin(&["run", "--spec", &spec, "--input", "-"], &input).ok();
+        assert_eq!(run.out(), ORDERS_OUT);
+        assert_counts(&run.stderr, "4 events, 3 matched, 1 no match, ");
+    }
+    let spec_text = std::fs::read(&spec).expect("readable");
+    let input = testdata("cli/orders.terms");
+    let run = msc_with_stdin(&["run", "--spec", "-", "--input", &input], &spec_text).ok();
+    assert_eq!(run.out(), ORDERS_OUT);
+}
+
+#[test]
+fn trace_results_carry_their_flags() {
+    let args =
+        ["run", "--spec", &testdata("cli/calls.ms"), "--input", &testdata("cli/calls.terms")];
+    let run = msc(&args).ok();
+    assert_eq!(run.out(), "{{arg,42},[return_trace]}.\n{{arg,7},[return_trace]}.\n");
+    assert_counts(&run.stderr, "3 events, 2 matched, 1 no match, ");
+
+    let mut all = args.to_vec();
+    all.push("--all");
+    let run = msc(&all).ok();
+    assert_eq!(run.out(), "{{arg,42},[return_trace]}.\nnomatch.\n{{arg,7},[return_trace]}.\n");
+}
+
+#[test]
+fn kind_flag_overrides_the_file() {
+    let spec = temp_file("run_kind.ms", "[{['$1'], [], [{message, '$1'}]}].");
+    let input = temp_file("run_kind.terms", "[a]. [b, c]. [d].");
+    let run = msc(&["run", "--spec", &spec, "--input", &input, "--kind", "call"]).ok();
+    assert_eq!(run.out(), "a.\nd.\n");
+    // As a table spec (the default) it is invalid: message is for tracing.
+    let run = msc(&["run", "--spec", &spec, "--input", &input]).code(1);
+    assert!(run.stderr.contains("Special form 'message' used in wrong dialect."), "{}", run.stderr);
+}
+
+#[test]
+fn unrunnable_inputs_are_counted() {
+    let input = temp_file("run_unrunnable.terms", "[1, 2]. not_a_list. [3, 4].");
+    let run = msc(&["run", "--spec", &testdata("cli/calls.ms"), "--input", &input]).ok();
+    assert_eq!(run.out(), "{{arg,1},[return_trace]}.\n{{arg,3},[return_trace]}.\n");
+    let (first, counts) = run.stderr.split_once('\n').expect("two lines");
+    assert_eq!(first, "msc: input 2: a call spec runs on an argument list, not on not_a_list");
+    assert_counts(counts, "3 events, 2 matched, 0 no match, 1 not runnable, ");
+}
+
+#[test]
+fn bad_inputs_are_user_errors() {
+    let spec = testdata("cli/orders.ms");
+    let text = temp_file("run_bad.terms", "{a, 1}.\n{b, 2.\n");
+    let run = msc(&["run", "--spec", &spec, "--input", &text]).code(1);
+    assert!(run.stderr.starts_with(&format!("{text}:\n")), "{}", run.stderr);
+    assert_caret(&run.stderr, "unexpected end of input", 2, 6, ".");
+
+    let first = etf_stream("{a, 1}.").len();
+    let mut etf = etf_stream("{a, 1}. {b, 2}.");
+    etf.truncate(etf.len() - 1);
+    let etf = temp_file("run_bad.etf", etf);
+    let run = msc(&["run", "--spec", &spec, "--input", &etf]).code(1);
+    assert!(run.stderr.contains(&format!("(term at byte {first})")), "{}", run.stderr);
+}
