@@ -149,3 +149,14 @@ fn batch_check_reports_disagreements() {
     assert!(run.stderr.contains("2 passed, 1 failed"), "{}", run.stderr);
     assert!(run.stderr.contains("msc: 1 of 3 cases disagree"), "{}", run.stderr);
 }
+
+/// The shared OTP 27 corpus, through the command line: one answer per case,
+/// every one agreeing with what OTP 27.3.4 returned.
+#[test]
+fn batch_agrees_with_otp_on_the_shared_corpus() {
+    let corpus =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/otp27/random-seed1.terms");
+    let run = msc(&["test", "--batch", corpus, "--check"]).ok();
+    assert_eq!(run.out().lines().count(), 20_000);
+    assert!(run.stderr.contains("20000 passed, 0 failed"), "{}", run.stderr);
+}
