@@ -1,76 +1,37 @@
-//! What a running spec asks of its [`Host`], with which arguments and in
-//! which order: a recording host wraps [`TestHost`] and logs every call
-//! that changes the process, so argument mix-ups that
-//! `erlang:match_spec_test/3` can never show (OTP 27 crashes on trace
-//! actions there) still fail a test.
+//! What a running spec asks of its host, with which arguments and in which
+//! order: [`Recording`] wraps [`TestHost`] and logs every effect, so
+//! argument mix-ups that `erlang:match_spec_test/3` can never show (OTP 27
+//! crashes on trace actions there) still fail a test.
 
-use matchspec::host::Host;
-use matchspec::ir::ChangeTrace;
+use matchspec::host::{Effect, Recording};
 use matchspec::spec::Kind;
-use matchspec::term::{Atom, Heap, Term, TermRef, Word};
+use matchspec::term::Term;
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
 
-/// A [`TestHost`] that logs the calls that act on the process.
-#[derive(Default)]
-struct Recorder {
-    inner: TestHost,
-    log: Vec<String>,
-}
-
-impl Host for Recorder {
-    fn self_pid(&mut self, heap: &mut Heap) -> Word {
-        self.inner.self_pid(heap)
-    }
-    fn trace_control_word(&self) -> u32 {
-        self.inner.trace_control_word()
-    }
-    fn set_trace_control_word(&mut self, value: u32) {
-        self.log.push(format!("set_tcw {value}"));
-        self.inner.set_trace_control_word(value);
-    }
-    fn is_seq_trace(&mut self) -> bool {
-        self.inner.is_seq_trace()
-    }
-    fn seq_token(&mut self, heap: &mut Heap) -> Word {
-        self.inner.seq_token(heap)
-    }
-    fn set_seq_token(&mut self, key: TermRef<'_>, value: TermRef<'_>) -> bool {
-        self.log.push(format!("set_seq_token {key} {value}"));
-        self.inner.set_seq_token(key, value)
-    }
-    fn seq_trace_info(&mut self, key: Option<Atom>, heap: &mut Heap) -> Option<Word> {
-        self.inner.seq_trace_info(key, heap)
-    }
-    fn process_dump(&mut self, heap: &mut Heap) -> Word {
-        self.inner.process_dump(heap)
-    }
-    fn display(&mut self, term: TermRef<'_>) {
-        self.log.push(format!("display {term}"));
-        self.inner.display(term);
-    }
-    fn change_trace(
-        &mut self,
-        how: ChangeTrace,
-        target: Option<TermRef<'_>>,
-        a: TermRef<'_>,
-        b: Option<TermRef<'_>>,
-    ) -> Option<bool> {
-        let show = |t: Option<TermRef<'_>>| t.map_or_else(|| "-".to_owned(), |t| t.to_string());
-        self.log.push(format!("{how:?} target={} a={a} b={}", show(target), show(b)));
-        self.inner.change_trace(how, target, a, b)
-    }
-    fn caller(&mut self, heap: &mut Heap) -> Word {
-        self.inner.caller(heap)
-    }
-    fn caller_line(&mut self, heap: &mut Heap) -> Word {
-        self.inner.caller_line(heap)
-    }
-    fn current_stacktrace(&mut self, depth: u32, heap: &mut Heap) -> Word {
-        self.inner.current_stacktrace(depth, heap)
-    }
-    fn set_silent(&mut self, on: bool) {
-        self.log.push(format!("silent {on}"));
-        self.inner.set_silent(on);
+/// One line per effect, terms as text.
+fn describe(effect: &Effect) -> String {
+    let show = |t: &Option<Term>| t.as_ref().map_or_else(|| "-".to_owned(), Term::to_string);
+    let answer = |a: &Option<bool>| a.map_or_else(|| "'EXIT'".to_owned(), |a| a.to_string());
+    match effect {
+        Effect::EnableTrace { target, flag, answer: a } => {
+            format!("Enable target={} flag={flag} -> {}", show(target), answer(a))
+        }
+        Effect::DisableTrace { target, flag, answer: a } => {
+            format!("Disable target={} flag={flag} -> {}", show(target), answer(a))
+        }
+        Effect::Trace { target, disable, enable, answer: a } => {
+            format!(
+                "Trace target={} disable={disable} enable={enable} -> {}",
+                show(target),
+                answer(a)
+            )
+        }
+        Effect::SetSeqToken { key, value, accepted } => {
+            format!("set_seq_token {key} {value} -> {accepted}")
+        }
+        Effect::SetTraceControlWord(w) => format!("set_tcw {w}"),
+        Effect::Silent(on) => format!("silent {on}"),
+        Effect::Display(t) => format!("display {t}"),
     }
 }
 
@@ -81,25 +42,25 @@ fn host_calls(spec: &str, args: &str) -> Vec<String> {
         .unwrap_or_else(|e| panic!("{spec}: {e}"));
     let args = Term::parse(args).expect("arguments parse");
     let mut scratch = Scratch::new();
-    let mut host = Recorder::default();
+    let mut host = Recording::new(TestHost::default());
     let outcome = spec.run_with_host(args.as_ref(), &mut scratch, &mut host).expect("runs");
     assert!(matches!(outcome, Outcome::Match(_)), "{spec:?} did not match");
-    host.log
+    host.effects().iter().map(describe).collect()
 }
 
 #[test]
 fn enable_and_disable_trace_name_target_then_flag() {
     assert_eq!(
         host_calls("[{'_',[],[{enable_trace,send}]}]", "[]"),
-        ["Enable target=- a=send b=-"]
+        ["Enable target=- flag=send -> true"]
     );
     assert_eq!(
         host_calls("[{['$1'],[],[{enable_trace,'$1','receive'}]}]", "[<0.5.0>]"),
-        ["Enable target=<0.5.0> a='receive' b=-"]
+        ["Enable target=<0.5.0> flag='receive' -> 'EXIT'"]
     );
     assert_eq!(
         host_calls("[{'_',[],[{disable_trace,{self},call}]}]", "[]"),
-        ["Disable target=<0.80.0> a=call b=-"]
+        ["Disable target=<0.80.0> flag=call -> true"]
     );
 }
 
@@ -107,11 +68,11 @@ fn enable_and_disable_trace_name_target_then_flag() {
 fn trace_names_target_then_disable_then_enable() {
     assert_eq!(
         host_calls("[{'_',[],[{trace,[send],['receive']}]}]", "[]"),
-        ["Trace target=- a=[send] b=['receive']"]
+        ["Trace target=- disable=[send] enable=['receive'] -> false"]
     );
     assert_eq!(
         host_calls("[{['$1'],[],[{trace,'$1',[call],[send]}]}]", "[p]"),
-        ["Trace target=p a=[call] b=[send]"]
+        ["Trace target=p disable=[call] enable=[send] -> 'EXIT'"]
     );
 }
 
@@ -125,7 +86,13 @@ fn trace_actions_run_last_argument_first_and_in_body_order() {
     );
     assert_eq!(
         log,
-        ["display 2", "display 1", "Enable target=true a=true b=-", "silent true", "set_tcw 7"]
+        [
+            "display 2",
+            "display 1",
+            "Enable target=true flag=true -> 'EXIT'",
+            "silent true",
+            "set_tcw 7"
+        ]
     );
 }
 
@@ -139,8 +106,18 @@ fn a_match_that_fails_its_guard_asks_nothing() {
     .expect("compiles");
     let args = Term::parse("[]").expect("parses");
     let mut scratch = Scratch::new();
-    let mut host = Recorder::default();
+    let mut host = Recording::new(TestHost::default());
     let outcome = spec.run_with_host(args.as_ref(), &mut scratch, &mut host).expect("runs");
     assert!(matches!(outcome, Outcome::NoMatch));
-    assert!(host.log.is_empty(), "{:?}", host.log);
+    assert!(host.effects().is_empty(), "{:?}", host.effects());
 }
+
+#[test]
+fn seq_token_and_display_requests_carry_their_terms() {
+    let log = host_calls(
+        "[{['$1'],[],[{set_seq_token,label,'$1'},{display,{{'$1',x}}},{get_seq_token}]}]",
+        "[17]",
+    );
+    assert_eq!(log, ["set_seq_token label 17 -> false", "display {17,x}"]);
+}
+

@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! r0              the input term (table specs)
-//! r1 ..           one per match variable '$N' (r(1+N)), written by the head
+//! r1 ..           one per match variable '$N' (in r(1+N)), written by the head
 //! rK ..           the constants, loaded from the program before each run
 //! rT ..           temporaries, used like a stack by guard and body expressions
 //! ```
@@ -30,20 +30,27 @@
 //!
 //! # Text form
 //!
-//! `Display` prints a stable text form (what `msc dump` shows), e.g. for
-//! `[{{'$1', '$2'}, [{'>', '$2', 100}], ['$1']}]`:
+//! `Display` prints a stable text form (what `msc dump` shows). The
+//! constants `true` and `'EXIT'` are always loaded; variable `'$N'` lives
+//! in `r(1+N)`:
 //!
-//! ```text
-//! table program: 1 clause, 6 registers
-//!   r0 = input, r1 = '$1', r2 = '$2', r3 = 100
+//! ```
+//! use matchspec::{CompiledSpec, Config, spec::Kind};
+//!
+//! let spec = "[{{'$1', '$2'}, [{'>', '$2', 100}], ['$1']}]";
+//! let compiled = CompiledSpec::compile(spec, Kind::Table, &Config::default()).unwrap();
+//! assert_eq!(compiled.program().to_string(), "\
+//! table program: 1 clause, 7 registers
+//!   r0 = input, r2 = '$1', r3 = '$2', r4 = true, r5 = 'EXIT', r6 = 100
 //! clause 1:
 //!   0: is_tuple r0, 2 else @5
-//!   1: get_element r1 = r0[0]
-//!   2: get_element r2 = r0[1]
-//!   3: compare r2 > r3 else @5
-//!   4: succeed r1
+//!   1: get_element r2 = r0[0]
+//!   2: get_element r3 = r0[1]
+//!   3: compare r3 > r6 else @5
+//!   4: succeed r2
 //! no match:
 //!   5: no_match
+//! ");
 //! ```
 
 mod compile;
