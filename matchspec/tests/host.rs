@@ -120,4 +120,3 @@ fn seq_token_and_display_requests_carry_their_terms() {
     );
     assert_eq!(log, ["set_seq_token label 17 -> false", "display {17,x}"]);
 }
-

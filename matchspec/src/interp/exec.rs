@@ -54,17 +54,13 @@ pub(crate) fn run<'a>(
             HeapSet::new(input_words, literals, heap.words())
         };
     }
-    // A cell of a term: the hot path of head matching, without building a
-    // whole heap set (a branch on the space, one bounds-checked load).
-    macro_rules! cell {
+    // A cell of a part of the input: head ops read nothing else (see
+    // `ir::op`, "Head ops read only the input").
+    macro_rules! input_cell {
         ($w:expr, $k:expr) => {{
             let bits = $w.to_bits();
-            let at = (bits >> layout::OFFSET_SHIFT) as usize + $k;
-            match (bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
-                0 => input_words[at],
-                1 => literals[at],
-                _ => heap.words()[at],
-            }
+            debug_assert_eq!((bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK, 0);
+            input_words[(bits >> layout::OFFSET_SHIFT) as usize + $k]
         }};
     }
     let mut flags = Flags::default();
@@ -84,15 +80,17 @@ pub(crate) fn run<'a>(
             Op::GetArgList { dst } => regs[dst.index()] = heap.list_from_iter(args.iter().copied()),
             Op::IsTuple { src, arity, fail } => {
                 let w = regs[src.index()];
-                if !(w.is_boxed() && cell!(w, 0).to_bits() == layout::tuple_header(arity.into())) {
+                if !(w.is_boxed()
+                    && input_cell!(w, 0).to_bits() == layout::tuple_header(arity.into()))
+                {
                     pc = fail.index();
                 }
             }
             Op::GetElement { src, index, dst } => {
-                regs[dst.index()] = cell!(regs[src.index()], 1 + index as usize);
+                regs[dst.index()] = input_cell!(regs[src.index()], 1 + index as usize);
             }
             Op::IsElement { src, index, word, fail } => {
-                if cell!(regs[src.index()], 1 + index as usize) != word {
+                if input_cell!(regs[src.index()], 1 + index as usize) != word {
                     pc = fail.index();
                 }
             }
@@ -101,12 +99,12 @@ pub(crate) fn run<'a>(
                     pc = fail.index();
                 }
             }
-            Op::GetHead { src, dst } => regs[dst.index()] = cell!(regs[src.index()], 0),
-            Op::GetTail { src, dst } => regs[dst.index()] = cell!(regs[src.index()], 1),
+            Op::GetHead { src, dst } => regs[dst.index()] = input_cell!(regs[src.index()], 0),
+            Op::GetTail { src, dst } => regs[dst.index()] = input_cell!(regs[src.index()], 1),
             Op::IsMap { src, size, fail } => {
                 let w = regs[src.index()];
                 let ok = w.is_boxed() && {
-                    let header = cell!(w, 0).to_bits();
+                    let header = input_cell!(w, 0).to_bits();
                     header & layout::HEADER_KIND_MASK == layout::HEADER_MAP
                         && (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER
                             >= u64::from(size)
@@ -117,11 +115,11 @@ pub(crate) fn run<'a>(
             }
             Op::GetMapValue { src, key, dst, fail } => {
                 let (m, k) = (regs[src.index()], regs[key.index()]);
-                let n = ((cell!(m, 0).to_bits() >> layout::HEADER_KIND_BITS)
+                let n = ((input_cell!(m, 0).to_bits() >> layout::HEADER_KIND_BITS)
                     & !layout::MAP_IN_ORDER) as usize;
                 let value = if k.is_immediate() && n <= 8 {
                     // Small maps with an immediate key: compare words.
-                    (0..n).find(|&i| cell!(m, 1 + i) == k).map(|i| cell!(m, 1 + n + i))
+                    (0..n).find(|&i| input_cell!(m, 1 + i) == k).map(|i| input_cell!(m, 1 + n + i))
                 } else {
                     let h = heaps!();
                     h.term(m).as_map().and_then(|map| map.get(h.term(k))).map(|v| v.word())
@@ -144,6 +142,19 @@ pub(crate) fn run<'a>(
             }
             Op::Move { src, dst } => regs[dst.index()] = regs[src.index()],
             Op::Call { bif, args: call_args, dst, fail } => {
+                // Arithmetic on small integers and floats needs no terms.
+                if bif::has_fast_path(bif)
+                    && let [a, b, _] = call_args
+                    && let Some(w) = fast_arith(bif, regs[a.index()], regs[b.index()], |w| {
+                        float_of(w, input_words, literals, heap.words())
+                    })
+                {
+                    regs[dst.index()] = match w {
+                        FastValue::Word(w) => w,
+                        FastValue::Float(f) => heap.float(f),
+                    };
+                    continue;
+                }
                 // Only a few functions look at the world; ask the host only for them.
                 let env = match bif {
                     Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
@@ -321,6 +332,50 @@ fn load_args(input: TermRef<'_>, program: &Program, args: &mut Vec<Word>) -> Res
     }
     args.extend(input.list_items().map(|t| t.word()));
     Ok(())
+}
+
+/// A result of [`fast_arith`].
+enum FastValue {
+    Word(Word),
+    Float(f64),
+}
+
+/// The fast paths of `bif` on two words (see `bif::fast`): small integers,
+/// or floats mixed with small integers. `None`: take the full path.
+#[inline(always)]
+fn fast_arith(
+    bif: Bif,
+    x: Word,
+    y: Word,
+    float_of: impl Fn(Word) -> Option<f64>,
+) -> Option<FastValue> {
+    match (x.as_small(), y.as_small()) {
+        (Some(p), Some(q)) if bif != Bif::FloatDiv => {
+            bif::small_arith(bif, p, q).and_then(Word::small).map(FastValue::Word)
+        }
+        (Some(p), Some(q)) => bif::float_arith(bif, p as f64, q as f64).map(FastValue::Float),
+        (Some(p), None) => bif::float_arith(bif, p as f64, float_of(y)?).map(FastValue::Float),
+        (None, Some(q)) => bif::float_arith(bif, float_of(x)?, q as f64).map(FastValue::Float),
+        (None, None) => bif::float_arith(bif, float_of(x)?, float_of(y)?).map(FastValue::Float),
+    }
+}
+
+/// The value of a float word, read from whichever space it is in.
+#[inline(always)]
+fn float_of(w: Word, input: &[Word], literals: &[Word], scratch: &[Word]) -> Option<f64> {
+    if !w.is_boxed() {
+        return None;
+    }
+    let bits = w.to_bits();
+    let cells = match (bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
+        0 => input,
+        1 => literals,
+        _ => scratch,
+    };
+    let at = (bits >> layout::OFFSET_SHIFT) as usize;
+    (cells.get(at)?.to_bits() == layout::FLOAT_HEADER)
+        .then(|| cells.get(at + 1).map(|w| f64::from_bits(w.to_bits())))
+        .flatten()
 }
 
 /// Places a function's result in the heap.

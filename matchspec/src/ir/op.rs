@@ -12,6 +12,14 @@
 //!
 //! A [`Fail`] is where a failing guard function goes: a label in guards, or
 //! "make the value `'EXIT'` and carry on" in bodies.
+//!
+//! # Head ops read only the input
+//!
+//! The `src` of `is_tuple`, `get_element`, `is_element`, `is_cons`,
+//! `get_head`, `get_tail`, `is_map` and `get_map_value` always holds the
+//! input or a part of it (heads only take the input apart), so an engine
+//! may read their cells from the input's heap alone. Their other operands
+//! (a map key, a literal) may live anywhere.
 
 use super::{Label, Operands, Reg};
 use crate::bif::Bif;

@@ -116,6 +116,8 @@ pub mod layout {
     pub const HEADER_NEG_BIG: u64 = 2;
     /// Header kind of a float; one payload word holds the IEEE 754 bits.
     pub const HEADER_FLOAT: u64 = 3;
+    /// The whole header word of every float (a one-word payload).
+    pub const FLOAT_HEADER: u64 = (1 << HEADER_KIND_BITS) | HEADER_FLOAT;
     /// Header kind of a binary or bitstring; the size is the length in bits.
     pub const HEADER_BITS: u64 = 4;
     /// Header kind of a map; the size is the number of keys. The payload is
