@@ -16,6 +16,7 @@ pub struct Config {
     pub(crate) max_nesting: u32,
     pub(crate) fake_destructive: bool,
     pub(crate) backtrace_depth: u32,
+    pub(crate) renumber_constants: bool,
 }
 
 /// ERTS's nesting limit with its default 128-kiloword scheduler stack: a
@@ -34,6 +35,7 @@ impl Default for Config {
             max_nesting: DEFAULT_MAX_NESTING,
             fake_destructive: false,
             backtrace_depth: DEFAULT_BACKTRACE_DEPTH,
+            renumber_constants: true,
         }
     }
 }
@@ -73,6 +75,36 @@ impl Config {
     pub fn backtrace_depth(mut self, depth: u32) -> Config {
         self.backtrace_depth = depth;
         self
+    }
+
+    /// Copy ERTS's quirk Q1 (on by default, as OTP 27 does it): when a head
+    /// uses a variable numbered 25 or more, ERTS renumbers every `'$N'`
+    /// atom of the spec densely, including atoms inside `{const, T}`
+    /// literals, so `[{{'$30'}, [], [{const, '$30'}]}]` returns `'$0'`.
+    /// Turned off, constants keep their atoms (`'$30'`); nothing else
+    /// changes.
+    ///
+    /// ```
+    /// use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+    ///
+    /// let spec = "[{{'$30'}, [], [{const, '$30'}]}]";
+    /// let input = Term::parse("{1}").unwrap();
+    /// let mut scratch = Scratch::new();
+    /// for (renumber, expected) in [(true, "'$0'"), (false, "'$30'")] {
+    ///     let config = Config::default().renumber_constants(renumber);
+    ///     let compiled = CompiledSpec::compile(spec, Kind::Table, &config).unwrap();
+    ///     let outcome = compiled.run(input.as_ref(), &mut scratch).unwrap();
+    ///     assert_eq!(outcome.result().unwrap().to_string(), expected);
+    /// }
+    /// ```
+    pub fn renumber_constants(mut self, yes: bool) -> Config {
+        self.renumber_constants = yes;
+        self
+    }
+
+    /// Is quirk Q1 copied?
+    pub fn get_renumber_constants(&self) -> bool {
+        self.renumber_constants
     }
 
     /// The nesting limit, in nested function calls.

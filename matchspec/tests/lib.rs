@@ -6,4 +6,5 @@ mod corpus_roundtrip;
 mod deep;
 mod etf;
 mod host;
+mod quirks;
 mod regression;

@@ -91,7 +91,7 @@ pub(crate) fn check(
         Err(Stop::Errors) => Err(SpecErrors { errors: checker.errors }),
         Err(Stop::Renumber) => {
             // ERTS renames every variable atom of the spec and starts over.
-            let (renamed, numbers) = renumber(spec);
+            let (renamed, numbers) = renumber(spec, config.renumber_constants);
             let clauses = shape(renamed.as_ref(), flags)?;
             let mut checker = Checker::new(kind, flags, config, Some(numbers));
             match checker.clauses(&clauses) {
@@ -1169,8 +1169,9 @@ pub(crate) fn atom_variable_number(a: Atom) -> Option<u32> {
 /// Renames every variable atom of `spec` densely, as ERTS's
 /// `match_compact` does: distinct numbers sorted ascending become
 /// `'$0'`, `'$1'`, ... Returns the renamed spec and the original number of
-/// each new one.
-fn renumber(spec: TermRef<'_>) -> (Term, Vec<u32>) {
+/// each new one. With `renumber_constants` off, atoms inside `{const, T}`
+/// keep their names ([`Config::renumber_constants`]).
+fn renumber(spec: TermRef<'_>, renumber_constants: bool) -> (Term, Vec<u32>) {
     let mut numbers = BTreeSet::new();
     let mut stack = vec![spec];
     while let Some(t) = stack.pop() {
@@ -1193,10 +1194,41 @@ fn renumber(spec: TermRef<'_>) -> (Term, Vec<u32>) {
         }
     }
     let numbers: Vec<u32> = numbers.into_iter().collect();
-    let renamed = crate::term::map_atoms(spec, &|a| {
+    let rename = |a: Atom| {
         let n = atom_variable_number(a)?;
         let i = numbers.binary_search(&n).ok()?;
         Some(Atom::new(&format!("${i}")))
-    });
+    };
+    let renamed = match renumber_constants {
+        true => None,
+        false => renumber_outside_constants(spec, &rename),
+    };
+    let renamed = renamed.unwrap_or_else(|| crate::term::map_atoms(spec, &rename, &|_| false));
     (renamed, numbers)
+}
+
+/// [`renumber`] without ERTS's quirk Q1: heads renamed as a whole, guards
+/// and bodies except inside `{const, T}`. `None` if `spec` is not a proper
+/// list of 3-tuples (the checker has refused it already).
+fn renumber_outside_constants(
+    spec: TermRef<'_>,
+    rename: &dyn Fn(Atom) -> Option<Atom>,
+) -> Option<Term> {
+    let is_constant = |t: TermRef<'_>| {
+        t.as_tuple().is_some_and(|t| {
+            t.len() == 2 && t.get(0).and_then(|c| c.as_atom()) == Some(Atom::CONST)
+        })
+    };
+    let mut items = spec.list_items();
+    let clauses: Option<Vec<Term>> = items
+        .by_ref()
+        .map(|clause| {
+            let clause = clause.as_tuple().filter(|t| t.len() == 3)?;
+            let head = crate::term::map_atoms(clause.get(0)?, rename, &|_| false);
+            let guards = crate::term::map_atoms(clause.get(1)?, rename, &is_constant);
+            let body = crate::term::map_atoms(clause.get(2)?, rename, &is_constant);
+            Some(Term::tuple([head, guards, body]))
+        })
+        .collect();
+    items.tail().is_nil().then_some(Term::list(clauses?))
 }

@@ -22,8 +22,14 @@ pub(crate) fn copy_into(term: TermRef<'_>, dst: &mut Heap) -> Word {
 }
 
 /// A copy of `term` with every atom `a` for which `rename(a)` is `Some(b)`
-/// replaced by `b` (maps are re-sorted, since their keys may change).
-pub(crate) fn map_atoms(term: TermRef<'_>, rename: &dyn Fn(Atom) -> Option<Atom>) -> Term {
+/// replaced by `b` (maps are re-sorted, since their keys may change),
+/// except inside subterms for which `keep` holds, which are copied as they
+/// are.
+pub(crate) fn map_atoms(
+    term: TermRef<'_>,
+    rename: &dyn Fn(Atom) -> Option<Atom>,
+    keep: &dyn Fn(TermRef<'_>) -> bool,
+) -> Term {
     let mut heap = Heap::new();
     let root = copy_into(term, &mut heap);
     let renamed = |w: Word| w.as_atom().and_then(rename).map_or(w, Word::atom);
@@ -32,7 +38,7 @@ pub(crate) fn map_atoms(term: TermRef<'_>, rename: &dyn Fn(Atom) -> Option<Atom>
     let mut maps = Vec::new();
     let mut stack = vec![root];
     while let Some(w) = stack.pop() {
-        if w.is_immediate() {
+        if w.is_immediate() || keep(HeapSet::single(&heap).term(w)) {
             continue;
         }
         let (_, at) = w.target();
