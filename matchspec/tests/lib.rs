@@ -6,5 +6,6 @@ mod corpus_roundtrip;
 mod deep;
 mod etf;
 mod host;
+mod interp;
 mod quirks;
 mod regression;
