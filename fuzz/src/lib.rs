@@ -306,11 +306,31 @@ impl SpecGen<'_, '_> {
         Ok(Term::list((0..n).map(|_| self.expr(0)).collect::<Result<Vec<_>>>()?))
     }
 
+    /// A match variable `'$N'`, or a name that only looks like one. The
+    /// names come from a fixed set: atoms are never freed, and arbitrary
+    /// numbers would grow the atom table for as long as the fuzzer runs.
     fn var(&mut self) -> Result<Term> {
-        let n = match self.u.choose_index(8)? {
-            0 => self.u.arbitrary::<u32>()?,
-            _ => self.u.int_in_range(0..=4)?,
-        };
+        const ODD: &[&str] = &[
+            "$9",
+            "$10",
+            "$100",
+            "$65535",
+            "$99999999",
+            "$100000000",
+            "$100000001",
+            "$4294967295",
+            "$4294967296",
+            "$01",
+            "$-1",
+            "$1a",
+            "$",
+            "$ 1",
+            "$\u{661}",
+        ];
+        if self.u.ratio(1u8, 8u8)? {
+            return Ok(atom(self.u.choose(ODD)?));
+        }
+        let n = self.u.int_in_range(0..=4)?;
         Ok(atom(&format!("${n}")))
     }
 

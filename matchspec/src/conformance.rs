@@ -100,7 +100,7 @@ pub fn match_spec_test_with(
     let root = match outcome {
         // ERTS raises badarg for a trace input that is not a list.
         Err(EvalError::NotAnArgumentList { .. }) => {
-            let raised = Word::atom(Atom::new("raised"));
+            let raised = Word::atom(Atom::RAISED);
             heap.tuple(&[raised, Word::atom(Atom::ERROR), Word::atom(Atom::BADARG)])
         }
         Ok(outcome) => {
@@ -111,10 +111,10 @@ pub fn match_spec_test_with(
             let flags = outcome.flags();
             let mut names = Vec::new();
             if flags.return_trace {
-                names.push(Word::atom(Atom::new("return_trace")));
+                names.push(Word::atom(Atom::RETURN_TRACE));
             }
             if flags.exception_trace {
-                names.push(Word::atom(Atom::new("exception_trace")));
+                names.push(Word::atom(Atom::EXCEPTION_TRACE));
             }
             let flags = heap.list(&names);
             heap.tuple(&[Word::atom(Atom::OK), result, flags, Word::NIL])

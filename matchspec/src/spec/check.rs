@@ -91,7 +91,7 @@ pub(crate) fn check(
         Err(Stop::Errors) => Err(SpecErrors { errors: checker.errors }),
         Err(Stop::Renumber) => {
             // ERTS renames every variable atom of the spec and starts over.
-            let (renamed, numbers) = renumber(spec, config.renumber_constants);
+            let (renamed, numbers) = renumber(spec, config.renumber_constants)?;
             let clauses = shape(renamed.as_ref(), flags)?;
             let mut checker = Checker::new(kind, flags, config, Some(numbers));
             match checker.clauses(&clauses) {
@@ -852,11 +852,8 @@ impl<'c> Checker<'c> {
     fn function<'a>(&mut self, name: Atom, args: &[TermRef<'a>], depth: u32) -> Checked<'a> {
         let arity = args.len();
         // Under `match_spec_test`, `set_tcw` is compiled as its fake.
-        let lookup_name = if name.name() == "set_tcw" && self.flags.fake {
-            Atom::new("set_tcw_fake")
-        } else {
-            name
-        };
+        let lookup_name =
+            if name.name() == "set_tcw" && self.flags.fake { Atom::SET_TCW_FAKE } else { name };
         let Some(bif) = Bif::lookup(lookup_name, arity) else {
             self.function_error(SpecErrorKind::UnknownFunction, name, arity, " does_not_exist.");
             return Checked::Invalid;
@@ -1171,7 +1168,7 @@ pub(crate) fn atom_variable_number(a: Atom) -> Option<u32> {
 /// `'$0'`, `'$1'`, ... Returns the renamed spec and the original number of
 /// each new one. With `renumber_constants` off, atoms inside `{const, T}`
 /// keep their names ([`Config::renumber_constants`]).
-fn renumber(spec: TermRef<'_>, renumber_constants: bool) -> (Term, Vec<u32>) {
+fn renumber(spec: TermRef<'_>, renumber_constants: bool) -> Result<(Term, Vec<u32>), SpecErrors> {
     let mut numbers = BTreeSet::new();
     let mut stack = vec![spec];
     while let Some(t) = stack.pop() {
@@ -1194,17 +1191,29 @@ fn renumber(spec: TermRef<'_>, renumber_constants: bool) -> (Term, Vec<u32>) {
         }
     }
     let numbers: Vec<u32> = numbers.into_iter().collect();
+    // The new names, interned up front so that renaming cannot fail.
+    let names = (0..numbers.len())
+        .map(|i| Atom::try_new(&format!("${i}")))
+        .collect::<Result<Vec<Atom>, _>>()
+        .map_err(|_| SpecErrors {
+            errors: vec![SpecError {
+                kind: SpecErrorKind::AtomTableFull,
+                message: b"Too many atoms; system limit reached.".to_vec(),
+                path: vec![],
+                source: None,
+            }],
+        })?;
     let rename = |a: Atom| {
         let n = atom_variable_number(a)?;
         let i = numbers.binary_search(&n).ok()?;
-        Some(Atom::new(&format!("${i}")))
+        Some(names[i])
     };
     let renamed = match renumber_constants {
         true => None,
         false => renumber_outside_constants(spec, &rename),
     };
     let renamed = renamed.unwrap_or_else(|| crate::term::map_atoms(spec, &rename, &|_| false));
-    (renamed, numbers)
+    Ok((renamed, numbers))
 }
 
 /// [`renumber`] without ERTS's quirk Q1: heads renamed as a whole, guards

@@ -71,6 +71,9 @@ pub enum SpecErrorKind {
     WrongContext,
     /// Nesting deeper than the limit (`system_limit`).
     ExcessiveNesting,
+    /// Renumbering variables (quirk Q1) needed a new `'$N'` atom and the
+    /// atom table is full. ERTS would crash; we refuse the spec.
+    AtomTableFull,
     /// `{const}` or `{const, A, B}`.
     ConstArity,
     /// `{'and'}` and friends with no arguments.

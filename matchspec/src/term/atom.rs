@@ -102,6 +102,19 @@ predefined_atoms! {
     MESSAGE = "message",
     BADARG = "badarg",
     SYSTEM_LIMIT = "system_limit",
+    RETURN_TRACE = "return_trace",
+    EXCEPTION_TRACE = "exception_trace",
+    SET_TCW_FAKE = "set_tcw_fake",
+}
+
+/// Atoms of our own that code names directly, interned right after ERTS's
+/// boot atoms so that naming them can never fail on a full table.
+const OWN_ATOMS: &[&str] = &["raised"];
+
+impl Atom {
+    /// The atom `raised` (what `match_spec_test` answers carry for a raised
+    /// exception).
+    pub const RAISED: Atom = Atom(ERTS_ATOMS.len() as u32);
 }
 
 struct Table {
@@ -115,7 +128,7 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
         let mut index = table.index.write().unwrap_or_else(|poison| poison.into_inner());
         // ERTS's boot atoms come first, at ERTS's own indices: ERTS lays
         // out small maps by atom index, and so do we.
-        for (i, name) in ERTS_ATOMS.iter().enumerate() {
+        for (i, name) in ERTS_ATOMS.iter().chain(OWN_ATOMS).enumerate() {
             let pushed = table.names.push(name);
             debug_assert_eq!(pushed, i);
             index.insert(name, i as u32);
@@ -227,6 +240,8 @@ mod tests {
         assert_eq!(Atom::TRUE.name(), "true");
         assert_eq!(Atom::new("nonode@nohost"), Atom::NONODE);
         assert_eq!(Atom::SYSTEM_LIMIT.name(), "system_limit");
+        assert_eq!(Atom::RAISED.name(), "raised");
+        assert_eq!(Atom::new("raised"), Atom::RAISED);
     }
 
     #[test]
