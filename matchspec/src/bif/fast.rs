@@ -44,6 +44,23 @@ pub fn small_arith(bif: Bif, x: i64, y: i64) -> Option<i64> {
     }
 }
 
+/// `bif` on two integers that fit 128 bits (small integers or small
+/// bignums), if the result does too; as [`small_arith`] otherwise.
+#[inline]
+pub fn wide_arith(bif: Bif, x: i128, y: i128) -> Option<i128> {
+    match bif {
+        Bif::Add => x.checked_add(y),
+        Bif::Sub => x.checked_sub(y),
+        Bif::Mul => x.checked_mul(y),
+        Bif::IntDiv => x.checked_div(y),
+        Bif::Rem => x.checked_rem(y),
+        Bif::Band => Some(x & y),
+        Bif::Bor => Some(x | y),
+        Bif::Bxor => Some(x ^ y),
+        _ => None,
+    }
+}
+
 /// `bif` on two numbers already converted to floats (at least one was a
 /// float, or `bif` is `'/'`), if it is one of `+ - * /` and the result is
 /// finite. Small integers convert with `as f64`, as ERTS converts them.

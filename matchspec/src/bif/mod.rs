@@ -30,7 +30,7 @@ mod num;
 use crate::term::{Atom, Heap, Word};
 
 pub use eval::call;
-pub use fast::{float_arith, has_fast_path, small_arith};
+pub use fast::{float_arith, has_fast_path, small_arith, wide_arith};
 
 /// A function from ERTS's `guard_tab`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

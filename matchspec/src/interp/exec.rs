@@ -2,12 +2,12 @@
 
 use crate::bif::{self, Bif, Env, Value};
 use crate::host::Host;
-use crate::ir::{ChangeTrace, Cmp, Fail, LogicOp, Op, Program, Reg, TraceFlag};
+use crate::ir::{ChangeTrace, Fail, LogicOp, Op, Program, Reg, TraceFlag};
 use crate::outcome::{EvalError, Flags, Matched, Outcome};
 use crate::term::word::layout;
-use crate::term::{Atom, Heap, HeapSet, Kind, Space, TermRef, Word, compare_int_float_i64};
+use crate::term::{Atom, Heap, HeapSet, Kind, Space, TermRef, Word};
 
-use super::Scratch;
+use super::{Scratch, fast};
 
 const TRUE: Word = Word::atom(Atom::TRUE);
 const FALSE: Word = Word::atom(Atom::FALSE);
@@ -43,6 +43,9 @@ pub(crate) fn run<'a>(
         regs[first..first + program.constants.len()].copy_from_slice(&program.constants);
         *loaded = program.id;
     }
+    // A plain slice from here on: its pointer and length stay in machine
+    // registers instead of being reloaded from the vector.
+    let regs = regs.as_mut_slice();
     regs[Reg::INPUT.index()] = input_word;
 
     if program.kind.is_trace() {
@@ -145,14 +148,11 @@ pub(crate) fn run<'a>(
                 // Arithmetic on small integers and floats needs no terms.
                 if bif::has_fast_path(bif)
                     && let [a, b, _] = call_args
-                    && let Some(w) = fast_arith(bif, regs[a.index()], regs[b.index()], |w| {
-                        float_of(w, input_words, literals, heap.words())
+                    && let Some(value) = fast::arith(bif, regs[a.index()], regs[b.index()], |w| {
+                        fast::number_of(w, [input_words, literals, heap.words()])
                     })
                 {
-                    regs[dst.index()] = match w {
-                        FastValue::Word(w) => w,
-                        FastValue::Float(f) => heap.float(f),
-                    };
+                    regs[dst.index()] = value.build(heap);
                     continue;
                 }
                 // Only a few functions look at the world; ask the host only for them.
@@ -191,8 +191,8 @@ pub(crate) fn run<'a>(
                 // Small integers compare without reading any heap.
                 let holds = match (x.as_small(), y.as_small()) {
                     (Some(p), Some(q)) => op.of_ordering(p.cmp(&q)),
-                    _ => match numeric_order(op, x, y, |w| {
-                        number_of(w, input_words, literals, heap.words())
+                    _ => match fast::order(op, x, y, |w| {
+                        fast::number_of(w, [input_words, literals, heap.words()])
                     }) {
                         Some(order) => op.of_ordering(order),
                         None => {
@@ -339,110 +339,6 @@ fn load_args(input: TermRef<'_>, program: &Program, args: &mut Vec<Word>) -> Res
     Ok(())
 }
 
-/// A result of [`fast_arith`].
-enum FastValue {
-    Word(Word),
-    Float(f64),
-}
-
-/// The fast paths of `bif` on two words (see `bif::fast`): small integers,
-/// or floats mixed with small integers. `None`: take the full path.
-#[inline(always)]
-fn fast_arith(
-    bif: Bif,
-    x: Word,
-    y: Word,
-    float_of: impl Fn(Word) -> Option<f64>,
-) -> Option<FastValue> {
-    match (x.as_small(), y.as_small()) {
-        (Some(p), Some(q)) if bif != Bif::FloatDiv => {
-            bif::small_arith(bif, p, q).and_then(Word::small).map(FastValue::Word)
-        }
-        (Some(p), Some(q)) => bif::float_arith(bif, p as f64, q as f64).map(FastValue::Float),
-        (Some(p), None) => bif::float_arith(bif, p as f64, float_of(y)?).map(FastValue::Float),
-        (None, Some(q)) => bif::float_arith(bif, float_of(x)?, q as f64).map(FastValue::Float),
-        (None, None) => bif::float_arith(bif, float_of(x)?, float_of(y)?).map(FastValue::Float),
-    }
-}
-
-/// A number as far as comparing it needs: bignums only by their sign
-/// (every bignum lies beyond every small integer).
-#[derive(Clone, Copy)]
-enum Number {
-    Small(i64),
-    Float(f64),
-    PositiveBig,
-    NegativeBig,
-}
-
-/// What a word is as a number, read from whichever space it is in; `None`
-/// for anything else.
-#[inline(always)]
-fn number_of(w: Word, input: &[Word], literals: &[Word], scratch: &[Word]) -> Option<Number> {
-    if let Some(i) = w.as_small() {
-        return Some(Number::Small(i));
-    }
-    if !w.is_boxed() {
-        return None;
-    }
-    let bits = w.to_bits();
-    let cells = match (bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
-        0 => input,
-        1 => literals,
-        _ => scratch,
-    };
-    let at = (bits >> layout::OFFSET_SHIFT) as usize;
-    let header = cells.get(at)?.to_bits();
-    if header == layout::FLOAT_HEADER {
-        return cells.get(at + 1).map(|w| Number::Float(f64::from_bits(w.to_bits())));
-    }
-    match header & layout::HEADER_KIND_MASK {
-        layout::HEADER_POS_BIG => Some(Number::PositiveBig),
-        layout::HEADER_NEG_BIG => Some(Number::NegativeBig),
-        _ => None,
-    }
-}
-
-/// The value of a float word (see [`number_of`]).
-#[inline(always)]
-fn float_of(w: Word, input: &[Word], literals: &[Word], scratch: &[Word]) -> Option<f64> {
-    match number_of(w, input, literals, scratch)? {
-        Number::Float(f) => Some(f),
-        Number::Small(_) | Number::PositiveBig | Number::NegativeBig => None,
-    }
-}
-
-/// The order of two numbers for the arithmetic comparisons, when it is
-/// cheap to know (no two bignums, not `=:=`/`=/=`, which tell `1` from
-/// `1.0`); `None`: ask the full comparison.
-#[inline(always)]
-fn numeric_order(
-    op: Cmp,
-    x: Word,
-    y: Word,
-    number_of: impl Fn(Word) -> Option<Number>,
-) -> Option<std::cmp::Ordering> {
-    use std::cmp::Ordering::{Greater, Less};
-    if matches!(op, Cmp::ExactEq | Cmp::ExactNe) {
-        return None;
-    }
-    Some(match (number_of(x)?, number_of(y)?) {
-        (Number::Small(p), Number::Small(q)) => p.cmp(&q),
-        (Number::Small(i), Number::Float(f)) => compare_int_float_i64(i, f),
-        (Number::Float(f), Number::Small(i)) => compare_int_float_i64(i, f).reverse(),
-        // Floats are never NaN.
-        (Number::Float(p), Number::Float(q)) => p.partial_cmp(&q)?,
-        (Number::Small(_) | Number::NegativeBig, Number::PositiveBig)
-        | (Number::NegativeBig, Number::Small(_)) => Less,
-        (Number::PositiveBig, Number::Small(_) | Number::NegativeBig)
-        | (Number::Small(_), Number::NegativeBig) => Greater,
-        (Number::Float(_), _) | (_, Number::Float(_)) => return None,
-        (Number::PositiveBig, Number::PositiveBig) | (Number::NegativeBig, Number::NegativeBig) => {
-            return None;
-        }
-    })
-}
-
 /// Places a function's result in the heap.
 fn build(value: Value, heap: &mut Heap) -> Word {
     match value {
@@ -468,44 +364,4 @@ pub(crate) fn sorted_pairs(heaps: HeapSet<'_>, mut pairs: Vec<(Word, Word)>) -> 
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::syntax::parse_terms_into;
-
-    /// The comparison fast path answers as the full term comparison does.
-    #[test]
-    fn numeric_order_agrees_with_the_term_order() {
-        let mut heap = Heap::new();
-        let text = "0. 1. -1. 7. 1152921504606846975. -1152921504606846976. \
-                    1152921504606846976. -1152921504606846977. 36893488147419103232. \
-                    -36893488147419103232. 0.0. -0.0. 1.0. -1.0. 7.5. 1.0e19. -1.0e19. \
-                    1152921504606846976.0. 9007199254740993. 9007199254740992.0. a. {}.";
-        let words = parse_terms_into(text, &mut heap).expect("parses");
-        let ops =
-            [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne, Cmp::ExactEq, Cmp::ExactNe];
-        let cells = heap.words();
-        let mut fast = 0;
-        for &x in &words {
-            for &y in &words {
-                for op in ops {
-                    let order = numeric_order(op, x, y, |w| number_of(w, cells, &[], &[]));
-                    let full = op.holds(heap.view(x), heap.view(y));
-                    if let Some(order) = order {
-                        fast += 1;
-                        assert_eq!(
-                            op.of_ordering(order),
-                            full,
-                            "{} {op:?} {}",
-                            heap.view(x),
-                            heap.view(y)
-                        );
-                    }
-                }
-            }
-        }
-        assert!(fast > 1000, "{fast}");
-    }
 }

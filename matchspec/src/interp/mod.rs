@@ -17,6 +17,7 @@
 //! ```
 
 mod exec;
+mod fast;
 
 use crate::term::{Heap, Space, Word};
 
