@@ -1,1 +1,70 @@
-//! The Cranelift JIT for match-spec programs (not built yet: see issue 4).
+//! The Cranelift JIT for match-spec programs: the same answers as the
+//! interpreter, as machine code.
+//!
+//! # The pipeline
+//!
+//! ```text
+//! CompiledSpec ──translate──▶ Cranelift IR ──cranelift──▶ machine code ──▶ JitProgram::run ──▶ Outcome
+//! ```
+//!
+//! [`JitProgram::compile`] translates a spec's [`Program`](matchspec::ir::Program)
+//! op by op (`translate.rs`). Hot ops become inline machine code: type tags,
+//! tuple arity and element reads, list cells, immediate and small-integer
+//! tests, small-integer `+ - *` with overflow checks, comparisons of small
+//! integers, jumps. Everything else (bignums and floats, term order on
+//! compound terms, map lookups, building terms, trace actions) calls one
+//! helper that runs the op with the interpreter's own definition
+//! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines
+//! cannot disagree on anything but a few machine instructions, and those
+//! are checked by the whole conformance corpus and a differential fuzzer.
+//!
+//! [`JitProgram::run`] takes and returns exactly what
+//! [`CompiledSpec::run_with_host`](matchspec::CompiledSpec::run_with_host)
+//! does.
+//!
+//! ```
+//! use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost, spec::Kind, term::Term};
+//! use matchspec_jit::JitProgram;
+//!
+//! let spec = CompiledSpec::compile(
+//!     "[{{'$1', '$2', ok}, [{'>', '$2', 100}], [{{'$1', {'+', '$2', 1}}}]}]",
+//!     Kind::Table,
+//!     &Config::default(),
+//! )?;
+//! let jit = JitProgram::compile(&spec)?;
+//! let mut scratch = Scratch::new();
+//! let mut host = TestHost::default();
+//! let row = Term::parse("{user_7, 150, ok}")?;
+//! let outcome = jit.run(&spec, row.as_ref(), &mut scratch, &mut host)?;
+//! assert_eq!(outcome.result().unwrap().to_string(), "{user_7,151}");
+//! let row = Term::parse("{user_8, 50, ok}")?;
+//! assert_eq!(jit.run(&spec, row.as_ref(), &mut scratch, &mut host)?, Outcome::NoMatch);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Choosing an engine
+//!
+//! [`EngineSpec`] puts a spec on an [`Engine`]: the interpreter, the JIT,
+//! or `auto`, which interprets until the spec has run often enough for
+//! compiling to pay off ([`AUTO_THRESHOLD`]). If the JIT cannot compile a
+//! spec ([`JitError`]) it runs in the interpreter.
+//!
+//! # Safety
+//!
+//! This is the one crate with `unsafe` code. The machine code reads only
+//! the run's registers (every register number is checked at compile time)
+//! and the input's words (every read is bounds-checked at run time); code
+//! memory is never writable and executable at once (Cranelift maps it
+//! read+execute after writing it); the function pointer never leaves
+//! [`JitProgram`], which frees the code when dropped; a panic in a helper
+//! is caught before it reaches machine code and resumed after it.
+
+mod abi;
+mod engine;
+mod error;
+mod program;
+mod translate;
+
+pub use engine::{AUTO_THRESHOLD, Engine, EngineRunner, EngineSpec};
+pub use error::JitError;
+pub use program::{JitProgram, MAX_OPS};

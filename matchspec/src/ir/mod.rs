@@ -130,6 +130,12 @@ pub struct Program {
 }
 
 impl Program {
+    /// A number no other program compiled by this process has (clones keep
+    /// it): what engines key their caches on.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The event kind it was compiled for.
     pub fn kind(&self) -> Kind {
         self.kind

@@ -1,0 +1,192 @@
+//! [`Engine`]: choosing between the interpreter and the JIT, and
+//! [`EngineSpec`], a spec that runs on the chosen engine.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use matchspec::conformance::Runner;
+use matchspec::term::TermRef;
+use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
+
+use crate::{JitError, JitProgram};
+
+/// Which engine runs a spec.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// The interpreter (the reference engine; no compile time).
+    #[default]
+    Interp,
+    /// Machine code from the start (compiled when the spec is made).
+    Jit,
+    /// Interpret first; compile to machine code once the spec has run
+    /// [`AUTO_THRESHOLD`] times, which is when the compile time has paid
+    /// for itself.
+    Auto,
+}
+
+impl Engine {
+    /// The engine's name (`interp`, `jit`, `auto`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Interp => "interp",
+            Engine::Jit => "jit",
+            Engine::Auto => "auto",
+        }
+    }
+}
+
+/// How many runs [`Engine::Auto`] interprets before compiling.
+///
+/// Compiling a workload spec takes about 100-300 µs and the machine code
+/// saves 10-80 ns per run (see `benches/README.md`), so compiling pays
+/// back after some thousands of runs; this is that break-even, rounded up
+/// so short-lived specs never pay for a compile they cannot recover.
+pub const AUTO_THRESHOLD: u64 = 10_000;
+
+/// A compiled spec together with the engine that runs it.
+///
+/// `Send + Sync`: share one between threads, each with its own
+/// [`Scratch`]. With [`Engine::Auto`] the first thread to cross the
+/// threshold compiles; the others keep interpreting until the code is
+/// ready, then all use it.
+///
+/// ```
+/// use matchspec::{CompiledSpec, Config, Scratch, TestHost, spec::Kind, term::Term};
+/// use matchspec_jit::{Engine, EngineSpec};
+///
+/// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default()).unwrap();
+/// let spec = EngineSpec::new(spec, Engine::Jit);
+/// assert!(spec.jit_error().is_none());
+/// let input = Term::parse("{7, ok}").unwrap();
+/// let mut scratch = Scratch::new();
+/// let outcome = spec.run(input.as_ref(), &mut scratch, &mut TestHost::default()).unwrap();
+/// assert_eq!(outcome.result().unwrap().to_string(), "7");
+/// ```
+#[derive(Debug)]
+pub struct EngineSpec {
+    spec: CompiledSpec,
+    engine: Engine,
+    runs: AtomicU64,
+    jit: OnceLock<Result<JitProgram, JitError>>,
+}
+
+impl EngineSpec {
+    /// Puts `spec` on `engine`. With [`Engine::Jit`] this compiles now; if
+    /// compiling fails the spec runs in the interpreter and
+    /// [`jit_error`](Self::jit_error) says why.
+    pub fn new(spec: CompiledSpec, engine: Engine) -> EngineSpec {
+        let this = EngineSpec { spec, engine, runs: AtomicU64::new(0), jit: OnceLock::new() };
+        if engine == Engine::Jit {
+            this.machine_code();
+        }
+        this
+    }
+
+    /// The spec.
+    pub fn spec(&self) -> &CompiledSpec {
+        &self.spec
+    }
+
+    /// The engine asked for.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Is the spec running as machine code now?
+    pub fn is_compiled(&self) -> bool {
+        matches!(self.jit.get(), Some(Ok(_)))
+    }
+
+    /// Why the JIT could not compile the spec, if it tried and failed.
+    pub fn jit_error(&self) -> Option<&JitError> {
+        self.jit.get().and_then(|r| r.as_ref().err())
+    }
+
+    /// The machine code, compiled on first use.
+    fn machine_code(&self) -> Option<&JitProgram> {
+        self.jit.get_or_init(|| JitProgram::compile(&self.spec)).as_ref().ok()
+    }
+
+    /// Runs the spec on `input` (for trace kinds, the argument list).
+    pub fn run<'a>(
+        &'a self,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Outcome<'a>, EvalError> {
+        let jit = match self.engine {
+            Engine::Interp => None,
+            Engine::Jit => self.jit.get().and_then(|r| r.as_ref().ok()),
+            Engine::Auto => match self.jit.get() {
+                Some(compiled) => compiled.as_ref().ok(),
+                None if self.runs.fetch_add(1, Ordering::Relaxed) + 1 >= AUTO_THRESHOLD => {
+                    self.machine_code()
+                }
+                None => None,
+            },
+        };
+        match jit {
+            Some(jit) => jit.run(&self.spec, input, scratch, host),
+            None => self.spec.run_with_host(input, scratch, host),
+        }
+    }
+}
+
+/// An [`Engine`] as a conformance [`Runner`]: it compiles each new spec it
+/// is given (keeping the last one) and runs it on that engine.
+#[derive(Debug, Default)]
+pub struct EngineRunner {
+    engine: Engine,
+    last: Option<(u64, EngineSpec)>,
+}
+
+impl EngineRunner {
+    /// A runner for `engine`.
+    pub fn new(engine: Engine) -> EngineRunner {
+        EngineRunner { engine, last: None }
+    }
+
+    /// The last spec's JIT error, if compiling it failed.
+    pub fn last_jit_error(&self) -> Option<&JitError> {
+        self.last.as_ref().and_then(|(_, spec)| spec.jit_error())
+    }
+}
+
+impl Runner for EngineRunner {
+    fn run<'a>(
+        &mut self,
+        spec: &'a CompiledSpec,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Outcome<'a>, EvalError> {
+        let id = spec.program().id();
+        if self.last.as_ref().is_none_or(|(last, _)| *last != id) {
+            self.last = Some((id, EngineSpec::new(spec.clone(), self.engine)));
+        }
+        let engine_spec = match &self.last {
+            Some((_, engine_spec)) => engine_spec,
+            None => return spec.run_with_host(input, scratch, host),
+        };
+        match engine_spec.jit.get().and_then(|r| r.as_ref().ok()) {
+            // The engine spec holds a clone of `spec` (same program), so
+            // the machine code runs with `spec` itself and the outcome
+            // borrows only from it.
+            Some(jit) if engine_spec.engine != Engine::Interp => {
+                jit.run(spec, input, scratch, host)
+            }
+            _ => {
+                if engine_spec.engine == Engine::Auto {
+                    // Count the run and compile at the threshold.
+                    let runs = engine_spec.runs.fetch_add(1, Ordering::Relaxed) + 1;
+                    if runs >= AUTO_THRESHOLD
+                        && let Some(jit) = engine_spec.machine_code()
+                    {
+                        return jit.run(spec, input, scratch, host);
+                    }
+                }
+                spec.run_with_host(input, scratch, host)
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! [`JitError`]: why a program was not compiled to machine code.
+
+/// Why the JIT did not compile a program. None of these is a wrong answer:
+/// the spec runs in the interpreter instead, and [`Engine`](crate::Engine)
+/// does that by itself.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum JitError {
+    /// The program has more ops than the JIT takes.
+    #[error("the program has {ops} ops, more than the JIT's limit of {limit}")]
+    TooLarge {
+        /// The program's size.
+        ops: usize,
+        /// [`MAX_OPS`](crate::MAX_OPS).
+        limit: usize,
+    },
+    /// The program breaks a rule the machine code relies on (the compiler
+    /// never makes such programs).
+    #[error("the program is malformed: {what}")]
+    Malformed {
+        /// Which rule.
+        what: &'static str,
+    },
+    /// Cranelift does not support this machine.
+    #[error("Cranelift does not support this machine: {reason}")]
+    UnsupportedHost {
+        /// Cranelift's reason.
+        reason: &'static str,
+    },
+    /// A Cranelift setting was refused.
+    #[error("Cranelift refused the setting {name}")]
+    Setting {
+        /// The setting.
+        name: &'static str,
+    },
+    /// Cranelift failed to compile or link the code.
+    #[error("Cranelift failed: {0}")]
+    Codegen(#[source] std::sync::Arc<cranelift_module::ModuleError>),
+}

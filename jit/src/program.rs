@@ -1,0 +1,283 @@
+//! [`JitProgram`]: a compiled spec's program as machine code, owning it.
+
+use std::ffi::c_void;
+use std::panic::resume_unwind;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use matchspec::interp::Frame;
+use matchspec::ir::{Fail, Label, Op, Program, Reg};
+use matchspec::term::TermRef;
+use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
+
+use crate::JitError;
+use crate::abi::{self, Ctx, Entry};
+use crate::translate::{entry_signature, step_signature, translate};
+
+/// The most ops a program may have to be compiled. Cranelift's time and
+/// memory grow with the function; beyond this the interpreter is the
+/// better engine anyway.
+pub const MAX_OPS: usize = 200_000;
+
+/// A spec's program compiled to machine code.
+///
+/// The code belongs to this value and is freed when it is dropped. It is
+/// `Send + Sync`: any number of threads may run it at once, each with its
+/// own [`Scratch`].
+///
+/// ```
+/// use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+/// use matchspec_jit::JitProgram;
+///
+/// let spec = CompiledSpec::compile("[{{'$1', '$2'}, [{'>', '$2', 10}], ['$1']}]", Kind::Table, &Config::default()).unwrap();
+/// let jit = JitProgram::compile(&spec).unwrap();
+/// let input = Term::parse("{apple, 42}").unwrap();
+/// let mut scratch = Scratch::new();
+/// let outcome = jit.run(&spec, input.as_ref(), &mut scratch, &mut matchspec::TestHost::default()).unwrap();
+/// assert_eq!(outcome.result().unwrap().to_string(), "apple");
+/// ```
+pub struct JitProgram {
+    /// The program's id: it runs only with that program.
+    program_id: u64,
+    /// The code, valid while `module` lives.
+    entry: Entry,
+    /// Owns the code memory; freed in `drop`.
+    module: Option<JITModule>,
+    /// How long compiling took.
+    compile_time: Duration,
+}
+
+// SAFETY: after `compile` the module is never touched again until `drop`,
+// which has exclusive access; the code it owns is immutable (mapped
+// read+execute) and reentrant (its only state is its arguments), so sharing
+// and sending the value between threads is sound.
+unsafe impl Send for JitProgram {}
+// SAFETY: as for `Send`: `&JitProgram` only allows calling the immutable code.
+unsafe impl Sync for JitProgram {}
+
+impl std::fmt::Debug for JitProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitProgram")
+            .field("program_id", &self.program_id)
+            .field("compile_time", &self.compile_time)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: `entry` points into this module's memory and is
+            // private to this value, which is being dropped, so no code of
+            // the module can run or be called again.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// The target machine, set up once: probing the CPU is not cheap.
+static ISA: LazyLock<Result<OwnedTargetIsa, JitError>> = LazyLock::new(|| {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, name: &'static str, value: &'static str| {
+        flags.set(name, value).map_err(|_| JitError::Setting { name })
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    // Required by cranelift-jit (see `JITBuilder::with_flags`).
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa = cranelift_native::builder().map_err(|reason| JitError::UnsupportedHost { reason })?;
+    isa.finish(settings::Flags::new(flags))
+        .map_err(|e| JitError::Codegen(std::sync::Arc::new(e.into())))
+});
+
+impl JitProgram {
+    /// Compiles `spec`'s program to machine code.
+    ///
+    /// Fails (and the spec should run in the interpreter) if the program is
+    /// larger than [`MAX_OPS`], if Cranelift cannot compile it, or if this
+    /// machine is not one Cranelift supports.
+    pub fn compile(spec: &CompiledSpec) -> Result<JitProgram, JitError> {
+        let start = std::time::Instant::now();
+        let program = spec.program();
+        validate(program)?;
+        let isa = ISA.as_ref().map_err(Clone::clone)?.clone();
+        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+        builder.symbol("msc_step", abi::step as *const u8);
+        let mut module = JITModule::new(builder);
+        let result = Self::define(&mut module, program);
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(err) => {
+                // SAFETY: nothing of this module was handed out.
+                unsafe { module.free_memory() };
+                return Err(err);
+            }
+        };
+        Ok(JitProgram {
+            program_id: program.id(),
+            entry,
+            module: Some(module),
+            compile_time: start.elapsed(),
+        })
+    }
+
+    /// Translates and finalizes the entry function in `module`.
+    fn define(module: &mut JITModule, program: &Program) -> Result<Entry, JitError> {
+        let codegen = |e: cranelift_module::ModuleError| JitError::Codegen(std::sync::Arc::new(e));
+        let mut step_sig = module.make_signature();
+        step_signature(&mut step_sig);
+        let step_id =
+            module.declare_function("msc_step", Linkage::Import, &step_sig).map_err(codegen)?;
+        let mut ctx = module.make_context();
+        entry_signature(&mut ctx.func.signature);
+        let mut fbc = FunctionBuilderContext::new();
+        let target = module.target_config();
+        translate(program, &mut ctx.func, &mut fbc, target, |func| {
+            module.declare_func_in_func(step_id, func)
+        });
+        let id = module.declare_anonymous_function(&ctx.func.signature).map_err(codegen)?;
+        module.define_function(id, &mut ctx).map_err(codegen)?;
+        module.clear_context(&mut ctx);
+        module.finalize_definitions().map_err(codegen)?;
+        let code = module.get_finalized_function(id);
+        // SAFETY: `code` is the finalized function just defined with
+        // `entry_signature`, which is `Entry`'s signature in the platform's
+        // default calling convention (Cranelift's for this ISA).
+        Ok(unsafe { std::mem::transmute::<*const u8, Entry>(code) })
+    }
+
+    /// How long [`compile`](Self::compile) took.
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    /// Runs the code on `input`, as [`CompiledSpec::run_with_host`] runs the
+    /// interpreter; the answers are the same.
+    ///
+    /// `spec` must be the spec this was compiled from (or a clone of it);
+    /// for any other spec this runs the interpreter instead.
+    pub fn run<'a>(
+        &self,
+        spec: &'a CompiledSpec,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Outcome<'a>, EvalError> {
+        let program = spec.program();
+        if program.id() != self.program_id {
+            return spec.run_with_host(input, scratch, host);
+        }
+        let mut frame = Frame::new(program, input, scratch, host)?;
+        let registers = frame.registers().as_mut_ptr().cast::<u64>();
+        let input_words = frame.input_words();
+        let (input_ptr, input_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
+        let mut ctx = Ctx { frame: &mut frame, panic: None };
+        // SAFETY: the code was compiled from this program (same id), so
+        // every register it names is below `program.registers()`, the
+        // length `Frame::new` gave the register file, and every label is an
+        // op of the program. `registers` and the input words stay where they
+        // are for the whole call (the register file is not resized, the
+        // input is borrowed). The machine code reads input words only below
+        // `input_len`. `ctx` outlives the call and only `abi::step` uses it,
+        // never while the machine code touches the registers.
+        let exit = unsafe {
+            (self.entry)((&raw mut ctx).cast::<c_void>(), registers, input_ptr, input_len as u64)
+        };
+        let panic = ctx.panic.take();
+        match exit {
+            abi::EXIT_NO_MATCH => Ok(Outcome::NoMatch),
+            abi::EXIT_PANIC => match panic {
+                Some(payload) => resume_unwind(payload),
+                None => panic!("the JIT reported a panic without a payload"),
+            },
+            abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
+            result => Ok(frame.finish(Reg(result as u32))),
+        }
+    }
+}
+
+/// Checks what the machine code relies on and does not check at run time:
+/// every register below the register file's size, every label an op, no
+/// op but the ending ones last.
+pub(crate) fn validate(program: &Program) -> Result<(), JitError> {
+    let code = program.code();
+    if code.len() > MAX_OPS {
+        return Err(JitError::TooLarge { ops: code.len(), limit: MAX_OPS });
+    }
+    let registers = program.registers();
+    let reg_ok = |r: Reg| r.index() < registers;
+    let label_ok = |l: Label| l.index() < code.len();
+    let malformed = |what: &'static str| Err(JitError::Malformed { what });
+    if !program.operands().iter().all(|&r| reg_ok(r)) {
+        return malformed("an operand list names a register outside the file");
+    }
+    for (pc, op) in code.iter().enumerate() {
+        let (regs, labels, ends) = op_parts(op);
+        if !regs.iter().all(|&r| reg_ok(r)) {
+            return malformed("an op names a register outside the file");
+        }
+        if !labels.iter().all(|&l| label_ok(l)) {
+            return malformed("an op jumps outside the program");
+        }
+        if !ends && pc + 1 == code.len() {
+            return malformed("the last op falls through");
+        }
+    }
+    Ok(())
+}
+
+/// The registers an op's machine code touches itself, its labels, and
+/// whether it ends the run (no falling through).
+fn op_parts(op: &Op) -> (Vec<Reg>, Vec<Label>, bool) {
+    let fail_labels = |fail: Fail| match fail {
+        Fail::Jump(label) => vec![label],
+        Fail::Exit => vec![],
+    };
+    match *op {
+        Op::IsArity { fail, .. } => (vec![], vec![fail], false),
+        Op::GetArg { dst, .. } | Op::GetArgList { dst } => (vec![dst], vec![], false),
+        Op::IsTuple { src, fail, .. }
+        | Op::IsElement { src, fail, .. }
+        | Op::IsCons { src, fail }
+        | Op::IsMap { src, fail, .. }
+        | Op::IsWord { src, fail, .. } => (vec![src], vec![fail], false),
+        Op::GetElement { src, dst, .. } | Op::GetHead { src, dst } | Op::GetTail { src, dst } => {
+            (vec![src, dst], vec![], false)
+        }
+        Op::GetMapValue { src, key, dst, fail } => (vec![src, key, dst], vec![fail], false),
+        Op::IsExactEq { a, b, fail } => (vec![a, b], vec![fail], false),
+        Op::Move { src, dst } => (vec![src, dst], vec![], false),
+        Op::Call { bif, args, dst, fail } => {
+            let mut regs = args[..bif.arity().min(3)].to_vec();
+            regs.push(dst);
+            (regs, fail_labels(fail), false)
+        }
+        Op::Compare { a, b, fail, .. } => (vec![a, b], vec![fail], false),
+        Op::TypeTest { src, fail, .. } => (vec![src], vec![fail], false),
+        Op::BoolBranch { src, target, other, .. } => (vec![src], vec![target, other], false),
+        Op::Logic { dst, fail, .. } => (vec![dst], fail_labels(fail), false),
+        Op::Jump { target } => (vec![], vec![target], true),
+        Op::MakeTuple { dst, .. }
+        | Op::MakeList { dst, .. }
+        | Op::MakeMap { dst, .. }
+        | Op::SelfPid { dst }
+        | Op::IsSeqTrace { dst }
+        | Op::GetSeqToken { dst }
+        | Op::ProcessDump { dst }
+        | Op::Caller { dst }
+        | Op::CallerLine { dst }
+        | Op::CurrentStacktrace { dst, .. } => (vec![dst], vec![], false),
+        Op::MakeCons { head, tail, dst } => (vec![head, tail, dst], vec![], false),
+        Op::SetFlag { .. } => (vec![], vec![], false),
+        Op::Display { src } | Op::Silent { src } => (vec![src], vec![], false),
+        Op::SetSeqToken { key, value, dst, .. } => (vec![key, value, dst], vec![], false),
+        Op::ChangeTrace { a, dst, .. } => (vec![a, dst], vec![], false),
+        Op::Succeed { result } => (vec![result], vec![], true),
+        Op::NoMatch => (vec![], vec![], true),
+    }
+}

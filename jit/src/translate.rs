@@ -1,0 +1,443 @@
+//! [`translate`]: a [`Program`] to a Cranelift function.
+//!
+//! Every op gets a block of its own, so a label is simply the block of the
+//! op it names and falling through is a jump to the next op's block
+//! (Cranelift merges the trivial ones). Registers live in memory, in the
+//! run's register file: every read is a load and every write a store, so a
+//! helper called in between always sees the current values.
+//!
+//! Ops are either lowered inline (type tags, head reads, immediates,
+//! small-integer arithmetic and comparisons, jumps) or handed to the
+//! interpreter's definition through [`abi::step`](crate::abi::step); the
+//! inline forms also fall back to `step` for anything off their fast path.
+//! Every op is named in one exhaustive `match`.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    AbiParam, Block, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value, types,
+};
+use cranelift_codegen::isa::TargetFrontendConfig;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use matchspec::bif::Bif;
+use matchspec::ir::{Cmp, Fail, Label, Op, Program, Reg};
+use matchspec::term::Word;
+use matchspec::term::word::layout;
+
+use crate::abi;
+
+const I64: types::Type = types::I64;
+const TRUE: Word = Word::atom(matchspec::term::Atom::TRUE);
+const FALSE: Word = Word::atom(matchspec::term::Atom::FALSE);
+
+/// The signature of the entry function (see [`abi`](crate::abi)).
+pub(crate) fn entry_signature(sig: &mut Signature) {
+    sig.params.extend([AbiParam::new(I64); 4]);
+    sig.returns.push(AbiParam::new(I64));
+}
+
+/// The signature of [`abi::step`](crate::abi::step).
+pub(crate) fn step_signature(sig: &mut Signature) {
+    sig.params.extend([AbiParam::new(I64); 2]);
+    sig.returns.push(AbiParam::new(I64));
+}
+
+/// Fills `func` (whose signature is [`entry_signature`]) with the code of
+/// `program`; `step` is the imported helper. The program must have passed
+/// [`crate::program::validate`].
+pub(crate) fn translate(
+    program: &Program,
+    func: &mut Function,
+    fbc: &mut FunctionBuilderContext,
+    target: TargetFrontendConfig,
+    declare_step: impl FnOnce(&mut Function) -> FuncRef,
+) {
+    let step = declare_step(func);
+    let mut b = FunctionBuilder::new(func, fbc);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let blocks: Vec<Block> = program.code().iter().map(|_| b.create_block()).collect();
+    let bad_input = b.create_block();
+    let panicked = b.create_block();
+    b.ins().jump(blocks[0], &[]);
+
+    let mut t = Translator {
+        program,
+        b,
+        blocks,
+        step,
+        ctx: params[0],
+        regs: params[1],
+        input: params[2],
+        input_len: params[3],
+        bad_input,
+        panicked,
+    };
+    for pc in 0..program.code().len() {
+        t.b.switch_to_block(t.blocks[pc]);
+        t.op(pc);
+    }
+    t.b.switch_to_block(bad_input);
+    let code = t.b.ins().iconst(I64, abi::EXIT_BAD_INPUT as i64);
+    t.b.ins().return_(&[code]);
+    t.b.switch_to_block(panicked);
+    let code = t.b.ins().iconst(I64, abi::EXIT_PANIC as i64);
+    t.b.ins().return_(&[code]);
+    t.b.seal_all_blocks();
+    t.b.finalize(target);
+}
+
+struct Translator<'p, 'f> {
+    program: &'p Program,
+    b: FunctionBuilder<'f>,
+    /// The block of each op.
+    blocks: Vec<Block>,
+    step: FuncRef,
+    ctx: Value,
+    regs: Value,
+    input: Value,
+    input_len: Value,
+    /// Returns [`abi::EXIT_BAD_INPUT`].
+    bad_input: Block,
+    /// Returns [`abi::EXIT_PANIC`].
+    panicked: Block,
+}
+
+/// Registers and the input are plain aligned memory that never traps (the
+/// translator checks register numbers; input reads are bounds-checked).
+fn mem() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+impl Translator<'_, '_> {
+    /// Emits op `pc` into the current block.
+    fn op(&mut self, pc: usize) {
+        match self.program.code()[pc] {
+            // ---- Heads -------------------------------------------------------------
+            Op::IsTuple { src, arity, fail } => {
+                let w = self.load(src);
+                let boxed = self.has_tag(w, layout::TAG_BOXED);
+                let header = self.b.create_block();
+                self.brif(boxed, header, self.label(fail));
+                self.b.switch_to_block(header);
+                let h = self.input_cell(w, 0);
+                let ok = self.b.ins().icmp_imm_s(
+                    IntCC::Equal,
+                    h,
+                    layout::tuple_header(arity.into()) as i64,
+                );
+                self.branch(ok, pc + 1, fail);
+            }
+            Op::GetElement { src, index, dst } => {
+                let w = self.load(src);
+                let v = self.input_cell(w, 1 + index as i64);
+                self.store(dst, v);
+                self.next(pc);
+            }
+            Op::IsElement { src, index, word, fail } => {
+                let w = self.load(src);
+                let v = self.input_cell(w, 1 + index as i64);
+                let ok = self.is_word(v, word);
+                self.branch(ok, pc + 1, fail);
+            }
+            Op::IsCons { src, fail } => {
+                let w = self.load(src);
+                let ok = self.has_tag(w, layout::TAG_CONS);
+                self.branch(ok, pc + 1, fail);
+            }
+            Op::GetHead { src, dst } => {
+                let w = self.load(src);
+                let v = self.input_cell(w, 0);
+                self.store(dst, v);
+                self.next(pc);
+            }
+            Op::GetTail { src, dst } => {
+                let w = self.load(src);
+                let v = self.input_cell(w, 1);
+                self.store(dst, v);
+                self.next(pc);
+            }
+            Op::IsMap { src, size, fail } => {
+                let w = self.load(src);
+                let boxed = self.has_tag(w, layout::TAG_BOXED);
+                let header = self.b.create_block();
+                self.brif(boxed, header, self.label(fail));
+                self.b.switch_to_block(header);
+                let h = self.input_cell(w, 0);
+                let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
+                let is_map = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_MAP as i64);
+                let keys = self.b.create_block();
+                self.brif(is_map, keys, self.label(fail));
+                self.b.switch_to_block(keys);
+                let n = self.b.ins().ushr_imm_s(h, i64::from(layout::HEADER_KIND_BITS));
+                let n = self.b.ins().band_imm_s(n, !layout::MAP_IN_ORDER as i64);
+                let ok =
+                    self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(size));
+                self.branch(ok, pc + 1, fail);
+            }
+            Op::IsWord { src, word, fail } => {
+                let w = self.load(src);
+                let ok = self.is_word(w, word);
+                self.branch(ok, pc + 1, fail);
+            }
+            Op::IsExactEq { a, b, fail } => {
+                // The same word is the same term; anything else is decided
+                // by the full comparison.
+                let (x, y) = (self.load(a), self.load(b));
+                let same = self.b.ins().icmp(IntCC::Equal, x, y);
+                let slow = self.b.create_block();
+                self.brif(same, self.blocks[pc + 1], slow);
+                self.b.switch_to_block(slow);
+                self.call_step(pc, &[fail]);
+            }
+            Op::IsArity { fail, .. } => self.call_step(pc, &[fail]),
+            Op::GetMapValue { fail, .. } => self.call_step(pc, &[fail]),
+            Op::GetArg { .. } | Op::GetArgList { .. } => self.call_step(pc, &[]),
+
+            // ---- Guard and body values -----------------------------------------------
+            Op::Move { src, dst } => {
+                let v = self.load(src);
+                self.store(dst, v);
+                self.next(pc);
+            }
+            Op::Call { bif, args, dst, fail } => self.call(pc, bif, args, dst, fail),
+            Op::Compare { op, a, b, fail } => self.compare(pc, op, a, b, fail),
+            Op::TypeTest { test, src, expect, fail } => self.type_test(pc, test, src, expect, fail),
+            Op::BoolBranch { src, when, target, other } => {
+                let (stop, go_on) = if when { (TRUE, FALSE) } else { (FALSE, TRUE) };
+                let w = self.load(src);
+                let stops = self.is_word(w, stop);
+                let not_stop = self.b.create_block();
+                self.brif(stops, self.label(target), not_stop);
+                self.b.switch_to_block(not_stop);
+                let goes_on = self.is_word(w, go_on);
+                self.brif(goes_on, self.blocks[pc + 1], self.label(other));
+            }
+            Op::Logic { fail, .. } => self.call_step(pc, &fail_labels(fail)),
+            Op::Jump { target } => {
+                self.jump(self.label(target));
+            }
+
+            // ---- Building and trace actions: the interpreter's code ----------------
+            Op::MakeTuple { .. }
+            | Op::MakeCons { .. }
+            | Op::MakeList { .. }
+            | Op::MakeMap { .. }
+            | Op::SelfPid { .. }
+            | Op::SetFlag { .. }
+            | Op::Display { .. }
+            | Op::IsSeqTrace { .. }
+            | Op::SetSeqToken { .. }
+            | Op::GetSeqToken { .. }
+            | Op::ProcessDump { .. }
+            | Op::ChangeTrace { .. }
+            | Op::Caller { .. }
+            | Op::CallerLine { .. }
+            | Op::CurrentStacktrace { .. }
+            | Op::Silent { .. } => self.call_step(pc, &[]),
+
+            // ---- Ending ---------------------------------------------------------------
+            Op::Succeed { result } => {
+                let r = self.b.ins().iconst(I64, result.index() as i64);
+                self.b.ins().return_(&[r]);
+            }
+            Op::NoMatch => {
+                let code = self.b.ins().iconst(I64, abi::EXIT_NO_MATCH as i64);
+                self.b.ins().return_(&[code]);
+            }
+        }
+    }
+
+    /// `Call`: small-integer `+`, `-` and `*` inline, everything else (and
+    /// any overflow or non-small operand) through `step`.
+    fn call(&mut self, pc: usize, bif: Bif, args: [Reg; 3], dst: Reg, fail: Fail) {
+        let op = match bif {
+            Bif::Add | Bif::Sub | Bif::Mul => bif,
+            _ => return self.call_step(pc, &fail_labels(fail)),
+        };
+        let (x, y) = (self.load(args[0]), self.load(args[1]));
+        let slow = self.b.create_block();
+        let fast = self.b.create_block();
+        let smalls = self.both_small(x, y);
+        self.brif(smalls, fast, slow);
+        self.b.switch_to_block(fast);
+        // A small word is its value shifted left by the tag width (tag 0):
+        // sums and differences of words are words of the sums and
+        // differences, and i64 overflow is exactly leaving the small range.
+        let (result, overflow) = match op {
+            Bif::Add => self.b.ins().sadd_overflow(x, y),
+            Bif::Sub => self.b.ins().ssub_overflow(x, y),
+            _ => {
+                let value = self.b.ins().sshr_imm_s(x, i64::from(layout::TAG_BITS));
+                self.b.ins().smul_overflow(value, y)
+            }
+        };
+        let done = self.b.create_block();
+        self.brif(overflow, slow, done);
+        self.b.switch_to_block(done);
+        self.store(dst, result);
+        self.next(pc);
+        self.b.switch_to_block(slow);
+        self.call_step(pc, &fail_labels(fail));
+    }
+
+    /// `Compare`: two small integers compare as words; anything else goes
+    /// through `step`.
+    fn compare(&mut self, pc: usize, op: Cmp, a: Reg, b: Reg, fail: Label) {
+        let (x, y) = (self.load(a), self.load(b));
+        let slow = self.b.create_block();
+        let fast = self.b.create_block();
+        let smalls = self.both_small(x, y);
+        self.brif(smalls, fast, slow);
+        self.b.switch_to_block(fast);
+        let cc = match op {
+            Cmp::Lt => IntCC::SignedLessThan,
+            Cmp::Le => IntCC::SignedLessThanOrEqual,
+            Cmp::Gt => IntCC::SignedGreaterThan,
+            Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
+            Cmp::Eq | Cmp::ExactEq => IntCC::Equal,
+            Cmp::Ne | Cmp::ExactNe => IntCC::NotEqual,
+        };
+        let holds = self.b.ins().icmp(cc, x, y);
+        self.branch(holds, pc + 1, fail);
+        self.b.switch_to_block(slow);
+        self.call_step(pc, &[fail]);
+    }
+
+    /// `TypeTest`: the tests a word's tag decides, inline; boxed terms go
+    /// through `step`.
+    fn type_test(&mut self, pc: usize, test: Bif, src: Reg, expect: bool, fail: Label) {
+        let w = self.load(src);
+        // Whether the test holds, for tests the tag alone decides.
+        let holds = match test {
+            Bif::IsAtom => Some(self.has_tag(w, layout::TAG_ATOM)),
+            Bif::IsList => {
+                let cons = self.has_tag(w, layout::TAG_CONS);
+                let nil = self.is_word(w, Word::NIL);
+                Some(self.b.ins().bor(cons, nil))
+            }
+            Bif::IsBoolean => {
+                let t = self.is_word(w, TRUE);
+                let f = self.is_word(w, FALSE);
+                Some(self.b.ins().bor(t, f))
+            }
+            _ => None,
+        };
+        if let Some(holds) = holds {
+            let (then, other) =
+                if expect { (pc + 1, fail.index()) } else { (fail.index(), pc + 1) };
+            self.brif(holds, self.blocks[then], self.blocks[other]);
+            return;
+        }
+        // Otherwise: a small integer is an integer and a number; any other
+        // immediate is none of the remaining types; boxed terms need `step`.
+        let small_block = self.b.create_block();
+        let not_small = self.b.create_block();
+        let small = self.has_tag(w, layout::TAG_SMALL);
+        self.brif(small, small_block, not_small);
+        self.b.switch_to_block(small_block);
+        let small_holds = matches!(test, Bif::IsInteger | Bif::IsNumber);
+        self.jump_to(if small_holds == expect { pc + 1 } else { fail.index() });
+        self.b.switch_to_block(not_small);
+        let boxed = self.has_tag(w, layout::TAG_BOXED);
+        let slow = self.b.create_block();
+        let (immediate_then, _) =
+            if expect { (fail.index(), pc + 1) } else { (pc + 1, fail.index()) };
+        self.brif(boxed, slow, self.blocks[immediate_then]);
+        self.b.switch_to_block(slow);
+        self.call_step(pc, &[fail]);
+    }
+
+    // ---- Building blocks ----------------------------------------------------------
+
+    fn load(&mut self, r: Reg) -> Value {
+        self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32)
+    }
+
+    fn store(&mut self, r: Reg, v: Value) {
+        self.b.ins().store(mem(), v, self.regs, (r.index() * 8) as i32);
+    }
+
+    /// Word `k` of the cells `w` points at, in the input's heap; leaves the
+    /// current block for [`abi::EXIT_BAD_INPUT`] if that is out of bounds.
+    fn input_cell(&mut self, w: Value, k: i64) -> Value {
+        let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
+        let index = self.b.ins().iadd_imm_s(offset, k);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, self.input_len);
+        let read = self.b.create_block();
+        self.brif(inside, read, self.bad_input);
+        self.b.switch_to_block(read);
+        let byte_offset = self.b.ins().ishl_imm_s(index, 3);
+        let address = self.b.ins().iadd(self.input, byte_offset);
+        self.b.ins().load(I64, mem(), address, 0)
+    }
+
+    fn has_tag(&mut self, w: Value, tag: u64) -> Value {
+        let t = self.b.ins().band_imm_s(w, layout::TAG_MASK as i64);
+        self.b.ins().icmp_imm_s(IntCC::Equal, t, tag as i64)
+    }
+
+    fn is_word(&mut self, w: Value, word: Word) -> Value {
+        self.b.ins().icmp_imm_s(IntCC::Equal, w, word.to_bits() as i64)
+    }
+
+    /// Are both small integers (tag 0)?
+    fn both_small(&mut self, x: Value, y: Value) -> Value {
+        let either = self.b.ins().bor(x, y);
+        self.has_tag(either, layout::TAG_SMALL)
+    }
+
+    fn label(&self, label: Label) -> Block {
+        self.blocks[label.index()]
+    }
+
+    fn jump_to(&mut self, pc: usize) {
+        self.jump(self.blocks[pc]);
+    }
+
+    fn jump(&mut self, block: Block) {
+        self.b.ins().jump(block, &[]);
+    }
+
+    fn brif(&mut self, cond: Value, then: Block, other: Block) {
+        self.b.ins().brif(cond, then, &[], other, &[]);
+    }
+
+    fn next(&mut self, pc: usize) {
+        self.jump_to(pc + 1);
+    }
+
+    /// Goes on at op `then` if `cond`, else at `fail`.
+    fn branch(&mut self, cond: Value, then: usize, fail: Label) {
+        self.brif(cond, self.blocks[then], self.label(fail));
+    }
+
+    /// Runs op `pc` with the interpreter's code, then goes where it says:
+    /// on, or to one of `labels` (the op's own jump targets).
+    fn call_step(&mut self, pc: usize, labels: &[Label]) {
+        let pc_value = self.b.ins().iconst(I64, pc as i64);
+        let call = self.b.ins().call(self.step, &[self.ctx, pc_value]);
+        let code = self.b.inst_results(call)[0];
+        let on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::STEP_NEXT as i64);
+        let mut other = self.b.create_block();
+        self.brif(on, self.blocks[pc + 1], other);
+        for &label in labels {
+            self.b.switch_to_block(other);
+            let here = self.b.ins().icmp_imm_s(IntCC::Equal, code, label.index() as i64);
+            other = self.b.create_block();
+            self.brif(here, self.label(label), other);
+        }
+        // A panic (or, impossibly, a label the op does not have).
+        self.b.switch_to_block(other);
+        self.jump(self.panicked);
+    }
+}
+
+/// The labels a `Fail` may jump to.
+fn fail_labels(fail: Fail) -> Vec<Label> {
+    match fail {
+        Fail::Jump(label) => vec![label],
+        Fail::Exit => vec![],
+    }
+}

@@ -1,0 +1,3 @@
+//! The integration tests of `matchspec-jit`, in one binary.
+
+mod corpus;
