@@ -55,12 +55,9 @@ pub(crate) enum CliError {
         /// The atom given as the kind.
         name: String,
     },
-    /// `--engine` named an engine this build of `msc` cannot run.
-    #[error("msc: the {engine} engine is not built yet; use --engine interp")]
-    EngineNotBuilt {
-        /// The engine's name, as `--engine` spells it.
-        engine: &'static str,
-    },
+    /// The JIT could not compile a spec for `msc dump --clif/--asm`.
+    #[error("msc: the JIT cannot compile this spec: {0}")]
+    Jit(#[source] matchspec_jit::JitError),
     /// A term of a `--batch` file is not a `{Kind, Spec, Input}` or
     /// `{Kind, Spec, Input, Expected}` case.
     #[error("msc: {path}:{location}: not a {{Kind, Spec, Input}} case: {term}")]

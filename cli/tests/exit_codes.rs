@@ -22,7 +22,6 @@ fn user_errors_are_one_with_a_readable_message() {
         (&["dump", "[{'_', [], [true]}"], "<argument>:\nerror: unexpected end of input"),
         (&["dump", "[{'_', [], [{message, 1}]}]"], "error: Special form 'message' used in wrong"),
         (&["test", "@/nonexistent/spec", "a"], "msc: /nonexistent/spec: No such file"),
-        (&["test", "--engine", "jit", SPEC, "a"], "msc: the jit engine is not built yet"),
         (&["dump", &format!("@{unknown_kind}")], "unknown kind `tabel` in {Kind, Spec}"),
         (&["run", "--spec", "-", "--input", "-"], "msc: --spec and --input cannot both read"),
         (&["run", "--spec", &unknown_kind, "--input", &input], "unknown kind `tabel`"),

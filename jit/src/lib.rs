@@ -67,4 +67,4 @@ mod translate;
 
 pub use engine::{AUTO_THRESHOLD, Engine, EngineRunner, EngineSpec};
 pub use error::JitError;
-pub use program::{JitProgram, MAX_OPS};
+pub use program::{JitProgram, Listing, MAX_OPS};

@@ -9,7 +9,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module, default_libcall_names};
+use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use matchspec::interp::Frame;
 use matchspec::ir::{Fail, Label, Op, Program, Reg};
 use matchspec::term::TermRef;
@@ -91,8 +91,7 @@ static ISA: LazyLock<Result<OwnedTargetIsa, JitError>> = LazyLock::new(|| {
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     let isa = cranelift_native::builder().map_err(|reason| JitError::UnsupportedHost { reason })?;
-    isa.finish(settings::Flags::new(flags))
-        .map_err(|e| JitError::Codegen(std::sync::Arc::new(e.into())))
+    isa.finish(settings::Flags::new(flags)).map_err(|e| codegen(e.into()))
 });
 
 impl JitProgram {
@@ -105,10 +104,7 @@ impl JitProgram {
         let start = std::time::Instant::now();
         let program = spec.program();
         validate(program)?;
-        let isa = ISA.as_ref().map_err(Clone::clone)?.clone();
-        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-        builder.symbol("msc_step", abi::step as *const u8);
-        let mut module = JITModule::new(builder);
+        let mut module = new_module()?;
         let result = Self::define(&mut module, program);
         let entry = match result {
             Ok(entry) => entry,
@@ -126,23 +122,22 @@ impl JitProgram {
         })
     }
 
+    /// The Cranelift IR `spec` translates to, and the machine code
+    /// Cranelift makes of it (as Cranelift prints it), without keeping the
+    /// code: what `msc dump --clif` and `--asm` show.
+    pub fn listing(spec: &CompiledSpec) -> Result<Listing, JitError> {
+        let program = spec.program();
+        validate(program)?;
+        let mut module = new_module()?;
+        let result = translate_and_define(&mut module, program, true);
+        // SAFETY: the code is never called; nothing of it was handed out.
+        unsafe { module.free_memory() };
+        result.map(|(_, listing)| listing)
+    }
+
     /// Translates and finalizes the entry function in `module`.
     fn define(module: &mut JITModule, program: &Program) -> Result<Entry, JitError> {
-        let codegen = |e: cranelift_module::ModuleError| JitError::Codegen(std::sync::Arc::new(e));
-        let mut step_sig = module.make_signature();
-        step_signature(&mut step_sig);
-        let step_id =
-            module.declare_function("msc_step", Linkage::Import, &step_sig).map_err(codegen)?;
-        let mut ctx = module.make_context();
-        entry_signature(&mut ctx.func.signature);
-        let mut fbc = FunctionBuilderContext::new();
-        let target = module.target_config();
-        translate(program, &mut ctx.func, &mut fbc, target, |func| {
-            module.declare_func_in_func(step_id, func)
-        });
-        let id = module.declare_anonymous_function(&ctx.func.signature).map_err(codegen)?;
-        module.define_function(id, &mut ctx).map_err(codegen)?;
-        module.clear_context(&mut ctx);
+        let (id, _) = translate_and_define(module, program, false)?;
         module.finalize_definitions().map_err(codegen)?;
         let code = module.get_finalized_function(id);
         // SAFETY: `code` is the finalized function just defined with
@@ -161,6 +156,7 @@ impl JitProgram {
     ///
     /// `spec` must be the spec this was compiled from (or a clone of it);
     /// for any other spec this runs the interpreter instead.
+    #[inline]
     pub fn run<'a>(
         &self,
         spec: &'a CompiledSpec,
@@ -199,6 +195,60 @@ impl JitProgram {
             result => Ok(frame.finish(Reg(result as u32))),
         }
     }
+}
+
+/// A module for one program, with the helpers it may call.
+fn new_module() -> Result<JITModule, JitError> {
+    let isa = ISA.as_ref().map_err(Clone::clone)?.clone();
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    builder.symbol("msc_step", abi::step as *const u8);
+    Ok(JITModule::new(builder))
+}
+
+/// Translates `program` and defines it in `module`; with `listing`, also
+/// returns its texts.
+fn translate_and_define(
+    module: &mut JITModule,
+    program: &Program,
+    listing: bool,
+) -> Result<(FuncId, Listing), JitError> {
+    let mut step_sig = module.make_signature();
+    step_signature(&mut step_sig);
+    let step_id =
+        module.declare_function("msc_step", Linkage::Import, &step_sig).map_err(codegen)?;
+    let mut ctx = module.make_context();
+    entry_signature(&mut ctx.func.signature);
+    let mut fbc = FunctionBuilderContext::new();
+    let target = module.target_config();
+    translate(program, &mut ctx.func, &mut fbc, target, |func| {
+        module.declare_func_in_func(step_id, func)
+    });
+    let mut texts = Listing::default();
+    if listing {
+        texts.clif = ctx.func.display().to_string();
+        ctx.set_disasm(true);
+    }
+    let id = module.declare_anonymous_function(&ctx.func.signature).map_err(codegen)?;
+    module.define_function(id, &mut ctx).map_err(codegen)?;
+    if listing {
+        texts.asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
+    }
+    module.clear_context(&mut ctx);
+    Ok((id, texts))
+}
+
+/// A Cranelift error as a [`JitError`].
+fn codegen(e: cranelift_module::ModuleError) -> JitError {
+    JitError::Codegen(std::sync::Arc::new(e))
+}
+
+/// What a program compiles to, as text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The Cranelift IR (CLIF) of the entry function.
+    pub clif: String,
+    /// The machine code, as Cranelift's disassembly of its final code.
+    pub asm: String,
 }
 
 /// Checks what the machine code relies on and does not check at run time:

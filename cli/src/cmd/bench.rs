@@ -7,7 +7,7 @@ use std::time::Instant;
 use matchspec::term::Heap;
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
 
-use super::run::load_inputs;
+use super::run::{engine_spec, load_inputs};
 use super::{EngineArg, KindArg};
 use crate::CliError;
 use crate::input::spec_file;
@@ -40,20 +40,20 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
     let spec = spec_file(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let _ = args.engine.runner()?;
     let mut heap = Heap::new();
     let inputs = load_inputs(&args.input, &mut heap)?;
 
     let compile_start = Instant::now();
     let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
+    // With `--engine jit` this includes compiling to machine code.
+    let spec = engine_spec(spec, args.engine);
     let compile_us = compile_start.elapsed().as_secs_f64() * 1e6;
 
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
     let mut matched = 0u64;
     for &input in &inputs {
-        if let Ok(Outcome::Match(_)) = spec.run_with_host(heap.view(input), &mut scratch, &mut host)
-        {
+        if let Ok(Outcome::Match(_)) = spec.run(heap.view(input), &mut scratch, &mut host) {
             matched += 1;
         }
     }
@@ -61,7 +61,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let start = Instant::now();
     for _ in 0..rounds {
         for &input in &inputs {
-            let outcome = spec.run_with_host(heap.view(input), &mut scratch, &mut host);
+            let outcome = spec.run(heap.view(input), &mut scratch, &mut host);
             std::hint::black_box(&outcome);
         }
     }

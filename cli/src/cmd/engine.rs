@@ -1,8 +1,7 @@
 //! `--engine`: which engine runs the specs.
 
-use matchspec::conformance::{Interpreter, Runner};
-
-use crate::CliError;
+use matchspec::conformance::Runner;
+use matchspec_jit::{Engine, EngineRunner};
 
 /// The engines `--engine` can name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -10,29 +9,29 @@ pub(crate) enum EngineArg {
     /// The interpreter (the reference engine).
     #[default]
     Interp,
-    /// The Cranelift JIT.
+    /// The Cranelift JIT (specs it cannot compile are interpreted).
     Jit,
     /// Interpret first, compile to native code once a spec is hot.
     Auto,
 }
 
 impl EngineArg {
-    /// The engine's name, as benchmarks report it.
-    pub(crate) fn name(self) -> &'static str {
+    /// The engine.
+    pub(crate) fn engine(self) -> Engine {
         match self {
-            EngineArg::Interp => "interp",
-            EngineArg::Jit => "jit",
-            EngineArg::Auto => "auto",
+            EngineArg::Interp => Engine::Interp,
+            EngineArg::Jit => Engine::Jit,
+            EngineArg::Auto => Engine::Auto,
         }
     }
 
-    /// A runner for this engine.
-    pub(crate) fn runner(self) -> Result<Box<dyn Runner>, CliError> {
-        match self {
-            EngineArg::Interp => Ok(Box::new(Interpreter)),
-            EngineArg::Jit | EngineArg::Auto => {
-                Err(CliError::EngineNotBuilt { engine: self.name() })
-            }
-        }
+    /// The engine's name, as benchmarks report it.
+    pub(crate) fn name(self) -> &'static str {
+        self.engine().name()
+    }
+
+    /// A conformance runner for this engine.
+    pub(crate) fn runner(self) -> Box<dyn Runner> {
+        Box::new(EngineRunner::new(self.engine()))
     }
 }

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use matchspec::term::{Heap, Word};
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec_jit::EngineSpec;
 
 use super::{EngineArg, KindArg};
 use crate::CliError;
@@ -42,7 +43,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let spec = spec_file(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
     let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
-    let _ = args.engine.runner()?;
+    let spec = engine_spec(spec, args.engine);
     let mut heap = Heap::new();
     let inputs = load_inputs(&args.input, &mut heap)?;
 
@@ -52,7 +53,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let (mut matched, mut errors) = (0u64, 0u64);
     let start = Instant::now();
     for (i, &input) in inputs.iter().enumerate() {
-        match spec.run_with_host(heap.view(input), &mut scratch, &mut host) {
+        match spec.run(heap.view(input), &mut scratch, &mut host) {
             Ok(Outcome::Match(m)) => {
                 matched += 1;
                 let flags = m.flags;
@@ -102,6 +103,16 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// `spec` on `engine`, reporting on standard error if the JIT could not
+/// compile it (it then runs in the interpreter).
+pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> EngineSpec {
+    let spec = EngineSpec::new(spec, engine.engine());
+    if let Some(err) = spec.jit_error() {
+        report!("msc: the JIT did not compile the spec ({err}); it runs in the interpreter");
+    }
+    spec
 }
 
 /// A progress bar on standard error, if that is a terminal and the

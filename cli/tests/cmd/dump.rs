@@ -67,3 +67,15 @@ fn errors_point_into_the_file() {
     );
     assert_eq!(run.out(), "");
 }
+
+/// `--clif` shows the Cranelift IR and `--asm` the machine code of the JIT.
+#[test]
+fn shows_what_the_jit_makes() {
+    let spec = "[{{'$1', '$2'}, [{'>', '$2', 100}], ['$1']}]";
+    let clif = msc(&["dump", "--clif", spec]).ok().out();
+    assert!(clif.starts_with("function "), "{clif}");
+    assert!(clif.contains("icmp"), "{clif}");
+    let asm = msc(&["dump", "--asm", spec]).ok().out();
+    assert!(asm.contains("ret"), "{asm}");
+    msc(&["dump", "--clif", "--asm", spec]).code(2);
+}

@@ -160,3 +160,14 @@ fn batch_agrees_with_otp_on_the_shared_corpus() {
     assert_eq!(run.out().lines().count(), 20_000);
     assert!(run.stderr.contains("20000 passed, 0 failed"), "{}", run.stderr);
 }
+
+/// Every engine gives the same answers, line for line.
+#[test]
+fn engines_agree_on_a_batch() {
+    let cases = testdata("cli/cases.terms");
+    let interp = msc(&["test", "--batch", &cases]).ok();
+    for engine in ["jit", "auto"] {
+        let other = msc(&["test", "--batch", &cases, "--engine", engine]).ok();
+        assert_eq!(other.out(), interp.out(), "--engine {engine}");
+    }
+}

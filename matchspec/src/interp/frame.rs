@@ -64,6 +64,7 @@ impl<'a, 'h> Frame<'a, 'h> {
     /// register 0 and, for trace programs, the arguments.
     ///
     /// Fails for a trace program whose input is not a list.
+    #[inline(always)]
     pub fn new(
         program: &'a Program,
         input: TermRef<'a>,
@@ -113,17 +114,20 @@ impl<'a, 'h> Frame<'a, 'h> {
 
     /// The register file. Engines that keep registers in machine code read
     /// and write them here between steps.
+    #[inline]
     pub fn registers(&mut self) -> &mut [Word] {
         self.regs
     }
 
     /// The words of the input's heap: what head ops read (see `ir::op`,
     /// "Head ops read only the input").
+    #[inline]
     pub fn input_words(&self) -> &'a [Word] {
         self.input_words
     }
 
     /// The result of a matched clause whose result is in `result`.
+    #[inline]
     pub fn finish(self, result: Reg) -> Outcome<'a> {
         let word = self.regs[result.index()];
         let heap: &'a Heap = self.heap;
