@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use matchspec::conformance::Runner;
-use matchspec::term::TermRef;
+use matchspec::term::{Heap, TermRef, Word};
 use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
 
 use crate::{JitError, JitProgram};
@@ -128,6 +128,43 @@ impl EngineSpec {
         match jit {
             Some(jit) => jit.run(&self.spec, input, scratch, host),
             None => self.spec.run_with_host(input, scratch, host),
+        }
+    }
+}
+
+impl EngineSpec {
+    /// Runs the spec on each of `inputs`, terms of `heap`, handing each
+    /// outcome to `each` before the next run (see
+    /// [`CompiledSpec::run_each`]). With [`Engine::Auto`] every input
+    /// counts as a run.
+    pub fn run_each<F>(
+        &self,
+        heap: &Heap,
+        inputs: &[Word],
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    {
+        let jit = match self.engine {
+            Engine::Interp => None,
+            Engine::Jit => self.jit.get().and_then(|r| r.as_ref().ok()),
+            Engine::Auto => match self.jit.get() {
+                Some(compiled) => compiled.as_ref().ok(),
+                None => {
+                    let runs = inputs.len() as u64;
+                    if self.runs.fetch_add(runs, Ordering::Relaxed) + runs >= AUTO_THRESHOLD {
+                        self.machine_code()
+                    } else {
+                        None
+                    }
+                }
+            },
+        };
+        match jit {
+            Some(jit) => jit.run_each(&self.spec, heap, inputs, scratch, host, each),
+            None => self.spec.run_each(heap, inputs, scratch, host, each),
         }
     }
 }

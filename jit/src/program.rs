@@ -12,7 +12,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use matchspec::interp::Frame;
 use matchspec::ir::{Fail, Label, Op, Program, Reg};
-use matchspec::term::TermRef;
+use matchspec::term::{Heap, Space, TermRef, Word};
 use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
 
 use crate::JitError;
@@ -169,30 +169,74 @@ impl JitProgram {
             return spec.run_with_host(input, scratch, host);
         }
         let mut frame = Frame::new(program, input, scratch, host)?;
+        Ok(match self.call(&mut frame) {
+            Some(result) => frame.finish(result),
+            None => Outcome::NoMatch,
+        })
+    }
+
+    /// Runs the code on each of `inputs`, terms of `heap`, handing each
+    /// outcome to `each` before the next run, as
+    /// [`CompiledSpec::run_each`] does with the interpreter.
+    ///
+    /// `spec` must be the spec this was compiled from (or a clone of it);
+    /// for any other spec this runs the interpreter instead.
+    #[inline]
+    pub fn run_each<F>(
+        &self,
+        spec: &CompiledSpec,
+        heap: &Heap,
+        inputs: &[Word],
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        mut each: F,
+    ) where
+        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    {
+        let program = spec.program();
+        if program.id() != self.program_id || heap.space() != Space::Heap {
+            return spec.run_each(heap, inputs, scratch, host, each);
+        }
+        let Some(mut frame) = Frame::for_heap(program, heap, scratch, host) else { return };
+        for (i, &input) in inputs.iter().enumerate() {
+            if let Err(err) = frame.reset(input) {
+                each(i, Err(err));
+                continue;
+            }
+            match self.call(&mut frame) {
+                Some(result) => each(i, Ok(frame.outcome(result))),
+                None => each(i, Ok(Outcome::NoMatch)),
+            }
+        }
+    }
+
+    /// Runs the machine code on the frame's current input: the register
+    /// holding the result, or `None` if no clause matched.
+    #[inline(always)]
+    fn call(&self, frame: &mut Frame<'_, '_>) -> Option<Reg> {
         let registers = frame.registers().as_mut_ptr().cast::<u64>();
         let input_words = frame.input_words();
         let (input_ptr, input_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
-        let mut ctx = Ctx { frame: &mut frame, panic: None };
-        // SAFETY: the code was compiled from this program (same id), so
-        // every register it names is below `program.registers()`, the
-        // length `Frame::new` gave the register file, and every label is an
-        // op of the program. `registers` and the input words stay where they
-        // are for the whole call (the register file is not resized, the
-        // input is borrowed). The machine code reads input words only below
-        // `input_len`. `ctx` outlives the call and only `abi::step` uses it,
-        // never while the machine code touches the registers.
+        let mut ctx = Ctx { frame, panic: None };
+        // SAFETY: the frame is of the program the code was compiled from
+        // (same id), so every register the code names is below
+        // `program.registers()`, the length `Frame` gave the register file,
+        // and every label is an op of the program. The registers and the
+        // input words stay where they are for the whole call (the register
+        // file is not resized, the input is borrowed); the code reads input
+        // words only below `input_len`. `ctx` outlives the call and only
+        // `abi::step` uses it, never while the code touches the registers.
         let exit = unsafe {
             (self.entry)((&raw mut ctx).cast::<c_void>(), registers, input_ptr, input_len as u64)
         };
-        let panic = ctx.panic.take();
         match exit {
-            abi::EXIT_NO_MATCH => Ok(Outcome::NoMatch),
-            abi::EXIT_PANIC => match panic {
+            abi::EXIT_NO_MATCH => None,
+            abi::EXIT_PANIC => match ctx.panic.take() {
                 Some(payload) => resume_unwind(payload),
                 None => panic!("the JIT reported a panic without a payload"),
             },
             abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
-            result => Ok(frame.finish(Reg(result as u32))),
+            result => Some(Reg(result as u32)),
         }
     }
 }

@@ -1,3 +1,4 @@
 //! The integration tests of `matchspec-jit`, in one binary.
 
+mod batch;
 mod corpus;

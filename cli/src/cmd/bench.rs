@@ -52,18 +52,17 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
     let mut matched = 0u64;
-    for &input in &inputs {
-        if let Ok(Outcome::Match(_)) = spec.run(heap.view(input), &mut scratch, &mut host) {
+    spec.run_each(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
+        if let Ok(Outcome::Match(_)) = outcome {
             matched += 1;
         }
-    }
+    });
     let rounds = args.rounds.max(1);
     let start = Instant::now();
     for _ in 0..rounds {
-        for &input in &inputs {
-            let outcome = spec.run(heap.view(input), &mut scratch, &mut host);
+        spec.run_each(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
             std::hint::black_box(&outcome);
-        }
+        });
     }
     let elapsed = start.elapsed();
     let events = inputs.len() as u64;

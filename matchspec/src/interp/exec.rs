@@ -4,9 +4,50 @@
 use crate::host::Host;
 use crate::ir::Program;
 use crate::outcome::{EvalError, Outcome};
-use crate::term::TermRef;
+use crate::term::{Heap, Space, TermRef, Word};
 
 use super::{Frame, Scratch, Step};
+
+/// Runs `program` on each of `inputs` (words of `heap`), handing each
+/// outcome to `each` before the next run.
+pub(crate) fn run_each<F>(
+    program: &Program,
+    heap: &Heap,
+    inputs: &[Word],
+    scratch: &mut Scratch,
+    host: &mut dyn Host,
+    mut each: F,
+) where
+    F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+{
+    if heap.space() != Space::Heap {
+        // A heap in another space: one run per input, copying each.
+        for (i, &input) in inputs.iter().enumerate() {
+            each(i, run(program, heap.view(input), scratch, host));
+        }
+        return;
+    }
+    let Some(mut frame) = Frame::for_heap(program, heap, scratch, host) else { return };
+    for (i, &input) in inputs.iter().enumerate() {
+        if let Err(err) = frame.reset(input) {
+            each(i, Err(err));
+            continue;
+        }
+        let mut pc = 0;
+        let result = loop {
+            match frame.step(pc) {
+                Step::Next => pc += 1,
+                Step::Jump(label) => pc = label.index(),
+                Step::Succeed(result) => break Some(result),
+                Step::NoMatch => break None,
+            }
+        };
+        match result {
+            Some(result) => each(i, Ok(frame.outcome(result))),
+            None => each(i, Ok(Outcome::NoMatch)),
+        }
+    }
+}
 
 /// Runs `program` on `input`.
 pub(crate) fn run<'a>(

@@ -44,7 +44,7 @@ pub enum Step {
 pub struct Frame<'a, 'h> {
     program: &'a Program,
     regs: &'a mut [Word],
-    args: &'a [Word],
+    args: &'a mut Vec<Word>,
     heap: &'a mut Heap,
     input_words: &'a [Word],
     literals: &'a [Word],
@@ -71,9 +71,7 @@ impl<'a, 'h> Frame<'a, 'h> {
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
     ) -> Result<Frame<'a, 'h>, EvalError> {
-        let Scratch { loaded, registers: regs, args, heap, input_copy } = scratch;
-        heap.clear();
-
+        let Scratch { loaded, registers, args, heap, input_copy } = scratch;
         // The program reads the input in place; only an input that itself
         // spans several heaps (a result of another run) is copied first.
         let (input_words, input_word): (&'a [Word], Word) = if input.heaps().is_single() {
@@ -83,33 +81,76 @@ impl<'a, 'h> Frame<'a, 'h> {
             let word = input.to_owned().copy_to(input_copy);
             (input_copy.words(), word)
         };
-        let literals = program.literals.words();
+        let mut frame = Frame::assemble(program, input_words, loaded, registers, args, heap, host);
+        frame.reset(input_word)?;
+        Ok(frame)
+    }
 
+    /// Prepares runs of `program` on inputs that are terms of `heap`, one
+    /// after another: give each input to [`reset`](Self::reset), then run.
+    /// `None` if `heap` is not in the caller's space ([`Space::Heap`],
+    /// where heaps are made by default).
+    #[inline(always)]
+    pub fn for_heap(
+        program: &'a Program,
+        heap: &'a Heap,
+        scratch: &'a mut Scratch,
+        host: &'h mut dyn Host,
+    ) -> Option<Frame<'a, 'h>> {
+        if heap.space() != Space::Heap {
+            return None;
+        }
+        let Scratch { loaded, registers, args, heap: scratch_heap, .. } = scratch;
+        Some(Frame::assemble(program, heap.words(), loaded, registers, args, scratch_heap, host))
+    }
+
+    /// A frame over the scratch's parts, with the program's constants
+    /// loaded (only when the registers hold another program's).
+    #[inline(always)]
+    fn assemble(
+        program: &'a Program,
+        input_words: &'a [Word],
+        loaded: &mut u64,
+        registers: &'a mut Vec<Word>,
+        args: &'a mut Vec<Word>,
+        heap: &'a mut Heap,
+        host: &'h mut dyn Host,
+    ) -> Frame<'a, 'h> {
         // Registers are always written before they are read; only the
         // constants need loading, and only when the program changes.
-        if *loaded != program.id || regs.len() < program.registers() {
-            regs.clear();
-            regs.resize(program.registers(), Word::NIL);
+        if *loaded != program.id || registers.len() < program.registers() {
+            registers.clear();
+            registers.resize(program.registers(), Word::NIL);
             let first = program.first_constant();
-            regs[first..first + program.constants.len()].copy_from_slice(&program.constants);
+            registers[first..first + program.constants.len()].copy_from_slice(&program.constants);
             *loaded = program.id;
         }
-        let regs = regs.as_mut_slice();
-        regs[Reg::INPUT.index()] = input_word;
-
-        if program.kind.is_trace() {
-            load_args(HeapSet::new(input_words, literals, &[]).term(input_word), program, args)?;
-        }
-        Ok(Frame {
+        Frame {
             program,
-            regs,
+            regs: registers.as_mut_slice(),
             args,
             heap,
             input_words,
-            literals,
+            literals: program.literals.words(),
             host,
             flags: Flags::default(),
-        })
+        }
+    }
+
+    /// Starts the run on `input` (a word of the frame's input heap),
+    /// forgetting the previous run's terms and flags.
+    ///
+    /// Fails for a trace program whose input is not a list.
+    #[inline(always)]
+    pub fn reset(&mut self, input: Word) -> Result<(), EvalError> {
+        self.heap.clear();
+        self.flags = Flags::default();
+        self.regs[Reg::INPUT.index()] = input;
+        if self.program.kind.is_trace() {
+            let term = HeapSet::new(self.input_words, self.literals, &[]).term(input);
+            load_args(term, self.program, self.args)?;
+        }
+        Ok(())
     }
 
     /// The register file. Engines that keep registers in machine code read
@@ -124,6 +165,15 @@ impl<'a, 'h> Frame<'a, 'h> {
     #[inline]
     pub fn input_words(&self) -> &'a [Word] {
         self.input_words
+    }
+
+    /// The result of the matched clause whose result is in `result`, until
+    /// the next [`reset`](Self::reset).
+    #[inline]
+    pub fn outcome(&self, result: Reg) -> Outcome<'_> {
+        let word = self.regs[result.index()];
+        let result = HeapSet::new(self.input_words, self.literals, self.heap.words()).term(word);
+        Outcome::Match(Matched { result, flags: self.flags })
     }
 
     /// The result of a matched clause whose result is in `result`.
@@ -146,7 +196,7 @@ impl<'a, 'h> Frame<'a, 'h> {
     pub fn step(&mut self, pc: usize) -> Step {
         let program = self.program;
         let regs = &mut *self.regs;
-        let args = self.args;
+        let args: &[Word] = self.args;
         let heap = &mut *self.heap;
         let input_words = self.input_words;
         let literals = self.literals;

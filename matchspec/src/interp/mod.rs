@@ -24,7 +24,7 @@ use crate::term::{Heap, Space, Word};
 
 pub use frame::{Frame, Step};
 
-pub(crate) use exec::run;
+pub(crate) use exec::{run, run_each};
 
 /// The mutable state of a run: registers, the arguments of a trace event,
 /// and the heap of terms built by the run.

@@ -1,0 +1,58 @@
+//! Batch runs (`run_each`) on every engine give, input by input, what
+//! single runs give, on the six shared benchmark workloads.
+
+use matchspec::spec::Kind;
+use matchspec::term::{Heap, Word};
+use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec_jit::{Engine, EngineSpec};
+
+/// A workload: its spec and its inputs.
+fn workload(name: &str) -> (CompiledSpec, Heap, Vec<Word>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/data");
+    let spec_text = std::fs::read_to_string(format!("{dir}/{name}.ms")).expect("spec file");
+    let spec_term = matchspec::term::Term::parse(&spec_text).expect("spec parses");
+    let tuple = spec_term.as_ref().as_tuple().expect("{Kind, Spec}");
+    let kind = Kind::from_name(tuple.get(0).and_then(|k| k.as_atom()).expect("kind").name())
+        .expect("a kind");
+    let spec = tuple.get(1).expect("spec").to_string();
+    let spec = CompiledSpec::compile(&spec, kind, &Config::default()).expect("compiles");
+    let text = std::fs::read_to_string(format!("{dir}/{name}.terms")).expect("inputs");
+    let mut heap = Heap::new();
+    let inputs = matchspec::syntax::parse_terms_into(&text, &mut heap).expect("inputs parse");
+    (spec, heap, inputs)
+}
+
+fn show(outcome: &Outcome<'_>) -> String {
+    match outcome {
+        Outcome::NoMatch => "nomatch".to_owned(),
+        Outcome::Match(m) => format!("{} {:?}", m.result, m.flags),
+    }
+}
+
+#[test]
+fn batches_agree_with_single_runs_on_every_engine() {
+    for name in ["tuple_filter", "guard_heavy", "multi_clause", "body_build", "deep_head", "arith"]
+    {
+        let (spec, heap, inputs) = workload(name);
+        let mut scratch = Scratch::new();
+        let mut host = TestHost::default();
+        let expected: Vec<String> = inputs
+            .iter()
+            .map(|&w| {
+                show(&spec.run_with_host(heap.view(w), &mut scratch, &mut host).expect("runs"))
+            })
+            .collect();
+        for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
+            let engine_spec = EngineSpec::new(spec.clone(), engine);
+            let mut got = Vec::with_capacity(inputs.len());
+            engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, |i, outcome| {
+                assert_eq!(i, got.len());
+                got.push(show(&outcome.expect("runs")));
+            });
+            assert!(got == expected, "{name} on {}: batch answers differ", engine.name());
+            if engine == Engine::Jit {
+                assert!(engine_spec.is_compiled(), "{name}: {:?}", engine_spec.jit_error());
+            }
+        }
+    }
+}
