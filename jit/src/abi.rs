@@ -9,16 +9,22 @@
 //!
 //! It reads and writes the run's registers in place, reads head cells from
 //! the input's words (every such read is bounds-checked against
-//! `input_len`), and calls [`step`] for every op it does not do itself.
-//! `step` runs the op with [`Frame::step`], the interpreter's own
-//! definition, so the two engines share every rule beyond a few machine
-//! instructions.
+//! `input_len`), and calls a helper of [`HELPERS`] for what it does not do
+//! itself. Each helper is a thin shim over a method of
+//! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
+//! of what the op computes, so the two engines share every rule beyond a
+//! few machine instructions. A helper never unwinds: a panic is caught,
+//! parked in [`Ctx::panic`] and reported with a code, and the entry
+//! function returns [`EXIT_PANIC`] so that Rust can resume it.
 
 use std::any::Any;
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
+use matchspec::ir::{Cmp, Operands};
+use matchspec::term::Word;
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *mut u64, *const u64, u64) -> u64;
@@ -39,48 +45,311 @@ pub(crate) const STEP_NEXT: u64 = 1 << 32;
 /// may do); the payload is in [`Ctx::panic`].
 pub(crate) const STEP_PANIC: u64 = 1 << 33;
 
+/// What helpers that make a term return when the function fails. Tag 111
+/// words are never terms.
+pub(crate) const FAILED: u64 = Word::NONE.to_bits();
+/// What every helper returns when it panicked: tag 111 (never a term), not
+/// a boolean answer, and above every label.
+pub(crate) const PANICKED: u64 = u64::MAX;
+
+// The codes never mean two things: labels are below 2^32, registers far
+// below the exit codes, and terms never have tag 111.
+const _: () = {
+    let label_limit = 1u64 << 32;
+    assert!(STEP_NEXT >= label_limit && STEP_PANIC >= label_limit && PANICKED >= label_limit);
+    assert!(STEP_NEXT != STEP_PANIC);
+    assert!(FAILED & 0b111 == 0b111 && PANICKED & 0b111 == 0b111);
+    assert!(FAILED > 1 && PANICKED > 1 && FAILED != PANICKED);
+    assert!(EXIT_BAD_INPUT >= label_limit);
+    assert!(EXIT_NO_MATCH != EXIT_PANIC && EXIT_PANIC != EXIT_BAD_INPUT);
+};
+
 /// What the machine code passes to helpers: the run's frame, and where a
 /// helper leaves a panic for the caller to resume (a panic must not
 /// unwind through machine code).
 pub(crate) struct Ctx<'f> {
-    pub(crate) frame: &'f mut dyn Stepper,
+    pub(crate) frame: &'f mut dyn Machine,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
 }
 
-/// A frame, with its lifetimes erased for the trip through machine code.
-pub(crate) trait Stepper {
+/// A frame, with its lifetimes erased for the trip through machine code:
+/// the [`Frame`] methods the helpers call.
+pub(crate) trait Machine {
     fn step(&mut self, pc: usize) -> Step;
+    fn call(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word>;
+    fn compare(&self, op: Cmp, x: Word, y: Word) -> bool;
+    fn type_test(&self, test: Bif, w: Word) -> bool;
+    fn exact_eq(&self, a: Word, b: Word) -> bool;
+    fn map_value(&self, map: Word, key: Word) -> Option<Word>;
+    fn make_tuple(&mut self, elements: Operands) -> Word;
+    fn make_list(&mut self, elements: Operands) -> Word;
+    fn make_cons(&mut self, head: Word, tail: Word) -> Word;
 }
 
-impl Stepper for Frame<'_, '_> {
+impl Machine for Frame<'_, '_> {
     fn step(&mut self, pc: usize) -> Step {
         Frame::step(self, pc)
     }
+    fn call(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
+        Frame::call(self, bif, args)
+    }
+    fn compare(&self, op: Cmp, x: Word, y: Word) -> bool {
+        Frame::compare(self, op, x, y)
+    }
+    fn type_test(&self, test: Bif, w: Word) -> bool {
+        Frame::type_test(self, test, w)
+    }
+    fn exact_eq(&self, a: Word, b: Word) -> bool {
+        Frame::exact_eq(self, a, b)
+    }
+    fn map_value(&self, map: Word, key: Word) -> Option<Word> {
+        Frame::map_value(self, map, key)
+    }
+    fn make_tuple(&mut self, elements: Operands) -> Word {
+        Frame::make_tuple(self, elements)
+    }
+    fn make_list(&mut self, elements: Operands) -> Word {
+        Frame::make_list(self, elements)
+    }
+    fn make_cons(&mut self, head: Word, tail: Word) -> Word {
+        Frame::make_cons(self, head, tail)
+    }
 }
 
-/// The helper the machine code calls for an op it does not run itself.
+/// A helper the machine code may call: its symbol, address and number of
+/// `u64` parameters after `ctx` (every helper returns one `u64`).
+pub(crate) struct Helper {
+    pub(crate) name: &'static str,
+    pub(crate) address: *const u8,
+    pub(crate) params: usize,
+}
+
+/// Which helper (an index into [`HELPERS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HelperId {
+    Step,
+    Call,
+    Compare,
+    TypeTest,
+    ExactEq,
+    MapValue,
+    MakeTuple,
+    MakeList,
+    MakeCons,
+}
+
+impl HelperId {
+    /// Every helper, in [`HELPERS`] order.
+    pub(crate) const ALL: [HelperId; 9] = [
+        HelperId::Step,
+        HelperId::Call,
+        HelperId::Compare,
+        HelperId::TypeTest,
+        HelperId::ExactEq,
+        HelperId::MapValue,
+        HelperId::MakeTuple,
+        HelperId::MakeList,
+        HelperId::MakeCons,
+    ];
+
+    /// The helper's row.
+    pub(crate) fn helper(self) -> Helper {
+        let (name, address, params): (&'static str, *const u8, usize) = match self {
+            HelperId::Step => ("msc_step", step as *const u8, 1),
+            HelperId::Call => ("msc_call", call as *const u8, 4),
+            HelperId::Compare => ("msc_compare", compare as *const u8, 3),
+            HelperId::TypeTest => ("msc_type_test", type_test as *const u8, 2),
+            HelperId::ExactEq => ("msc_exact_eq", exact_eq as *const u8, 2),
+            HelperId::MapValue => ("msc_map_value", map_value as *const u8, 2),
+            HelperId::MakeTuple => ("msc_make_tuple", make_tuple as *const u8, 2),
+            HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
+            HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
+        };
+        Helper { name, address, params }
+    }
+}
+
+/// Runs `f` on the frame behind `ctx`, turning a panic into [`PANICKED`]
+/// (with the payload parked in the `Ctx`).
 ///
 /// # Safety
 ///
 /// `ctx` must point to a live [`Ctx`] that nothing else accesses during the
-/// call, and `pc` must be an op index of the frame's program.
-pub(crate) unsafe extern "C" fn step(ctx: *mut c_void, pc: u64) -> u64 {
+/// call.
+#[inline(always)]
+unsafe fn guarded(ctx: *mut c_void, f: impl FnOnce(&mut dyn Machine) -> u64) -> u64 {
     // SAFETY: the entry function passes on the `Ctx` pointer `run` gave it,
     // which points to a `Ctx` on `run`'s stack that lives for the whole
     // call; the machine code does not touch it, and no other reference to
     // it is used while this one lives.
     let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
     let frame = &mut *ctx.frame;
-    match catch_unwind(AssertUnwindSafe(|| frame.step(pc as usize))) {
-        Ok(Step::Next) => STEP_NEXT,
-        Ok(Step::Jump(label)) => label.index() as u64,
-        Ok(Step::Succeed(_) | Step::NoMatch) => {
-            ctx.panic = Some(Box::new("the JIT sent an ending op to the interpreter"));
-            STEP_PANIC
-        }
+    match catch_unwind(AssertUnwindSafe(|| f(frame))) {
+        Ok(code) => code,
         Err(payload) => {
             ctx.panic = Some(payload);
-            STEP_PANIC
+            PANICKED
+        }
+    }
+}
+
+fn word_or_failed(w: Option<Word>) -> u64 {
+    w.map_or(FAILED, Word::to_bits)
+}
+
+fn bif_of(index: u64) -> Option<Bif> {
+    bif::TABLE.get(index as usize).map(|entry| entry.bif)
+}
+
+/// The comparisons by their `repr` index (what the machine code passes).
+const CMPS: [Cmp; 8] =
+    [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne, Cmp::ExactEq, Cmp::ExactNe];
+
+/// The index of `op` in [`CMPS`].
+pub(crate) fn cmp_index(op: Cmp) -> u64 {
+    match op {
+        Cmp::Lt => 0,
+        Cmp::Le => 1,
+        Cmp::Gt => 2,
+        Cmp::Ge => 3,
+        Cmp::Eq => 4,
+        Cmp::Ne => 5,
+        Cmp::ExactEq => 6,
+        Cmp::ExactNe => 7,
+    }
+}
+
+fn operands(start: u64, len: u64) -> Operands {
+    Operands { start: start as u32, len: len as u32 }
+}
+
+/// `msc_step(ctx, pc)`: op `pc` by the interpreter. Returns [`STEP_NEXT`],
+/// the label to jump to, or [`STEP_PANIC`].
+///
+/// # Safety
+///
+/// As [`guarded`]; `pc` must be an op of the frame's program.
+pub(crate) unsafe extern "C" fn step(ctx: *mut c_void, pc: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    let code = unsafe {
+        guarded(ctx, |m| match m.step(pc as usize) {
+            Step::Next => STEP_NEXT,
+            Step::Jump(label) => label.index() as u64,
+            // The machine code ends clauses itself.
+            Step::Succeed(_) | Step::NoMatch => PANICKED,
+        })
+    };
+    if code == PANICKED { STEP_PANIC } else { code }
+}
+
+/// `msc_call(ctx, bif, a, b, c)`: the function's value, or [`FAILED`].
+///
+/// # Safety
+///
+/// As [`guarded`].
+pub(crate) unsafe extern "C" fn call(ctx: *mut c_void, bif: u64, a: u64, b: u64, c: u64) -> u64 {
+    let args = [Word::from_bits(a), Word::from_bits(b), Word::from_bits(c)];
+    // SAFETY: as this function's contract.
+    unsafe { guarded(ctx, |m| word_or_failed(bif_of(bif).and_then(|bif| m.call(bif, args)))) }
+}
+
+/// `msc_compare(ctx, op, x, y)`: 1 if it holds, else 0.
+///
+/// # Safety
+///
+/// As [`guarded`].
+pub(crate) unsafe extern "C" fn compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
+    let op = CMPS[(op as usize) % CMPS.len()];
+    // SAFETY: as this function's contract.
+    unsafe { guarded(ctx, |m| u64::from(m.compare(op, Word::from_bits(x), Word::from_bits(y)))) }
+}
+
+/// `msc_type_test(ctx, test, w)`: 1 if it holds, else 0.
+///
+/// # Safety
+///
+/// As [`guarded`].
+pub(crate) unsafe extern "C" fn type_test(ctx: *mut c_void, test: u64, w: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe {
+        guarded(ctx, |m| {
+            u64::from(bif_of(test).is_some_and(|test| m.type_test(test, Word::from_bits(w))))
+        })
+    }
+}
+
+/// `msc_exact_eq(ctx, a, b)`: 1 if `a =:= b`, else 0.
+///
+/// # Safety
+///
+/// As [`guarded`].
+pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { guarded(ctx, |m| u64::from(m.exact_eq(Word::from_bits(a), Word::from_bits(b)))) }
+}
+
+/// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`].
+///
+/// # Safety
+///
+/// As [`guarded`]; `map` must be a map that is part of the input.
+pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe {
+        guarded(ctx, |m| word_or_failed(m.map_value(Word::from_bits(map), Word::from_bits(key))))
+    }
+}
+
+/// `msc_make_tuple(ctx, start, len)`: a tuple of the operand registers.
+///
+/// # Safety
+///
+/// As [`guarded`]; the operands must be the program's.
+pub(crate) unsafe extern "C" fn make_tuple(ctx: *mut c_void, start: u64, len: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { guarded(ctx, |m| m.make_tuple(operands(start, len)).to_bits()) }
+}
+
+/// `msc_make_list(ctx, start, len)`: a list of the operand registers.
+///
+/// # Safety
+///
+/// As [`guarded`]; the operands must be the program's.
+pub(crate) unsafe extern "C" fn make_list(ctx: *mut c_void, start: u64, len: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { guarded(ctx, |m| m.make_list(operands(start, len)).to_bits()) }
+}
+
+/// `msc_make_cons(ctx, head, tail)`: a new list cell.
+///
+/// # Safety
+///
+/// As [`guarded`].
+pub(crate) unsafe extern "C" fn make_cons(ctx: *mut c_void, head: u64, tail: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { guarded(ctx, |m| m.make_cons(Word::from_bits(head), Word::from_bits(tail)).to_bits()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every helper is in the table once, in `ALL` order.
+    #[test]
+    fn helpers_are_listed_in_order() {
+        for (i, id) in HelperId::ALL.iter().enumerate() {
+            assert_eq!(*id as usize, i);
+        }
+        let names: std::collections::HashSet<_> =
+            HelperId::ALL.iter().map(|id| id.helper().name).collect();
+        assert_eq!(names.len(), HelperId::ALL.len());
+    }
+
+    /// The comparison table is `cmp_index`'s inverse.
+    #[test]
+    fn comparisons_round_trip() {
+        for (i, op) in CMPS.iter().enumerate() {
+            assert_eq!(cmp_index(*op), i as u64);
         }
     }
 }

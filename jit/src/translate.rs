@@ -19,15 +19,16 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use matchspec::bif::Bif;
-use matchspec::ir::{Cmp, Fail, Label, Op, Program, Reg};
+use matchspec::ir::{Cmp, Fail, Label, LogicOp, Op, Operands, Program, Reg};
 use matchspec::term::Word;
 use matchspec::term::word::layout;
 
-use crate::abi;
+use crate::abi::{self, HelperId};
 
 const I64: types::Type = types::I64;
 const TRUE: Word = Word::atom(matchspec::term::Atom::TRUE);
 const FALSE: Word = Word::atom(matchspec::term::Atom::FALSE);
+const EXIT: Word = Word::atom(matchspec::term::Atom::EXIT);
 
 /// The signature of the entry function (see [`abi`](crate::abi)).
 pub(crate) fn entry_signature(sig: &mut Signature) {
@@ -35,23 +36,23 @@ pub(crate) fn entry_signature(sig: &mut Signature) {
     sig.returns.push(AbiParam::new(I64));
 }
 
-/// The signature of [`abi::step`](crate::abi::step).
-pub(crate) fn step_signature(sig: &mut Signature) {
-    sig.params.extend([AbiParam::new(I64); 2]);
+/// The signature of a helper with `params` parameters after `ctx`.
+pub(crate) fn helper_signature(sig: &mut Signature, params: usize) {
+    sig.params.extend(std::iter::repeat_n(AbiParam::new(I64), 1 + params));
     sig.returns.push(AbiParam::new(I64));
 }
 
 /// Fills `func` (whose signature is [`entry_signature`]) with the code of
-/// `program`; `step` is the imported helper. The program must have passed
-/// [`crate::program::validate`].
+/// `program`; `declare` imports a helper into the function. The program
+/// must have passed [`crate::program::validate`].
 pub(crate) fn translate(
     program: &Program,
     func: &mut Function,
     fbc: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
-    declare_step: impl FnOnce(&mut Function) -> FuncRef,
+    mut declare: impl FnMut(&mut Function, HelperId) -> FuncRef,
 ) {
-    let step = declare_step(func);
+    let helpers = HelperId::ALL.map(|id| declare(func, id));
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -66,7 +67,7 @@ pub(crate) fn translate(
         program,
         b,
         blocks,
-        step,
+        helpers,
         ctx: params[0],
         regs: params[1],
         input: params[2],
@@ -93,7 +94,8 @@ struct Translator<'p, 'f> {
     b: FunctionBuilder<'f>,
     /// The block of each op.
     blocks: Vec<Block>,
-    step: FuncRef,
+    /// The imported helpers, in [`HelperId::ALL`] order.
+    helpers: [FuncRef; HelperId::ALL.len()],
     ctx: Value,
     regs: Value,
     input: Value,
@@ -182,17 +184,26 @@ impl Translator<'_, '_> {
                 self.branch(ok, pc + 1, fail);
             }
             Op::IsExactEq { a, b, fail } => {
-                // The same word is the same term; anything else is decided
-                // by the full comparison.
+                // The same word is the same term; two different immediates
+                // differ; anything else is decided by the full comparison.
                 let (x, y) = (self.load(a), self.load(b));
                 let same = self.b.ins().icmp(IntCC::Equal, x, y);
+                let differ = self.b.create_block();
+                self.brif(same, self.blocks[pc + 1], differ);
+                self.b.switch_to_block(differ);
+                let immediates = self.both_immediate(x, y);
                 let slow = self.b.create_block();
-                self.brif(same, self.blocks[pc + 1], slow);
+                self.brif(immediates, self.label(fail), slow);
                 self.b.switch_to_block(slow);
-                self.call_step(pc, &[fail]);
+                let answer = self.call_helper(HelperId::ExactEq, &[x, y]);
+                self.branch_on_answer(answer, pc + 1, fail.index());
             }
             Op::IsArity { fail, .. } => self.call_step(pc, &[fail]),
-            Op::GetMapValue { fail, .. } => self.call_step(pc, &[fail]),
+            Op::GetMapValue { src, key, dst, fail } => {
+                let (m, k) = (self.load(src), self.load(key));
+                let value = self.call_helper(HelperId::MapValue, &[m, k]);
+                self.word_result(pc, value, dst, Fail::Jump(fail));
+            }
             Op::GetArg { .. } | Op::GetArgList { .. } => self.call_step(pc, &[]),
 
             // ---- Guard and body values -----------------------------------------------
@@ -214,16 +225,30 @@ impl Translator<'_, '_> {
                 let goes_on = self.is_word(w, go_on);
                 self.brif(goes_on, self.blocks[pc + 1], self.label(other));
             }
-            Op::Logic { fail, .. } => self.call_step(pc, &fail_labels(fail)),
+            Op::Logic { op, args, dst, fail } => self.logic(pc, op, args, dst, fail),
             Op::Jump { target } => {
                 self.jump(self.label(target));
             }
 
-            // ---- Building and trace actions: the interpreter's code ----------------
-            Op::MakeTuple { .. }
-            | Op::MakeCons { .. }
-            | Op::MakeList { .. }
-            | Op::MakeMap { .. }
+            // ---- Building ---------------------------------------------------------------
+            Op::MakeTuple { elements, dst } => {
+                let (start, len) = self.operands(elements);
+                let tuple = self.call_helper(HelperId::MakeTuple, &[start, len]);
+                self.word_result(pc, tuple, dst, Fail::Exit);
+            }
+            Op::MakeList { elements, dst } => {
+                let (start, len) = self.operands(elements);
+                let list = self.call_helper(HelperId::MakeList, &[start, len]);
+                self.word_result(pc, list, dst, Fail::Exit);
+            }
+            Op::MakeCons { head, tail, dst } => {
+                let (h, t) = (self.load(head), self.load(tail));
+                let cons = self.call_helper(HelperId::MakeCons, &[h, t]);
+                self.word_result(pc, cons, dst, Fail::Exit);
+            }
+
+            // ---- Maps and trace actions: the interpreter's code --------------------
+            Op::MakeMap { .. }
             | Op::SelfPid { .. }
             | Op::SetFlag { .. }
             | Op::Display { .. }
@@ -249,47 +274,90 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// `Call`: small-integer `+`, `-` and `*` inline, everything else (and
-    /// any overflow or non-small operand) through `step`.
+    /// `Call`: small-integer `+`, `-` and `*` inline; everything else (and
+    /// any overflow or non-small operand) through the `msc_call` helper.
     fn call(&mut self, pc: usize, bif: Bif, args: [Reg; 3], dst: Reg, fail: Fail) {
-        let op = match bif {
-            Bif::Add | Bif::Sub | Bif::Mul => bif,
-            _ => return self.call_step(pc, &fail_labels(fail)),
-        };
-        let (x, y) = (self.load(args[0]), self.load(args[1]));
+        let arity = bif.arity().min(3);
+        let words: Vec<Value> = args[..arity].iter().map(|&r| self.load(r)).collect();
         let slow = self.b.create_block();
-        let fast = self.b.create_block();
-        let smalls = self.both_small(x, y);
-        self.brif(smalls, fast, slow);
-        self.b.switch_to_block(fast);
-        // A small word is its value shifted left by the tag width (tag 0):
-        // sums and differences of words are words of the sums and
-        // differences, and i64 overflow is exactly leaving the small range.
-        let (result, overflow) = match op {
-            Bif::Add => self.b.ins().sadd_overflow(x, y),
-            Bif::Sub => self.b.ins().ssub_overflow(x, y),
-            _ => {
-                let value = self.b.ins().sshr_imm_s(x, i64::from(layout::TAG_BITS));
-                self.b.ins().smul_overflow(value, y)
-            }
-        };
-        let done = self.b.create_block();
-        self.brif(overflow, slow, done);
-        self.b.switch_to_block(done);
-        self.store(dst, result);
-        self.next(pc);
+        if matches!(bif, Bif::Add | Bif::Sub | Bif::Mul) {
+            let (x, y) = (words[0], words[1]);
+            let fast = self.b.create_block();
+            let smalls = self.both_small(x, y);
+            self.brif(smalls, fast, slow);
+            self.b.switch_to_block(fast);
+            // A small word is its value shifted left by the tag width (tag
+            // 0): sums and differences of words are words of the sums and
+            // differences, and i64 overflow is exactly leaving the small
+            // range.
+            let (result, overflow) = match bif {
+                Bif::Add => self.b.ins().sadd_overflow(x, y),
+                Bif::Sub => self.b.ins().ssub_overflow(x, y),
+                _ => {
+                    let value = self.b.ins().sshr_imm_s(x, i64::from(layout::TAG_BITS));
+                    self.b.ins().smul_overflow(value, y)
+                }
+            };
+            let done = self.b.create_block();
+            self.brif(overflow, slow, done);
+            self.b.switch_to_block(done);
+            self.store(dst, result);
+            self.next(pc);
+        } else {
+            self.jump(slow);
+        }
         self.b.switch_to_block(slow);
-        self.call_step(pc, &fail_labels(fail));
+        let mut params = vec![self.b.ins().iconst(I64, bif as u8 as i64)];
+        params.extend(words.iter().copied());
+        while params.len() < 4 {
+            params.push(self.b.ins().iconst(I64, Word::NIL.to_bits() as i64));
+        }
+        let value = self.call_helper(HelperId::Call, &params);
+        self.word_result(pc, value, dst, fail);
     }
 
-    /// `Compare`: two small integers compare as words; anything else goes
-    /// through `step`.
+    /// `Logic`: `and`/`or` of registers that must all be booleans.
+    fn logic(&mut self, pc: usize, op: LogicOp, args: Operands, dst: Reg, fail: Fail) {
+        let regs: Vec<Reg> = self.program.operand_regs(args).to_vec();
+        let not_boolean = self.b.create_block();
+        // `and`: all true; `or`: any true; both only once every operand is
+        // known to be a boolean.
+        let mut result = self.b.ins().iconst(I64, i64::from(op == LogicOp::And));
+        for r in regs {
+            let w = self.load(r);
+            let is_true = self.is_word(w, TRUE);
+            let is_false = self.is_word(w, FALSE);
+            let is_boolean = self.b.ins().bor(is_true, is_false);
+            let next = self.b.create_block();
+            self.brif(is_boolean, next, not_boolean);
+            self.b.switch_to_block(next);
+            let t = self.b.ins().uextend(I64, is_true);
+            result = match op {
+                LogicOp::And => self.b.ins().band(result, t),
+                LogicOp::Or => self.b.ins().bor(result, t),
+            };
+        }
+        let (true_word, false_word) = (
+            self.b.ins().iconst(I64, TRUE.to_bits() as i64),
+            self.b.ins().iconst(I64, FALSE.to_bits() as i64),
+        );
+        let value = self.b.ins().select(result, true_word, false_word);
+        self.store(dst, value);
+        self.next(pc);
+        self.b.switch_to_block(not_boolean);
+        self.fail(pc, dst, fail);
+    }
+
+    /// `Compare`: two small integers compare as words, and so do two
+    /// immediates for the equalities (floats are never immediate, so `1`
+    /// and `1.0` do not get here); anything else through `msc_compare`.
     fn compare(&mut self, pc: usize, op: Cmp, a: Reg, b: Reg, fail: Label) {
         let (x, y) = (self.load(a), self.load(b));
         let slow = self.b.create_block();
         let fast = self.b.create_block();
-        let smalls = self.both_small(x, y);
-        self.brif(smalls, fast, slow);
+        let equality = matches!(op, Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe);
+        let decided = if equality { self.both_immediate(x, y) } else { self.both_small(x, y) };
+        self.brif(decided, fast, slow);
         self.b.switch_to_block(fast);
         let cc = match op {
             Cmp::Lt => IntCC::SignedLessThan,
@@ -302,7 +370,9 @@ impl Translator<'_, '_> {
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         self.b.switch_to_block(slow);
-        self.call_step(pc, &[fail]);
+        let op = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
+        let answer = self.call_helper(HelperId::Compare, &[op, x, y]);
+        self.branch_on_answer(answer, pc + 1, fail.index());
     }
 
     /// `TypeTest`: the tests a word's tag decides, inline; boxed terms go
@@ -346,7 +416,10 @@ impl Translator<'_, '_> {
             if expect { (fail.index(), pc + 1) } else { (pc + 1, fail.index()) };
         self.brif(boxed, slow, self.blocks[immediate_then]);
         self.b.switch_to_block(slow);
-        self.call_step(pc, &[fail]);
+        let test_index = self.b.ins().iconst(I64, test as u8 as i64);
+        let answer = self.call_helper(HelperId::TypeTest, &[test_index, w]);
+        let (then, other) = if expect { (pc + 1, fail.index()) } else { (fail.index(), pc + 1) };
+        self.branch_on_answer(answer, then, other);
     }
 
     // ---- Building blocks ----------------------------------------------------------
@@ -382,6 +455,14 @@ impl Translator<'_, '_> {
         self.b.ins().icmp_imm_s(IntCC::Equal, w, word.to_bits() as i64)
     }
 
+    /// Are both immediates (small integers, atoms, `[]`: bit 1 of the tag
+    /// clear; lists and boxed terms have it set)?
+    fn both_immediate(&mut self, x: Value, y: Value) -> Value {
+        let either = self.b.ins().bor(x, y);
+        let bit = self.b.ins().band_imm_s(either, 0b10);
+        self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0)
+    }
+
     /// Are both small integers (tag 0)?
     fn both_small(&mut self, x: Value, y: Value) -> Value {
         let either = self.b.ins().bor(x, y);
@@ -413,12 +494,69 @@ impl Translator<'_, '_> {
         self.brif(cond, self.blocks[then], self.label(fail));
     }
 
+    /// Calls a helper with `ctx` and `args`; its result.
+    fn call_helper(&mut self, id: HelperId, args: &[Value]) -> Value {
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(self.ctx);
+        all.extend_from_slice(args);
+        let call = self.b.ins().call(self.helpers[id as usize], &all);
+        self.b.inst_results(call)[0]
+    }
+
+    /// After a boolean helper: 1 goes to op `then`, 0 to op `other`,
+    /// anything else (a panic) ends the run.
+    fn branch_on_answer(&mut self, answer: Value, then: usize, other: usize) {
+        let yes = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 1);
+        let not_yes = self.b.create_block();
+        self.brif(yes, self.blocks[then], not_yes);
+        self.b.switch_to_block(not_yes);
+        let no = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 0);
+        self.brif(no, self.blocks[other], self.panicked);
+    }
+
+    /// After a helper that makes a term: a panic ends the run, a failure
+    /// does what `fail` says, a term goes to `dst` and the run goes on.
+    fn word_result(&mut self, pc: usize, value: Value, dst: Reg, fail: Fail) {
+        let panicked = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::PANICKED as i64);
+        let not_panicked = self.b.create_block();
+        self.brif(panicked, self.panicked, not_panicked);
+        self.b.switch_to_block(not_panicked);
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::FAILED as i64);
+        let ok = self.b.create_block();
+        let failing = self.b.create_block();
+        self.brif(failed, failing, ok);
+        self.b.switch_to_block(ok);
+        self.store(dst, value);
+        self.next(pc);
+        self.b.switch_to_block(failing);
+        self.fail(pc, dst, fail);
+    }
+
+    /// A failing function: jump to the label (guards), or make `dst`
+    /// `'EXIT'` and go on (bodies).
+    fn fail(&mut self, pc: usize, dst: Reg, fail: Fail) {
+        match fail {
+            Fail::Jump(label) => self.jump(self.label(label)),
+            Fail::Exit => {
+                let exit = self.b.ins().iconst(I64, EXIT.to_bits() as i64);
+                self.store(dst, exit);
+                self.next(pc);
+            }
+        }
+    }
+
+    /// The start and length of an operand list, as values.
+    fn operands(&mut self, operands: Operands) -> (Value, Value) {
+        let start = self.b.ins().iconst(I64, i64::from(operands.start));
+        let len = self.b.ins().iconst(I64, i64::from(operands.len));
+        (start, len)
+    }
+
     /// Runs op `pc` with the interpreter's code, then goes where it says:
     /// on, or to one of `labels` (the op's own jump targets).
     fn call_step(&mut self, pc: usize, labels: &[Label]) {
         let pc_value = self.b.ins().iconst(I64, pc as i64);
-        let call = self.b.ins().call(self.step, &[self.ctx, pc_value]);
-        let code = self.b.inst_results(call)[0];
+        let code = self.call_helper(HelperId::Step, &[pc_value]);
         let on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::STEP_NEXT as i64);
         let mut other = self.b.create_block();
         self.brif(on, self.blocks[pc + 1], other);
@@ -431,13 +569,5 @@ impl Translator<'_, '_> {
         // A panic (or, impossibly, a label the op does not have).
         self.b.switch_to_block(other);
         self.jump(self.panicked);
-    }
-}
-
-/// The labels a `Fail` may jump to.
-fn fail_labels(fail: Fail) -> Vec<Label> {
-    match fail {
-        Fail::Jump(label) => vec![label],
-        Fail::Exit => vec![],
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::bif::{self, Bif, Env, Value};
 use crate::host::Host;
-use crate::ir::{ChangeTrace, Fail, Label, LogicOp, Op, Program, Reg, TraceFlag};
+use crate::ir::{ChangeTrace, Cmp, Fail, Label, LogicOp, Op, Operands, Program, Reg, TraceFlag};
 use crate::outcome::{EvalError, Flags, Matched, Outcome};
 use crate::term::word::layout;
 use crate::term::{Atom, Heap, HeapSet, Kind, Space, TermRef, Word};
@@ -194,64 +194,45 @@ impl<'a, 'h> Frame<'a, 'h> {
     /// such programs or terms.
     #[inline(always)]
     pub fn step(&mut self, pc: usize) -> Step {
-        let program = self.program;
-        let regs = &mut *self.regs;
-        let args: &[Word] = self.args;
-        let heap = &mut *self.heap;
-        let input_words = self.input_words;
-        let literals = self.literals;
-        let host = &mut *self.host;
-        let flags = &mut self.flags;
-        macro_rules! heaps {
-            () => {
-                HeapSet::new(input_words, literals, heap.words())
-            };
-        }
-        // A cell of a part of the input: head ops read nothing else (see
-        // `ir::op`, "Head ops read only the input").
-        macro_rules! input_cell {
-            ($w:expr, $k:expr) => {{
-                let bits = $w.to_bits();
-                debug_assert_eq!((bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK, 0);
-                input_words[(bits >> layout::OFFSET_SHIFT) as usize + $k]
-            }};
-        }
         // Matching on the place reads just the fields an op needs.
-        match program.code[pc] {
+        match self.program.code[pc] {
             Op::IsArity { arity, fail } => {
-                if args.len() != arity as usize {
+                if self.args.len() != arity as usize {
                     return Step::Jump(fail);
                 }
             }
-            Op::GetArg { index, dst } => regs[dst.index()] = args[index as usize],
-            Op::GetArgList { dst } => regs[dst.index()] = heap.list_from_iter(args.iter().copied()),
+            Op::GetArg { index, dst } => self.set(dst, self.args[index as usize]),
+            Op::GetArgList { dst } => {
+                let list = self.heap.list_from_iter(self.args.iter().copied());
+                self.set(dst, list);
+            }
             Op::IsTuple { src, arity, fail } => {
-                let w = regs[src.index()];
+                let w = self.get(src);
                 if !(w.is_boxed()
-                    && input_cell!(w, 0).to_bits() == layout::tuple_header(arity.into()))
+                    && self.input_cell(w, 0).to_bits() == layout::tuple_header(arity.into()))
                 {
                     return Step::Jump(fail);
                 }
             }
             Op::GetElement { src, index, dst } => {
-                regs[dst.index()] = input_cell!(regs[src.index()], 1 + index as usize);
+                self.set(dst, self.input_cell(self.get(src), 1 + index as usize));
             }
             Op::IsElement { src, index, word, fail } => {
-                if input_cell!(regs[src.index()], 1 + index as usize) != word {
+                if self.input_cell(self.get(src), 1 + index as usize) != word {
                     return Step::Jump(fail);
                 }
             }
             Op::IsCons { src, fail } => {
-                if !regs[src.index()].is_cons() {
+                if !self.get(src).is_cons() {
                     return Step::Jump(fail);
                 }
             }
-            Op::GetHead { src, dst } => regs[dst.index()] = input_cell!(regs[src.index()], 0),
-            Op::GetTail { src, dst } => regs[dst.index()] = input_cell!(regs[src.index()], 1),
+            Op::GetHead { src, dst } => self.set(dst, self.input_cell(self.get(src), 0)),
+            Op::GetTail { src, dst } => self.set(dst, self.input_cell(self.get(src), 1)),
             Op::IsMap { src, size, fail } => {
-                let w = regs[src.index()];
+                let w = self.get(src);
                 let ok = w.is_boxed() && {
-                    let header = input_cell!(w, 0).to_bits();
+                    let header = self.input_cell(w, 0).to_bits();
                     header & layout::HEADER_KIND_MASK == layout::HEADER_MAP
                         && (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER
                             >= u64::from(size)
@@ -261,106 +242,44 @@ impl<'a, 'h> Frame<'a, 'h> {
                 }
             }
             Op::GetMapValue { src, key, dst, fail } => {
-                let (m, k) = (regs[src.index()], regs[key.index()]);
-                let n = ((input_cell!(m, 0).to_bits() >> layout::HEADER_KIND_BITS)
-                    & !layout::MAP_IN_ORDER) as usize;
-                let value = if k.is_immediate() && n <= 8 {
-                    // Small maps with an immediate key: compare words.
-                    (0..n).find(|&i| input_cell!(m, 1 + i) == k).map(|i| input_cell!(m, 1 + n + i))
-                } else {
-                    let h = heaps!();
-                    h.term(m).as_map().and_then(|map| map.get(h.term(k))).map(|v| v.word())
-                };
-                match value {
-                    Some(v) => regs[dst.index()] = v,
+                match self.map_value(self.get(src), self.get(key)) {
+                    Some(v) => self.set(dst, v),
                     None => return Step::Jump(fail),
                 }
             }
             Op::IsWord { src, word, fail } => {
-                if regs[src.index()] != word {
+                if self.get(src) != word {
                     return Step::Jump(fail);
                 }
             }
             Op::IsExactEq { a, b, fail } => {
-                let h = heaps!();
-                if !h.term(regs[a.index()]).eq_exact(&h.term(regs[b.index()])) {
+                if !self.exact_eq(self.get(a), self.get(b)) {
                     return Step::Jump(fail);
                 }
             }
-            Op::Move { src, dst } => regs[dst.index()] = regs[src.index()],
-            Op::Call { bif, args: call_args, dst, fail } => {
-                // Arithmetic on small integers and floats needs no terms.
-                if bif::has_fast_path(bif)
-                    && let [a, b, _] = call_args
-                    && let Some(value) = fast::arith(bif, regs[a.index()], regs[b.index()], |w| {
-                        fast::number_of(w, [input_words, literals, heap.words()])
-                    })
-                {
-                    regs[dst.index()] = value.build(heap);
-                    return Step::Next;
-                }
-                // Only a few functions look at the world; ask the host only for them.
-                let env = match bif {
-                    Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
-                        Env { node: host.node(), tcw: host.trace_control_word() }
-                    }
-                    _ => Env::default(),
-                };
-                let result = {
-                    let h = heaps!();
-                    let n = bif.arity();
-                    let terms: [TermRef<'_>; 3] = std::array::from_fn(|i| {
-                        h.term(if i < n { regs[call_args[i].index()] } else { Word::NIL })
-                    });
-                    bif::call(bif, &terms[..n], &env)
-                };
-                match result {
-                    Ok(value) => {
-                        if bif == Bif::SetTcw
-                            && let Some(new) = regs[call_args[0].index()].as_small()
-                        {
-                            // `call` checked it is a 32-bit unsigned value.
-                            host.set_trace_control_word(new as u32);
-                        }
-                        regs[dst.index()] = build(value, heap);
-                    }
-                    Err(_) => match fail {
+            Op::Move { src, dst } => self.set(dst, self.get(src)),
+            Op::Call { bif, args, dst, fail } => {
+                let words = args.map(|r| if r == Reg::NONE { Word::NIL } else { self.get(r) });
+                match self.call(bif, words) {
+                    Some(value) => self.set(dst, value),
+                    None => match fail {
                         Fail::Jump(label) => return Step::Jump(label),
-                        Fail::Exit => regs[dst.index()] = EXIT,
+                        Fail::Exit => self.set(dst, EXIT),
                     },
                 }
             }
             Op::Compare { op, a, b, fail } => {
-                let (x, y) = (regs[a.index()], regs[b.index()]);
-                // Small integers compare without reading any heap.
-                let holds = match (x.as_small(), y.as_small()) {
-                    (Some(p), Some(q)) => op.of_ordering(p.cmp(&q)),
-                    _ => match fast::order(op, x, y, |w| {
-                        fast::number_of(w, [input_words, literals, heap.words()])
-                    }) {
-                        Some(order) => op.of_ordering(order),
-                        None => {
-                            let h = heaps!();
-                            op.holds(h.term(x), h.term(y))
-                        }
-                    },
-                };
-                if !holds {
+                if !self.compare(op, self.get(a), self.get(b)) {
                     return Step::Jump(fail);
                 }
             }
             Op::TypeTest { test, src, expect, fail } => {
-                let w = regs[src.index()];
-                let answer = match w.satisfies_quickly(test) {
-                    Some(answer) => answer,
-                    None => heaps!().term(w).satisfies(test),
-                };
-                if answer != expect {
+                if self.type_test(test, self.get(src)) != expect {
                     return Step::Jump(fail);
                 }
             }
             Op::BoolBranch { src, when, target, other } => {
-                let w = regs[src.index()];
+                let w = self.get(src);
                 let (stop, go_on) = if when { (TRUE, FALSE) } else { (FALSE, TRUE) };
                 if w == stop {
                     return Step::Jump(target);
@@ -368,98 +287,273 @@ impl<'a, 'h> Frame<'a, 'h> {
                     return Step::Jump(other);
                 }
             }
-            Op::Logic { op, args: operands, dst, fail } => {
-                let mut all_booleans = true;
-                let mut any_true = false;
-                let mut all_true = true;
-                for r in program.operand_regs(operands) {
-                    match regs[r.index()] {
-                        w if w == TRUE => any_true = true,
-                        w if w == FALSE => all_true = false,
-                        _ => all_booleans = false,
-                    }
-                }
-                if all_booleans {
-                    let value = match op {
-                        LogicOp::And => all_true,
-                        LogicOp::Or => any_true,
-                    };
-                    regs[dst.index()] = if value { TRUE } else { FALSE };
-                } else {
-                    match fail {
-                        Fail::Jump(label) => return Step::Jump(label),
-                        Fail::Exit => regs[dst.index()] = EXIT,
-                    }
-                }
-            }
+            Op::Logic { op, args, dst, fail } => match self.logic(op, args) {
+                Some(value) => self.set(dst, value),
+                None => match fail {
+                    Fail::Jump(label) => return Step::Jump(label),
+                    Fail::Exit => self.set(dst, EXIT),
+                },
+            },
             Op::Jump { target } => return Step::Jump(target),
             Op::MakeTuple { elements, dst } => {
-                let words = program.operand_regs(elements).iter().map(|r| regs[r.index()]);
-                regs[dst.index()] = heap.tuple_from_iter(words);
+                let tuple = self.make_tuple(elements);
+                self.set(dst, tuple);
             }
             Op::MakeCons { head, tail, dst } => {
-                regs[dst.index()] = heap.cons(regs[head.index()], regs[tail.index()]);
+                let cons = self.heap.cons(self.get(head), self.get(tail));
+                self.set(dst, cons);
             }
             Op::MakeList { elements, dst } => {
-                let words = program.operand_regs(elements).iter().map(|r| regs[r.index()]);
-                regs[dst.index()] = heap.list_from_iter(words);
+                let list = self.make_list(elements);
+                self.set(dst, list);
             }
             Op::MakeMap { keys, values, dst } => {
-                let keys = program.operand_regs(keys).iter().map(|r| regs[r.index()]);
-                let values = program.operand_regs(values).iter().map(|r| regs[r.index()]);
-                let pairs = sorted_pairs(heaps!(), keys.zip(values).collect());
-                regs[dst.index()] =
-                    heap.map_from_sorted(pairs.iter().map(|p| p.0), pairs.iter().map(|p| p.1));
+                let map = self.make_map(keys, values);
+                self.set(dst, map);
             }
-            Op::SelfPid { dst } => regs[dst.index()] = host.self_pid(heap),
+            Op::SelfPid { dst } => {
+                let pid = self.host.self_pid(self.heap);
+                self.set(dst, pid);
+            }
             Op::SetFlag { flag } => match flag {
-                TraceFlag::ReturnTrace => flags.return_trace = true,
-                TraceFlag::ExceptionTrace => flags.exception_trace = true,
+                TraceFlag::ReturnTrace => self.flags.return_trace = true,
+                TraceFlag::ExceptionTrace => self.flags.exception_trace = true,
             },
-            Op::Display { src } => host.display(heaps!().term(regs[src.index()])),
+            Op::Display { src } => {
+                let h = HeapSet::new(self.input_words, self.literals, self.heap.words());
+                self.host.display(h.term(self.regs[src.index()]));
+            }
             Op::IsSeqTrace { dst } => {
-                regs[dst.index()] = if host.is_seq_trace() { TRUE } else { FALSE }
+                let answer = if self.host.is_seq_trace() { TRUE } else { FALSE };
+                self.set(dst, answer);
             }
             Op::SetSeqToken { key, value, fake, dst } => {
                 let result = if fake {
-                    host.seq_trace_info(regs[key.index()].as_atom(), heap)
+                    self.host.seq_trace_info(self.get(key).as_atom(), self.heap)
                 } else {
-                    let h = heaps!();
-                    host.set_seq_token(h.term(regs[key.index()]), h.term(regs[value.index()]))
-                        .then_some(TRUE)
+                    let h = HeapSet::new(self.input_words, self.literals, self.heap.words());
+                    let (key, value) =
+                        (h.term(self.regs[key.index()]), h.term(self.regs[value.index()]));
+                    self.host.set_seq_token(key, value).then_some(TRUE)
                 };
-                regs[dst.index()] = result.unwrap_or(EXIT);
+                self.set(dst, result.unwrap_or(EXIT));
             }
-            Op::GetSeqToken { dst } => regs[dst.index()] = host.seq_token(heap),
-            Op::ProcessDump { dst } => regs[dst.index()] = host.process_dump(heap),
+            Op::GetSeqToken { dst } => {
+                let token = self.host.seq_token(self.heap);
+                self.set(dst, token);
+            }
+            Op::ProcessDump { dst } => {
+                let dump = self.host.process_dump(self.heap);
+                self.set(dst, dump);
+            }
             Op::ChangeTrace { how, target, a, b, dst } => {
                 let answer = {
-                    let h = heaps!();
+                    let h = HeapSet::new(self.input_words, self.literals, self.heap.words());
+                    let regs = &*self.regs;
                     let term = |r: Reg| (r != Reg::NONE).then(|| h.term(regs[r.index()]));
                     let a = h.term(regs[a.index()]);
-                    host.change_trace(how, term(target), a, term(b))
+                    self.host.change_trace(how, term(target), a, term(b))
                 };
-                regs[dst.index()] = match answer {
+                let value = match answer {
                     Some(true) => TRUE,
                     Some(false) => FALSE,
                     None => EXIT,
                 };
+                self.set(dst, value);
                 let _: ChangeTrace = how;
             }
-            Op::Caller { dst } => regs[dst.index()] = host.caller(heap),
-            Op::CallerLine { dst } => regs[dst.index()] = host.caller_line(heap),
-            Op::CurrentStacktrace { depth, dst } => {
-                regs[dst.index()] = host.current_stacktrace(depth, heap)
+            Op::Caller { dst } => {
+                let caller = self.host.caller(self.heap);
+                self.set(dst, caller);
             }
-            Op::Silent { src } => match regs[src.index()] {
-                w if w == TRUE => host.set_silent(true),
-                w if w == FALSE => host.set_silent(false),
+            Op::CallerLine { dst } => {
+                let caller = self.host.caller_line(self.heap);
+                self.set(dst, caller);
+            }
+            Op::CurrentStacktrace { depth, dst } => {
+                let stack = self.host.current_stacktrace(depth, self.heap);
+                self.set(dst, stack);
+            }
+            Op::Silent { src } => match self.get(src) {
+                w if w == TRUE => self.host.set_silent(true),
+                w if w == FALSE => self.host.set_silent(false),
                 _ => {}
             },
             Op::Succeed { result } => return Step::Succeed(result),
             Op::NoMatch => return Step::NoMatch,
         }
         Step::Next
+    }
+
+    // ---- What ops compute: one definition for every engine ----------------------------
+
+    /// Register `r`.
+    #[inline(always)]
+    fn get(&self, r: Reg) -> Word {
+        self.regs[r.index()]
+    }
+
+    /// Sets register `r`.
+    #[inline(always)]
+    fn set(&mut self, r: Reg, w: Word) {
+        self.regs[r.index()] = w;
+    }
+
+    /// Word `k` of the cells `w` points at, for a `w` that is a part of the
+    /// input: head ops read nothing else (see `ir::op`, "Head ops read only
+    /// the input").
+    #[inline(always)]
+    fn input_cell(&self, w: Word, k: usize) -> Word {
+        let bits = w.to_bits();
+        debug_assert_eq!((bits >> layout::SPACE_SHIFT) & layout::SPACE_MASK, 0);
+        self.input_words[(bits >> layout::OFFSET_SHIFT) as usize + k]
+    }
+
+    /// `w` as a term, wherever it points.
+    #[inline(always)]
+    pub fn term(&self, w: Word) -> TermRef<'_> {
+        HeapSet::new(self.input_words, self.literals, self.heap.words()).term(w)
+    }
+
+    /// What guard function `bif` gives on `args` (only the first
+    /// `bif.arity()` are read), or `None` if it fails (`get_tcw`/`set_tcw`
+    /// read and change the host's trace control word).
+    #[inline(always)]
+    pub fn call(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
+        // Arithmetic on small integers and floats needs no terms.
+        if bif::has_fast_path(bif)
+            && let Some(value) = fast::arith(bif, args[0], args[1], |w| {
+                fast::number_of(w, [self.input_words, self.literals, self.heap.words()])
+            })
+        {
+            return Some(value.build(self.heap));
+        }
+        self.call_slow(bif, args)
+    }
+
+    /// [`call`](Self::call) off its fast path.
+    #[inline(never)]
+    fn call_slow(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
+        // Only a few functions look at the world; ask the host only for them.
+        let env = match bif {
+            Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
+                Env { node: self.host.node(), tcw: self.host.trace_control_word() }
+            }
+            _ => Env::default(),
+        };
+        let result = {
+            let h = HeapSet::new(self.input_words, self.literals, self.heap.words());
+            let terms = args.map(|w| h.term(w));
+            bif::call(bif, &terms[..bif.arity().min(3)], &env)
+        };
+        let value = result.ok()?;
+        if bif == Bif::SetTcw
+            && let Some(new) = args[0].as_small()
+        {
+            // `call` checked it is a 32-bit unsigned value.
+            self.host.set_trace_control_word(new as u32);
+        }
+        Some(build(value, self.heap))
+    }
+
+    /// Does `x op y` hold?
+    #[inline(always)]
+    pub fn compare(&self, op: Cmp, x: Word, y: Word) -> bool {
+        // Small integers compare without reading any heap.
+        match (x.as_small(), y.as_small()) {
+            (Some(p), Some(q)) => op.of_ordering(p.cmp(&q)),
+            _ => match fast::order(op, x, y, |w| {
+                fast::number_of(w, [self.input_words, self.literals, self.heap.words()])
+            }) {
+                Some(order) => op.of_ordering(order),
+                None => op.holds(self.term(x), self.term(y)),
+            },
+        }
+    }
+
+    /// Does type test `test` hold for `w`?
+    #[inline(always)]
+    pub fn type_test(&self, test: Bif, w: Word) -> bool {
+        match w.satisfies_quickly(test) {
+            Some(answer) => answer,
+            None => self.term(w).satisfies(test),
+        }
+    }
+
+    /// Is `a =:= b`?
+    #[inline(always)]
+    pub fn exact_eq(&self, a: Word, b: Word) -> bool {
+        a == b || self.term(a).eq_exact(&self.term(b))
+    }
+
+    /// The value of `key` (exactly) in `map`, a map that is part of the
+    /// input (as in a head), or `None`.
+    #[inline(always)]
+    pub fn map_value(&self, map: Word, key: Word) -> Option<Word> {
+        let n = ((self.input_cell(map, 0).to_bits() >> layout::HEADER_KIND_BITS)
+            & !layout::MAP_IN_ORDER) as usize;
+        if key.is_immediate() && n <= 8 {
+            // Small maps with an immediate key: compare words.
+            (0..n)
+                .find(|&i| self.input_cell(map, 1 + i) == key)
+                .map(|i| self.input_cell(map, 1 + n + i))
+        } else {
+            let h = HeapSet::new(self.input_words, self.literals, self.heap.words());
+            h.term(map).as_map().and_then(|m| m.get(h.term(key))).map(|v| v.word())
+        }
+    }
+
+    /// `and`/`or` of the registers `args`, or `None` if one is not a
+    /// boolean.
+    #[inline(always)]
+    pub fn logic(&self, op: LogicOp, args: Operands) -> Option<Word> {
+        let mut any_true = false;
+        let mut all_true = true;
+        for r in self.program.operand_regs(args) {
+            match self.regs[r.index()] {
+                w if w == TRUE => any_true = true,
+                w if w == FALSE => all_true = false,
+                _ => return None,
+            }
+        }
+        let value = match op {
+            LogicOp::And => all_true,
+            LogicOp::Or => any_true,
+        };
+        Some(if value { TRUE } else { FALSE })
+    }
+
+    /// A new tuple of the registers `elements`.
+    #[inline(always)]
+    pub fn make_tuple(&mut self, elements: Operands) -> Word {
+        let regs = &*self.regs;
+        let words = self.program.operand_regs(elements).iter().map(|r| regs[r.index()]);
+        self.heap.tuple_from_iter(words)
+    }
+
+    /// A new list of the registers `elements`.
+    #[inline(always)]
+    pub fn make_list(&mut self, elements: Operands) -> Word {
+        let regs = &*self.regs;
+        let words = self.program.operand_regs(elements).iter().map(|r| regs[r.index()]);
+        self.heap.list_from_iter(words)
+    }
+
+    /// A new list cell.
+    #[inline(always)]
+    pub fn make_cons(&mut self, head: Word, tail: Word) -> Word {
+        self.heap.cons(head, tail)
+    }
+
+    /// A new map of the registers `keys` and `values`; of equal keys the
+    /// later wins.
+    pub fn make_map(&mut self, keys: Operands, values: Operands) -> Word {
+        let regs = &*self.regs;
+        let keys = self.program.operand_regs(keys).iter().map(|r| regs[r.index()]);
+        let values = self.program.operand_regs(values).iter().map(|r| regs[r.index()]);
+        let h = HeapSet::new(self.input_words, self.literals, self.heap.words());
+        let pairs = sorted_pairs(h, keys.zip(values).collect());
+        self.heap.map_from_sorted(pairs.iter().map(|p| p.0), pairs.iter().map(|p| p.1))
     }
 }
 
