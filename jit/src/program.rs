@@ -91,8 +91,8 @@ static ISA: LazyLock<Result<OwnedTargetIsa, JitError>> = LazyLock::new(|| {
     // compares and branches, which the optimizer and the backtracking
     // register allocator barely improve: measured on the six workloads,
     // these settings compile 40-45% faster for the same run time.
-    set(&mut flags, "opt_level", "none")?;
-    set(&mut flags, "regalloc_algorithm", "single_pass")?;
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "regalloc_algorithm", "backtracking")?;
     // The verifier doubles compile time; the translator's output is
     // checked by it in debug builds (and so by every test run).
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;

@@ -74,10 +74,23 @@ pub(crate) fn translate(
         input_len: params[3],
         bad_input,
         panicked,
+        targets: jump_targets(program),
+        known: vec![Known::default(); program.registers()],
+        written_off_main: Vec::new(),
+        on_main: true,
     };
     for pc in 0..program.code().len() {
         t.b.switch_to_block(t.blocks[pc]);
+        let after_end = pc > 0
+            && matches!(program.code()[pc - 1], Op::Jump { .. } | Op::Succeed { .. } | Op::NoMatch);
+        if t.targets[pc] || after_end {
+            t.forget_all();
+        }
+        t.on_main = true;
         t.op(pc);
+        for r in std::mem::take(&mut t.written_off_main) {
+            t.known[r.index()] = Known::default();
+        }
     }
     t.b.switch_to_block(bad_input);
     let code = t.b.ins().iconst(I64, abi::EXIT_BAD_INPUT as i64);
@@ -104,6 +117,31 @@ struct Translator<'p, 'f> {
     bad_input: Block,
     /// Returns [`abi::EXIT_PANIC`].
     panicked: Block,
+    /// Ops that some op jumps to (or that start a clause): what is known
+    /// about registers is forgotten there.
+    targets: Vec<bool>,
+    /// What the code knows about the registers here (see [`Known`]).
+    known: Vec<Known>,
+    /// Registers the current op writes off its main path: what is known of
+    /// them is forgotten before the next op.
+    written_off_main: Vec<Reg>,
+    /// Is the code being emitted on the current op's main path: the blocks
+    /// from the op's start that every later op's code is dominated by?
+    /// Values made there may be reused by the ops after it.
+    on_main: bool,
+}
+
+/// What the code has learned about a register, valid as long as the
+/// register is not written, no helper that may write registers is called,
+/// and no jump target is crossed.
+#[derive(Clone, Copy, Default)]
+struct Known {
+    /// The register's value, already loaded.
+    value: Option<Value>,
+    /// The address of the cells the register points at in the input, with
+    /// how many cells after the first are known to be inside the input
+    /// (a tuple's arity, a list cell's 1).
+    cells: Option<(Value, u32)>,
 }
 
 /// Registers and the input are plain aligned memory that never traps (the
@@ -122,41 +160,45 @@ impl Translator<'_, '_> {
                 let boxed = self.has_tag(w, layout::TAG_BOXED);
                 let header = self.b.create_block();
                 self.brif(boxed, header, self.label(fail));
-                self.b.switch_to_block(header);
-                let h = self.input_cell(w, 0);
+                self.continue_in(header);
+                // One bounds check covers the header and every element.
+                let base = self.input_cells(w, arity);
+                let h = self.b.ins().load(I64, mem(), base, 0);
                 let ok = self.b.ins().icmp_imm_s(
                     IntCC::Equal,
                     h,
                     layout::tuple_header(arity.into()) as i64,
                 );
+                self.known[src.index()].cells = Some((base, arity));
                 self.branch(ok, pc + 1, fail);
             }
             Op::GetElement { src, index, dst } => {
-                let w = self.load(src);
-                let v = self.input_cell(w, 1 + index as i64);
+                let v = self.cell(src, 1 + index);
                 self.store(dst, v);
                 self.next(pc);
             }
             Op::IsElement { src, index, word, fail } => {
-                let w = self.load(src);
-                let v = self.input_cell(w, 1 + index as i64);
+                let v = self.cell(src, 1 + index);
                 let ok = self.is_word(v, word);
                 self.branch(ok, pc + 1, fail);
             }
             Op::IsCons { src, fail } => {
                 let w = self.load(src);
                 let ok = self.has_tag(w, layout::TAG_CONS);
-                self.branch(ok, pc + 1, fail);
+                let cell = self.b.create_block();
+                self.brif(ok, cell, self.label(fail));
+                self.continue_in(cell);
+                let base = self.input_cells(w, 1);
+                self.known[src.index()].cells = Some((base, 1));
+                self.next(pc);
             }
             Op::GetHead { src, dst } => {
-                let w = self.load(src);
-                let v = self.input_cell(w, 0);
+                let v = self.cell(src, 0);
                 self.store(dst, v);
                 self.next(pc);
             }
             Op::GetTail { src, dst } => {
-                let w = self.load(src);
-                let v = self.input_cell(w, 1);
+                let v = self.cell(src, 1);
                 self.store(dst, v);
                 self.next(pc);
             }
@@ -165,13 +207,13 @@ impl Translator<'_, '_> {
                 let boxed = self.has_tag(w, layout::TAG_BOXED);
                 let header = self.b.create_block();
                 self.brif(boxed, header, self.label(fail));
-                self.b.switch_to_block(header);
+                self.continue_in(header);
                 let h = self.input_cell(w, 0);
                 let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
                 let is_map = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_MAP as i64);
                 let keys = self.b.create_block();
                 self.brif(is_map, keys, self.label(fail));
-                self.b.switch_to_block(keys);
+                self.continue_in(keys);
                 let n = self.b.ins().ushr_imm_s(h, i64::from(layout::HEADER_KIND_BITS));
                 let n = self.b.ins().band_imm_s(n, !layout::MAP_IN_ORDER as i64);
                 let ok =
@@ -190,11 +232,11 @@ impl Translator<'_, '_> {
                 let same = self.b.ins().icmp(IntCC::Equal, x, y);
                 let differ = self.b.create_block();
                 self.brif(same, self.blocks[pc + 1], differ);
-                self.b.switch_to_block(differ);
+                self.switch_off(differ);
                 let immediates = self.both_immediate(x, y);
                 let slow = self.b.create_block();
                 self.brif(immediates, self.label(fail), slow);
-                self.b.switch_to_block(slow);
+                self.switch_off(slow);
                 let answer = self.call_helper(HelperId::ExactEq, &[x, y]);
                 self.branch_on_answer(answer, pc + 1, fail.index());
             }
@@ -221,7 +263,7 @@ impl Translator<'_, '_> {
                 let stops = self.is_word(w, stop);
                 let not_stop = self.b.create_block();
                 self.brif(stops, self.label(target), not_stop);
-                self.b.switch_to_block(not_stop);
+                self.continue_in(not_stop);
                 let goes_on = self.is_word(w, go_on);
                 self.brif(goes_on, self.blocks[pc + 1], self.label(other));
             }
@@ -285,7 +327,7 @@ impl Translator<'_, '_> {
             let fast = self.b.create_block();
             let smalls = self.both_small(x, y);
             self.brif(smalls, fast, slow);
-            self.b.switch_to_block(fast);
+            self.switch_off(fast);
             // A small word is its value shifted left by the tag width (tag
             // 0): sums and differences of words are words of the sums and
             // differences, and i64 overflow is exactly leaving the small
@@ -300,13 +342,13 @@ impl Translator<'_, '_> {
             };
             let done = self.b.create_block();
             self.brif(overflow, slow, done);
-            self.b.switch_to_block(done);
+            self.switch_off(done);
             self.store(dst, result);
             self.next(pc);
         } else {
             self.jump(slow);
         }
-        self.b.switch_to_block(slow);
+        self.switch_off(slow);
         let mut params = vec![self.b.ins().iconst(I64, bif as u8 as i64)];
         params.extend(words.iter().copied());
         while params.len() < 4 {
@@ -330,7 +372,7 @@ impl Translator<'_, '_> {
             let is_boolean = self.b.ins().bor(is_true, is_false);
             let next = self.b.create_block();
             self.brif(is_boolean, next, not_boolean);
-            self.b.switch_to_block(next);
+            self.continue_in(next);
             let t = self.b.ins().uextend(I64, is_true);
             result = match op {
                 LogicOp::And => self.b.ins().band(result, t),
@@ -344,7 +386,7 @@ impl Translator<'_, '_> {
         let value = self.b.ins().select(result, true_word, false_word);
         self.store(dst, value);
         self.next(pc);
-        self.b.switch_to_block(not_boolean);
+        self.switch_off(not_boolean);
         self.fail(pc, dst, fail);
     }
 
@@ -358,7 +400,7 @@ impl Translator<'_, '_> {
         let equality = matches!(op, Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe);
         let decided = if equality { self.both_immediate(x, y) } else { self.both_small(x, y) };
         self.brif(decided, fast, slow);
-        self.b.switch_to_block(fast);
+        self.switch_off(fast);
         let cc = match op {
             Cmp::Lt => IntCC::SignedLessThan,
             Cmp::Le => IntCC::SignedLessThanOrEqual,
@@ -369,7 +411,7 @@ impl Translator<'_, '_> {
         };
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
-        self.b.switch_to_block(slow);
+        self.switch_off(slow);
         let op = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
         let answer = self.call_helper(HelperId::Compare, &[op, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
@@ -406,16 +448,16 @@ impl Translator<'_, '_> {
         let not_small = self.b.create_block();
         let small = self.has_tag(w, layout::TAG_SMALL);
         self.brif(small, small_block, not_small);
-        self.b.switch_to_block(small_block);
+        self.switch_off(small_block);
         let small_holds = matches!(test, Bif::IsInteger | Bif::IsNumber);
         self.jump_to(if small_holds == expect { pc + 1 } else { fail.index() });
-        self.b.switch_to_block(not_small);
+        self.switch_off(not_small);
         let boxed = self.has_tag(w, layout::TAG_BOXED);
         let slow = self.b.create_block();
         let (immediate_then, _) =
             if expect { (fail.index(), pc + 1) } else { (pc + 1, fail.index()) };
         self.brif(boxed, slow, self.blocks[immediate_then]);
-        self.b.switch_to_block(slow);
+        self.switch_off(slow);
         let test_index = self.b.ins().iconst(I64, test as u8 as i64);
         let answer = self.call_helper(HelperId::TypeTest, &[test_index, w]);
         let (then, other) = if expect { (pc + 1, fail.index()) } else { (fail.index(), pc + 1) };
@@ -424,26 +466,79 @@ impl Translator<'_, '_> {
 
     // ---- Building blocks ----------------------------------------------------------
 
+    /// Register `r`'s value (loaded once per stretch of code where it is
+    /// known).
     fn load(&mut self, r: Reg) -> Value {
-        self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32)
+        if let Some(v) = self.known[r.index()].value {
+            return v;
+        }
+        let v = self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32);
+        if self.on_main {
+            self.known[r.index()].value = Some(v);
+        }
+        v
     }
 
+    /// Writes register `r` (registers always live in memory, so helpers
+    /// see them).
     fn store(&mut self, r: Reg, v: Value) {
         self.b.ins().store(mem(), v, self.regs, (r.index() * 8) as i32);
+        self.known[r.index()] = Known { value: self.on_main.then_some(v), cells: None };
+        if !self.on_main {
+            self.written_off_main.push(r);
+        }
+    }
+
+    /// Forgets everything known about registers (at jump targets, and
+    /// after helpers that may write them).
+    fn forget_all(&mut self) {
+        self.known.iter_mut().for_each(|k| *k = Known::default());
+    }
+
+    /// Goes on in `block`, whose only predecessor is the current block:
+    /// still the op's main path if the current block was.
+    fn continue_in(&mut self, block: Block) {
+        self.b.switch_to_block(block);
+    }
+
+    /// Switches to a block off the op's main path.
+    fn switch_off(&mut self, block: Block) {
+        self.on_main = false;
+        self.b.switch_to_block(block);
+    }
+
+    /// The address of the cells `w` points at in the input, after checking
+    /// that the cell and the `more` after it are inside the input (leaving
+    /// for [`abi::EXIT_BAD_INPUT`] if not).
+    fn input_cells(&mut self, w: Value, more: u32) -> Value {
+        let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
+        let last = self.b.ins().iadd_imm_s(offset, i64::from(more));
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+        let read = self.b.create_block();
+        self.brif(inside, read, self.bad_input);
+        self.continue_in(read);
+        let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+        self.b.ins().iadd(self.input, byte_offset)
+    }
+
+    /// Cell `k` of the input term in register `r`: without a check if an
+    /// earlier test checked it, else with one.
+    fn cell(&mut self, r: Reg, k: u32) -> Value {
+        let base = match self.known[r.index()].cells {
+            Some((base, more)) if k <= more => base,
+            _ => {
+                let w = self.load(r);
+                self.input_cells(w, k)
+            }
+        };
+        self.b.ins().load(I64, mem(), base, (k * 8) as i32)
     }
 
     /// Word `k` of the cells `w` points at, in the input's heap; leaves the
     /// current block for [`abi::EXIT_BAD_INPUT`] if that is out of bounds.
     fn input_cell(&mut self, w: Value, k: i64) -> Value {
-        let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
-        let index = self.b.ins().iadd_imm_s(offset, k);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, index, self.input_len);
-        let read = self.b.create_block();
-        self.brif(inside, read, self.bad_input);
-        self.b.switch_to_block(read);
-        let byte_offset = self.b.ins().ishl_imm_s(index, 3);
-        let address = self.b.ins().iadd(self.input, byte_offset);
-        self.b.ins().load(I64, mem(), address, 0)
+        let base = self.input_cells(w, k as u32);
+        self.b.ins().load(I64, mem(), base, (k * 8) as i32)
     }
 
     fn has_tag(&mut self, w: Value, tag: u64) -> Value {
@@ -509,7 +604,7 @@ impl Translator<'_, '_> {
         let yes = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 1);
         let not_yes = self.b.create_block();
         self.brif(yes, self.blocks[then], not_yes);
-        self.b.switch_to_block(not_yes);
+        self.switch_off(not_yes);
         let no = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 0);
         self.brif(no, self.blocks[other], self.panicked);
     }
@@ -520,15 +615,15 @@ impl Translator<'_, '_> {
         let panicked = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::PANICKED as i64);
         let not_panicked = self.b.create_block();
         self.brif(panicked, self.panicked, not_panicked);
-        self.b.switch_to_block(not_panicked);
+        self.continue_in(not_panicked);
         let failed = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::FAILED as i64);
         let ok = self.b.create_block();
         let failing = self.b.create_block();
         self.brif(failed, failing, ok);
-        self.b.switch_to_block(ok);
+        self.continue_in(ok);
         self.store(dst, value);
         self.next(pc);
-        self.b.switch_to_block(failing);
+        self.switch_off(failing);
         self.fail(pc, dst, fail);
     }
 
@@ -557,17 +652,82 @@ impl Translator<'_, '_> {
     fn call_step(&mut self, pc: usize, labels: &[Label]) {
         let pc_value = self.b.ins().iconst(I64, pc as i64);
         let code = self.call_helper(HelperId::Step, &[pc_value]);
+        // The interpreter's code may write any register.
+        self.forget_all();
         let on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::STEP_NEXT as i64);
         let mut other = self.b.create_block();
         self.brif(on, self.blocks[pc + 1], other);
         for &label in labels {
-            self.b.switch_to_block(other);
+            self.switch_off(other);
             let here = self.b.ins().icmp_imm_s(IntCC::Equal, code, label.index() as i64);
             other = self.b.create_block();
             self.brif(here, self.label(label), other);
         }
         // A panic (or, impossibly, a label the op does not have).
-        self.b.switch_to_block(other);
+        self.switch_off(other);
         self.jump(self.panicked);
     }
+}
+
+/// Which ops start a clause or are jumped to.
+fn jump_targets(program: &Program) -> Vec<bool> {
+    let code = program.code();
+    let mut targets = vec![false; code.len()];
+    let mut mark = |label: Label| {
+        if let Some(t) = targets.get_mut(label.index()) {
+            *t = true;
+        }
+    };
+    for start in program.clause_starts() {
+        mark(*start);
+    }
+    for op in code {
+        match *op {
+            Op::IsArity { fail, .. }
+            | Op::IsTuple { fail, .. }
+            | Op::IsElement { fail, .. }
+            | Op::IsCons { fail, .. }
+            | Op::IsMap { fail, .. }
+            | Op::GetMapValue { fail, .. }
+            | Op::IsWord { fail, .. }
+            | Op::IsExactEq { fail, .. }
+            | Op::Compare { fail, .. }
+            | Op::TypeTest { fail, .. } => mark(fail),
+            Op::Call { fail, .. } | Op::Logic { fail, .. } => {
+                if let Fail::Jump(label) = fail {
+                    mark(label);
+                }
+            }
+            Op::BoolBranch { target, other, .. } => {
+                mark(target);
+                mark(other);
+            }
+            Op::Jump { target } => mark(target),
+            Op::GetArg { .. }
+            | Op::GetArgList { .. }
+            | Op::GetElement { .. }
+            | Op::GetHead { .. }
+            | Op::GetTail { .. }
+            | Op::Move { .. }
+            | Op::MakeTuple { .. }
+            | Op::MakeCons { .. }
+            | Op::MakeList { .. }
+            | Op::MakeMap { .. }
+            | Op::SelfPid { .. }
+            | Op::SetFlag { .. }
+            | Op::Display { .. }
+            | Op::IsSeqTrace { .. }
+            | Op::SetSeqToken { .. }
+            | Op::GetSeqToken { .. }
+            | Op::ProcessDump { .. }
+            | Op::ChangeTrace { .. }
+            | Op::Caller { .. }
+            | Op::CallerLine { .. }
+            | Op::CurrentStacktrace { .. }
+            | Op::Silent { .. }
+            | Op::Succeed { .. }
+            | Op::NoMatch => {}
+        }
+    }
+    targets
 }
