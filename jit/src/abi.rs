@@ -13,9 +13,13 @@
 //! itself. Each helper is a thin shim over a method of
 //! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
 //! of what the op computes, so the two engines share every rule beyond a
-//! few machine instructions. A helper never unwinds: a panic is caught,
-//! parked in [`Ctx::panic`] and reported with a code, and the entry
-//! function returns [`EXIT_PANIC`] so that Rust can resume it.
+//! few machine instructions.
+//!
+//! A helper never unwinds: a panic is caught and parked in [`Ctx::panic`],
+//! and from then on every helper does nothing and answers harmlessly (go
+//! on, "no", "failed"). The code only jumps forward, so it soon ends;
+//! Rust then finds the panic and resumes it. Nothing the spec does after
+//! the panic reaches the host.
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -30,36 +34,19 @@ use matchspec::term::Word;
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *mut u64, *const u64, u64) -> u64;
 
 /// [`Entry`] returns this when no clause matched; otherwise the register
-/// holding the result, or one of the codes below.
+/// holding the result, or the code below.
 pub(crate) const EXIT_NO_MATCH: u64 = u64::MAX;
-/// A helper panicked; the payload is in [`Ctx::panic`].
-pub(crate) const EXIT_PANIC: u64 = u64::MAX - 1;
 /// A head op found a pointer outside the input's heap: the input is not a
 /// well-formed term (the interpreter panics on the same input).
 pub(crate) const EXIT_BAD_INPUT: u64 = u64::MAX - 2;
 
 /// [`step`] returns this to go on with the next op; otherwise the label to
-/// jump to, or [`STEP_PANIC`].
+/// jump to. Labels are below 2^32.
 pub(crate) const STEP_NEXT: u64 = 1 << 32;
-/// The op panicked (or asked to end the run, which only the machine code
-/// may do); the payload is in [`Ctx::panic`].
-pub(crate) const STEP_PANIC: u64 = 1 << 33;
 
-/// What helpers that make a term return when the function fails. Tag 111
+/// What helpers that make a term return when the function fails: tag 111
 /// words are never terms.
 pub(crate) const FAILED: u64 = Word::NONE.to_bits();
-/// What every helper returns when it panicked: tag 111 (never a term), not
-/// a boolean answer, and above every label.
-pub(crate) const PANICKED: u64 = u64::MAX;
-
-// The codes never mean two things: labels are below 2^32 (the step codes
-// are not), registers are far below the exit codes, and terms never have
-// tag 111 (the term helpers' codes do).
-const _: () = {
-    assert!(STEP_NEXT == 1 << 32 && STEP_PANIC == 1 << 33);
-    assert!(FAILED == 0b111 && PANICKED == u64::MAX);
-    assert!(EXIT_BAD_INPUT > u32::MAX as u64);
-};
 
 /// What the machine code passes to helpers: the run's frame, and where a
 /// helper leaves a panic for the caller to resume (a panic must not
@@ -166,26 +153,34 @@ impl HelperId {
     }
 }
 
-/// Runs `f` on the frame behind `ctx`, turning a panic into [`PANICKED`]
-/// (with the payload parked in the `Ctx`).
+/// Runs `f` on the frame behind `ctx`; after a panic (caught here and
+/// parked in the `Ctx`, now or by an earlier helper) answers `after_panic`
+/// without running anything.
 ///
 /// # Safety
 ///
 /// `ctx` must point to a live [`Ctx`] that nothing else accesses during the
 /// call.
 #[inline(always)]
-unsafe fn guarded(ctx: *mut c_void, f: impl FnOnce(&mut dyn Machine) -> u64) -> u64 {
+unsafe fn guarded(
+    ctx: *mut c_void,
+    after_panic: u64,
+    f: impl FnOnce(&mut dyn Machine) -> u64,
+) -> u64 {
     // SAFETY: the entry function passes on the `Ctx` pointer `run` gave it,
     // which points to a `Ctx` on `run`'s stack that lives for the whole
     // call; the machine code does not touch it, and no other reference to
     // it is used while this one lives.
     let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
+    if ctx.panic.is_some() {
+        return after_panic;
+    }
     let frame = &mut *ctx.frame;
     match catch_unwind(AssertUnwindSafe(|| f(frame))) {
         Ok(code) => code,
         Err(payload) => {
             ctx.panic = Some(payload);
-            PANICKED
+            after_panic
         }
     }
 }
@@ -220,23 +215,24 @@ fn operands(start: u64, len: u64) -> Operands {
     Operands { start: start as u32, len: len as u32 }
 }
 
-/// `msc_step(ctx, pc)`: op `pc` by the interpreter. Returns [`STEP_NEXT`],
-/// the label to jump to, or [`STEP_PANIC`].
+/// `msc_step(ctx, pc)`: op `pc` by the interpreter. Returns [`STEP_NEXT`]
+/// or the label to jump to.
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `pc` must be an op of the frame's program.
 pub(crate) unsafe extern "C" fn step(ctx: *mut c_void, pc: u64) -> u64 {
     // SAFETY: as this function's contract.
-    let code = unsafe {
-        guarded(ctx, |m| match m.step(pc as usize) {
+    unsafe {
+        guarded(ctx, STEP_NEXT, |m| match m.step(pc as usize) {
             Step::Next => STEP_NEXT,
             Step::Jump(label) => label.index() as u64,
             // The machine code ends clauses itself.
-            Step::Succeed(_) | Step::NoMatch => PANICKED,
+            Step::Succeed(_) | Step::NoMatch => {
+                panic!("the JIT asked the interpreter to end a clause")
+            }
         })
-    };
-    if code == PANICKED { STEP_PANIC } else { code }
+    }
 }
 
 /// `msc_call(ctx, bif, a, b, c)`: the function's value, or [`FAILED`].
@@ -247,7 +243,9 @@ pub(crate) unsafe extern "C" fn step(ctx: *mut c_void, pc: u64) -> u64 {
 pub(crate) unsafe extern "C" fn call(ctx: *mut c_void, bif: u64, a: u64, b: u64, c: u64) -> u64 {
     let args = [Word::from_bits(a), Word::from_bits(b), Word::from_bits(c)];
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, |m| word_or_failed(bif_of(bif).and_then(|bif| m.call(bif, args)))) }
+    unsafe {
+        guarded(ctx, FAILED, |m| word_or_failed(bif_of(bif).and_then(|bif| m.call(bif, args))))
+    }
 }
 
 /// `msc_compare(ctx, op, x, y)`: 1 if it holds, else 0.
@@ -258,7 +256,7 @@ pub(crate) unsafe extern "C" fn call(ctx: *mut c_void, bif: u64, a: u64, b: u64,
 pub(crate) unsafe extern "C" fn compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
     let op = CMPS[(op as usize) % CMPS.len()];
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, |m| u64::from(m.compare(op, Word::from_bits(x), Word::from_bits(y)))) }
+    unsafe { guarded(ctx, 0, |m| u64::from(m.compare(op, Word::from_bits(x), Word::from_bits(y)))) }
 }
 
 /// `msc_type_test(ctx, test, w)`: 1 if it holds, else 0.
@@ -269,7 +267,7 @@ pub(crate) unsafe extern "C" fn compare(ctx: *mut c_void, op: u64, x: u64, y: u6
 pub(crate) unsafe extern "C" fn type_test(ctx: *mut c_void, test: u64, w: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, |m| {
+        guarded(ctx, 0, |m| {
             u64::from(bif_of(test).is_some_and(|test| m.type_test(test, Word::from_bits(w))))
         })
     }
@@ -282,7 +280,7 @@ pub(crate) unsafe extern "C" fn type_test(ctx: *mut c_void, test: u64, w: u64) -
 /// As [`guarded`].
 pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, |m| u64::from(m.exact_eq(Word::from_bits(a), Word::from_bits(b)))) }
+    unsafe { guarded(ctx, 0, |m| u64::from(m.exact_eq(Word::from_bits(a), Word::from_bits(b)))) }
 }
 
 /// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`].
@@ -293,7 +291,9 @@ pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u6
 pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, |m| word_or_failed(m.map_value(Word::from_bits(map), Word::from_bits(key))))
+        guarded(ctx, FAILED, |m| {
+            word_or_failed(m.map_value(Word::from_bits(map), Word::from_bits(key)))
+        })
     }
 }
 
@@ -304,7 +304,7 @@ pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) 
 /// As [`guarded`]; the operands must be the program's.
 pub(crate) unsafe extern "C" fn make_tuple(ctx: *mut c_void, start: u64, len: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, |m| m.make_tuple(operands(start, len)).to_bits()) }
+    unsafe { guarded(ctx, FAILED, |m| m.make_tuple(operands(start, len)).to_bits()) }
 }
 
 /// `msc_make_list(ctx, start, len)`: a list of the operand registers.
@@ -314,7 +314,7 @@ pub(crate) unsafe extern "C" fn make_tuple(ctx: *mut c_void, start: u64, len: u6
 /// As [`guarded`]; the operands must be the program's.
 pub(crate) unsafe extern "C" fn make_list(ctx: *mut c_void, start: u64, len: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, |m| m.make_list(operands(start, len)).to_bits()) }
+    unsafe { guarded(ctx, FAILED, |m| m.make_list(operands(start, len)).to_bits()) }
 }
 
 /// `msc_make_cons(ctx, head, tail)`: a new list cell.
@@ -324,7 +324,11 @@ pub(crate) unsafe extern "C" fn make_list(ctx: *mut c_void, start: u64, len: u64
 /// As [`guarded`].
 pub(crate) unsafe extern "C" fn make_cons(ctx: *mut c_void, head: u64, tail: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, |m| m.make_cons(Word::from_bits(head), Word::from_bits(tail)).to_bits()) }
+    unsafe {
+        guarded(ctx, FAILED, |m| {
+            m.make_cons(Word::from_bits(head), Word::from_bits(tail)).to_bits()
+        })
+    }
 }
 
 #[cfg(test)]

@@ -240,12 +240,11 @@ impl JitProgram {
         let exit = unsafe {
             (self.entry)((&raw mut ctx).cast::<c_void>(), registers, input_ptr, input_len as u64)
         };
+        if let Some(payload) = ctx.panic.take() {
+            resume_unwind(payload);
+        }
         match exit {
             abi::EXIT_NO_MATCH => None,
-            abi::EXIT_PANIC => match ctx.panic.take() {
-                Some(payload) => resume_unwind(payload),
-                None => panic!("the JIT reported a panic without a payload"),
-            },
             abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
             result => Some(Reg(result as u32)),
         }

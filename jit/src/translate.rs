@@ -60,7 +60,6 @@ pub(crate) fn translate(
     let params = b.block_params(entry).to_vec();
     let blocks: Vec<Block> = program.code().iter().map(|_| b.create_block()).collect();
     let bad_input = b.create_block();
-    let panicked = b.create_block();
     b.ins().jump(blocks[0], &[]);
 
     let mut t = Translator {
@@ -73,7 +72,6 @@ pub(crate) fn translate(
         input: params[2],
         input_len: params[3],
         bad_input,
-        panicked,
         targets: jump_targets(program),
         known: vec![Known::default(); program.registers()],
         written_off_main: Vec::new(),
@@ -95,9 +93,6 @@ pub(crate) fn translate(
     t.b.switch_to_block(bad_input);
     let code = t.b.ins().iconst(I64, abi::EXIT_BAD_INPUT as i64);
     t.b.ins().return_(&[code]);
-    t.b.switch_to_block(panicked);
-    let code = t.b.ins().iconst(I64, abi::EXIT_PANIC as i64);
-    t.b.ins().return_(&[code]);
     t.b.seal_all_blocks();
     t.b.finalize(target);
 }
@@ -115,8 +110,6 @@ struct Translator<'p, 'f> {
     input_len: Value,
     /// Returns [`abi::EXIT_BAD_INPUT`].
     bad_input: Block,
-    /// Returns [`abi::EXIT_PANIC`].
-    panicked: Block,
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
@@ -598,24 +591,14 @@ impl Translator<'_, '_> {
         self.b.inst_results(call)[0]
     }
 
-    /// After a boolean helper: 1 goes to op `then`, 0 to op `other`,
-    /// anything else (a panic) ends the run.
+    /// After a boolean helper: 1 goes to op `then`, 0 to op `other`.
     fn branch_on_answer(&mut self, answer: Value, then: usize, other: usize) {
-        let yes = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 1);
-        let not_yes = self.b.create_block();
-        self.brif(yes, self.blocks[then], not_yes);
-        self.switch_off(not_yes);
-        let no = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 0);
-        self.brif(no, self.blocks[other], self.panicked);
+        self.brif(answer, self.blocks[then], self.blocks[other]);
     }
 
-    /// After a helper that makes a term: a panic ends the run, a failure
-    /// does what `fail` says, a term goes to `dst` and the run goes on.
+    /// After a helper that makes a term: a failure does what `fail` says,
+    /// a term goes to `dst` and the run goes on.
     fn word_result(&mut self, pc: usize, value: Value, dst: Reg, fail: Fail) {
-        let panicked = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::PANICKED as i64);
-        let not_panicked = self.b.create_block();
-        self.brif(panicked, self.panicked, not_panicked);
-        self.continue_in(not_panicked);
         let failed = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::FAILED as i64);
         let ok = self.b.create_block();
         let failing = self.b.create_block();
@@ -654,18 +637,21 @@ impl Translator<'_, '_> {
         let code = self.call_helper(HelperId::Step, &[pc_value]);
         // The interpreter's code may write any register.
         self.forget_all();
+        let Some((&last, others)) = labels.split_last() else {
+            return self.next(pc);
+        };
         let on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::STEP_NEXT as i64);
         let mut other = self.b.create_block();
         self.brif(on, self.blocks[pc + 1], other);
-        for &label in labels {
+        for &label in others {
             self.switch_off(other);
             let here = self.b.ins().icmp_imm_s(IntCC::Equal, code, label.index() as i64);
             other = self.b.create_block();
             self.brif(here, self.label(label), other);
         }
-        // A panic (or, impossibly, a label the op does not have).
+        // Whatever else it says, it is the last label.
         self.switch_off(other);
-        self.jump(self.panicked);
+        self.jump(self.label(last));
     }
 }
 

@@ -2,3 +2,4 @@
 
 mod batch;
 mod corpus;
+mod panics;
