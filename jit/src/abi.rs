@@ -51,10 +51,20 @@ pub(crate) const FAILED: u64 = Word::NONE.to_bits();
 /// What the machine code passes to helpers: the run's frame, and where a
 /// helper leaves a panic for the caller to resume (a panic must not
 /// unwind through machine code).
+///
+/// The machine code reads one field itself: `heap`, at offset 0, the
+/// current address of the run's heap words, where it builds terms at
+/// fixed offsets (see [`Frame::reserve_scratch`]). Every helper refreshes
+/// it, since a helper may grow (and so move) the heap.
+#[repr(C)]
 pub(crate) struct Ctx<'f> {
+    pub(crate) heap: *mut Word,
     pub(crate) frame: &'f mut dyn Machine,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
 }
+
+/// The offset of [`Ctx::heap`], which the machine code loads.
+pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static>, heap) as i32;
 
 /// A frame, with its lifetimes erased for the trip through machine code:
 /// the [`Frame`] methods the helpers call.
@@ -68,6 +78,7 @@ pub(crate) trait Machine {
     fn make_tuple(&mut self, elements: Operands) -> Word;
     fn make_list(&mut self, elements: Operands) -> Word;
     fn make_cons(&mut self, head: Word, tail: Word) -> Word;
+    fn scratch_address(&mut self) -> *mut Word;
 }
 
 impl Machine for Frame<'_, '_> {
@@ -97,6 +108,9 @@ impl Machine for Frame<'_, '_> {
     }
     fn make_cons(&mut self, head: Word, tail: Word) -> Word {
         Frame::make_cons(self, head, tail)
+    }
+    fn scratch_address(&mut self) -> *mut Word {
+        Frame::scratch_address(self)
     }
 }
 
@@ -136,6 +150,20 @@ impl HelperId {
         HelperId::MakeCons,
     ];
 
+    /// May the helper build terms (and so move the heap)?
+    pub(crate) fn may_build(self) -> bool {
+        match self {
+            HelperId::Step
+            | HelperId::Call
+            | HelperId::MakeTuple
+            | HelperId::MakeList
+            | HelperId::MakeCons => true,
+            HelperId::Compare | HelperId::TypeTest | HelperId::ExactEq | HelperId::MapValue => {
+                false
+            }
+        }
+    }
+
     /// The helper's row.
     pub(crate) fn helper(self) -> Helper {
         let (name, address, params): (&'static str, *const u8, usize) = match self {
@@ -155,7 +183,8 @@ impl HelperId {
 
 /// Runs `f` on the frame behind `ctx`; after a panic (caught here and
 /// parked in the `Ctx`, now or by an earlier helper) answers `after_panic`
-/// without running anything.
+/// without running anything. If `f` `may_build` terms, refreshes
+/// [`Ctx::heap`].
 ///
 /// # Safety
 ///
@@ -165,6 +194,7 @@ impl HelperId {
 unsafe fn guarded(
     ctx: *mut c_void,
     after_panic: u64,
+    may_build: bool,
     f: impl FnOnce(&mut dyn Machine) -> u64,
 ) -> u64 {
     // SAFETY: the entry function passes on the `Ctx` pointer `run` gave it,
@@ -176,13 +206,17 @@ unsafe fn guarded(
         return after_panic;
     }
     let frame = &mut *ctx.frame;
-    match catch_unwind(AssertUnwindSafe(|| f(frame))) {
+    let code = match catch_unwind(AssertUnwindSafe(|| f(frame))) {
         Ok(code) => code,
         Err(payload) => {
             ctx.panic = Some(payload);
             after_panic
         }
+    };
+    if may_build {
+        ctx.heap = ctx.frame.scratch_address();
     }
+    code
 }
 
 fn word_or_failed(w: Option<Word>) -> u64 {
@@ -224,7 +258,7 @@ fn operands(start: u64, len: u64) -> Operands {
 pub(crate) unsafe extern "C" fn step(ctx: *mut c_void, pc: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, STEP_NEXT, |m| match m.step(pc as usize) {
+        guarded(ctx, STEP_NEXT, true, |m| match m.step(pc as usize) {
             Step::Next => STEP_NEXT,
             Step::Jump(label) => label.index() as u64,
             // The machine code ends clauses itself.
@@ -244,7 +278,9 @@ pub(crate) unsafe extern "C" fn call(ctx: *mut c_void, bif: u64, a: u64, b: u64,
     let args = [Word::from_bits(a), Word::from_bits(b), Word::from_bits(c)];
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, FAILED, |m| word_or_failed(bif_of(bif).and_then(|bif| m.call(bif, args))))
+        guarded(ctx, FAILED, true, |m| {
+            word_or_failed(bif_of(bif).and_then(|bif| m.call(bif, args)))
+        })
     }
 }
 
@@ -256,7 +292,9 @@ pub(crate) unsafe extern "C" fn call(ctx: *mut c_void, bif: u64, a: u64, b: u64,
 pub(crate) unsafe extern "C" fn compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
     let op = CMPS[(op as usize) % CMPS.len()];
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, 0, |m| u64::from(m.compare(op, Word::from_bits(x), Word::from_bits(y)))) }
+    unsafe {
+        guarded(ctx, 0, false, |m| u64::from(m.compare(op, Word::from_bits(x), Word::from_bits(y))))
+    }
 }
 
 /// `msc_type_test(ctx, test, w)`: 1 if it holds, else 0.
@@ -267,7 +305,7 @@ pub(crate) unsafe extern "C" fn compare(ctx: *mut c_void, op: u64, x: u64, y: u6
 pub(crate) unsafe extern "C" fn type_test(ctx: *mut c_void, test: u64, w: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, 0, |m| {
+        guarded(ctx, 0, false, |m| {
             u64::from(bif_of(test).is_some_and(|test| m.type_test(test, Word::from_bits(w))))
         })
     }
@@ -280,7 +318,9 @@ pub(crate) unsafe extern "C" fn type_test(ctx: *mut c_void, test: u64, w: u64) -
 /// As [`guarded`].
 pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, 0, |m| u64::from(m.exact_eq(Word::from_bits(a), Word::from_bits(b)))) }
+    unsafe {
+        guarded(ctx, 0, false, |m| u64::from(m.exact_eq(Word::from_bits(a), Word::from_bits(b))))
+    }
 }
 
 /// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`].
@@ -291,7 +331,7 @@ pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u6
 pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, FAILED, |m| {
+        guarded(ctx, FAILED, false, |m| {
             word_or_failed(m.map_value(Word::from_bits(map), Word::from_bits(key)))
         })
     }
@@ -304,7 +344,7 @@ pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) 
 /// As [`guarded`]; the operands must be the program's.
 pub(crate) unsafe extern "C" fn make_tuple(ctx: *mut c_void, start: u64, len: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, FAILED, |m| m.make_tuple(operands(start, len)).to_bits()) }
+    unsafe { guarded(ctx, FAILED, true, |m| m.make_tuple(operands(start, len)).to_bits()) }
 }
 
 /// `msc_make_list(ctx, start, len)`: a list of the operand registers.
@@ -314,7 +354,7 @@ pub(crate) unsafe extern "C" fn make_tuple(ctx: *mut c_void, start: u64, len: u6
 /// As [`guarded`]; the operands must be the program's.
 pub(crate) unsafe extern "C" fn make_list(ctx: *mut c_void, start: u64, len: u64) -> u64 {
     // SAFETY: as this function's contract.
-    unsafe { guarded(ctx, FAILED, |m| m.make_list(operands(start, len)).to_bits()) }
+    unsafe { guarded(ctx, FAILED, true, |m| m.make_list(operands(start, len)).to_bits()) }
 }
 
 /// `msc_make_cons(ctx, head, tail)`: a new list cell.
@@ -325,7 +365,7 @@ pub(crate) unsafe extern "C" fn make_list(ctx: *mut c_void, start: u64, len: u64
 pub(crate) unsafe extern "C" fn make_cons(ctx: *mut c_void, head: u64, tail: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded(ctx, FAILED, |m| {
+        guarded(ctx, FAILED, true, |m| {
             m.make_cons(Word::from_bits(head), Word::from_bits(tail)).to_bits()
         })
     }

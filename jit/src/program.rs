@@ -46,6 +46,8 @@ pub struct JitProgram {
     program_id: u64,
     /// The code, valid while `module` lives.
     entry: Entry,
+    /// How many heap words the code builds terms in itself.
+    reserve: usize,
     /// Owns the code memory; freed in `drop`.
     module: Option<JITModule>,
     /// How long compiling took.
@@ -117,8 +119,8 @@ impl JitProgram {
         validate(program)?;
         let mut module = new_module()?;
         let result = Self::define(&mut module, program);
-        let entry = match result {
-            Ok(entry) => entry,
+        let (entry, reserve) = match result {
+            Ok(defined) => defined,
             Err(err) => {
                 // SAFETY: nothing of this module was handed out.
                 unsafe { module.free_memory() };
@@ -128,6 +130,7 @@ impl JitProgram {
         Ok(JitProgram {
             program_id: program.id(),
             entry,
+            reserve,
             module: Some(module),
             compile_time: start.elapsed(),
         })
@@ -143,18 +146,20 @@ impl JitProgram {
         let result = translate_and_define(&mut module, program, true);
         // SAFETY: the code is never called; nothing of it was handed out.
         unsafe { module.free_memory() };
-        result.map(|(_, listing)| listing)
+        result.map(|(_, listing, _)| listing)
     }
 
-    /// Translates and finalizes the entry function in `module`.
-    fn define(module: &mut JITModule, program: &Program) -> Result<Entry, JitError> {
-        let (id, _) = translate_and_define(module, program, false)?;
+    /// Translates and finalizes the entry function in `module`; also
+    /// returns how many heap words it builds in itself.
+    fn define(module: &mut JITModule, program: &Program) -> Result<(Entry, usize), JitError> {
+        let (id, _, reserve) = translate_and_define(module, program, false)?;
         module.finalize_definitions().map_err(codegen)?;
         let code = module.get_finalized_function(id);
         // SAFETY: `code` is the finalized function just defined with
         // `entry_signature`, which is `Entry`'s signature in the platform's
         // default calling convention (Cranelift's for this ISA).
-        Ok(unsafe { std::mem::transmute::<*const u8, Entry>(code) })
+        let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
+        Ok((entry, reserve))
     }
 
     /// How long [`compile`](Self::compile) took.
@@ -225,18 +230,27 @@ impl JitProgram {
     /// holding the result, or `None` if no clause matched.
     #[inline(always)]
     fn call(&self, frame: &mut Frame<'_, '_>) -> Option<Reg> {
+        let heap = if self.reserve > 0 {
+            frame.reserve_scratch(self.reserve)
+        } else {
+            // Never read: the code builds nothing itself.
+            std::ptr::null_mut()
+        };
         let registers = frame.registers().as_mut_ptr().cast::<u64>();
         let input_words = frame.input_words();
         let (input_ptr, input_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
-        let mut ctx = Ctx { frame, panic: None };
+        let mut ctx = Ctx { heap, frame, panic: None };
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
-        // and every label is an op of the program. The registers and the
-        // input words stay where they are for the whole call (the register
-        // file is not resized, the input is borrowed); the code reads input
-        // words only below `input_len`. `ctx` outlives the call and only
-        // `abi::step` uses it, never while the code touches the registers.
+        // every label is an op of the program, and the terms the code
+        // builds itself lie in the `self.reserve` heap words just set
+        // aside, written through `ctx.heap`, which every helper refreshes
+        // (a helper may move the heap). The registers and the input words
+        // stay where they are for the whole call (the register file is not
+        // resized, the input is borrowed); the code reads input words only
+        // below `input_len`. `ctx` outlives the call and only the helpers
+        // use it, never while the code touches the registers.
         let exit = unsafe {
             (self.entry)((&raw mut ctx).cast::<c_void>(), registers, input_ptr, input_len as u64)
         };
@@ -268,7 +282,7 @@ fn translate_and_define(
     module: &mut JITModule,
     program: &Program,
     listing: bool,
-) -> Result<(FuncId, Listing), JitError> {
+) -> Result<(FuncId, Listing, usize), JitError> {
     let mut helper_ids = Vec::with_capacity(HelperId::ALL.len());
     for id in HelperId::ALL {
         let helper = id.helper();
@@ -282,7 +296,7 @@ fn translate_and_define(
     entry_signature(&mut ctx.func.signature);
     let mut fbc = FunctionBuilderContext::new();
     let target = module.target_config();
-    translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
+    let reserve = translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
         module.declare_func_in_func(helper_ids[id as usize], func)
     });
     let mut texts = Listing::default();
@@ -296,7 +310,7 @@ fn translate_and_define(
         texts.asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
     }
     module.clear_context(&mut ctx);
-    Ok((id, texts))
+    Ok((id, texts, reserve))
 }
 
 /// A Cranelift error as a [`JitError`].

@@ -20,8 +20,8 @@ use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use matchspec::bif::Bif;
 use matchspec::ir::{Cmp, Fail, Label, LogicOp, Op, Operands, Program, Reg};
-use matchspec::term::Word;
 use matchspec::term::word::layout;
+use matchspec::term::{Space, Word};
 
 use crate::abi::{self, HelperId};
 
@@ -44,14 +44,16 @@ pub(crate) fn helper_signature(sig: &mut Signature, params: usize) {
 
 /// Fills `func` (whose signature is [`entry_signature`]) with the code of
 /// `program`; `declare` imports a helper into the function. The program
-/// must have passed [`crate::program::validate`].
+/// must have passed [`crate::program::validate`]. Returns how many words
+/// at the start of the run's heap the code builds terms in (see
+/// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)).
 pub(crate) fn translate(
     program: &Program,
     func: &mut Function,
     fbc: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     mut declare: impl FnMut(&mut Function, HelperId) -> FuncRef,
-) {
+) -> usize {
     let helpers = HelperId::ALL.map(|id| declare(func, id));
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
@@ -62,8 +64,11 @@ pub(crate) fn translate(
     let bad_input = b.create_block();
     b.ins().jump(blocks[0], &[]);
 
+    let (slots, reserve) = heap_slots(program);
     let mut t = Translator {
         program,
+        slots,
+        heap: None,
         b,
         blocks,
         helpers,
@@ -95,10 +100,17 @@ pub(crate) fn translate(
     t.b.ins().return_(&[code]);
     t.b.seal_all_blocks();
     t.b.finalize(target);
+    reserve
 }
 
 struct Translator<'p, 'f> {
     program: &'p Program,
+    /// For each op that builds a term in the code: the heap offset it
+    /// builds at.
+    slots: Vec<Option<u32>>,
+    /// The address of the run's heap words, if loaded on this stretch of
+    /// code since the last helper call.
+    heap: Option<Value>,
     b: FunctionBuilder<'f>,
     /// The block of each op.
     blocks: Vec<Block>,
@@ -266,21 +278,73 @@ impl Translator<'_, '_> {
             }
 
             // ---- Building ---------------------------------------------------------------
-            Op::MakeTuple { elements, dst } => {
-                let (start, len) = self.operands(elements);
-                let tuple = self.call_helper(HelperId::MakeTuple, &[start, len]);
-                self.word_result(pc, tuple, dst, Fail::Exit);
-            }
-            Op::MakeList { elements, dst } => {
-                let (start, len) = self.operands(elements);
-                let list = self.call_helper(HelperId::MakeList, &[start, len]);
-                self.word_result(pc, list, dst, Fail::Exit);
-            }
-            Op::MakeCons { head, tail, dst } => {
-                let (h, t) = (self.load(head), self.load(tail));
-                let cons = self.call_helper(HelperId::MakeCons, &[h, t]);
-                self.word_result(pc, cons, dst, Fail::Exit);
-            }
+            Op::MakeTuple { elements, dst } => match self.slots[pc] {
+                Some(at) => {
+                    let regs = self.program.operand_regs(elements).to_vec();
+                    let heap = self.heap_address();
+                    let header =
+                        self.b.ins().iconst(I64, layout::tuple_header(regs.len() as u64) as i64);
+                    self.b.ins().store(mem(), header, heap, (at * 8) as i32);
+                    for (i, r) in regs.into_iter().enumerate() {
+                        let v = self.load(r);
+                        self.b.ins().store(mem(), v, heap, ((at + 1 + i as u32) * 8) as i32);
+                    }
+                    let tuple = self.scratch_word(layout::TAG_BOXED, at);
+                    self.store(dst, tuple);
+                    self.next(pc);
+                }
+                None => {
+                    let (start, len) = self.operands(elements);
+                    let tuple = self.call_helper(HelperId::MakeTuple, &[start, len]);
+                    self.word_result(pc, tuple, dst, Fail::Exit);
+                }
+            },
+            Op::MakeList { elements, dst } => match self.slots[pc] {
+                Some(at) => {
+                    let regs = self.program.operand_regs(elements).to_vec();
+                    let n = regs.len() as u32;
+                    let heap = self.heap_address();
+                    for (i, r) in regs.into_iter().enumerate() {
+                        let cell = at + 2 * i as u32;
+                        let v = self.load(r);
+                        self.b.ins().store(mem(), v, heap, (cell * 8) as i32);
+                        let tail = if cell + 2 < at + 2 * n {
+                            self.scratch_word(layout::TAG_CONS, cell + 2)
+                        } else {
+                            self.b.ins().iconst(I64, Word::NIL.to_bits() as i64)
+                        };
+                        self.b.ins().store(mem(), tail, heap, ((cell + 1) * 8) as i32);
+                    }
+                    let list = if n == 0 {
+                        self.b.ins().iconst(I64, Word::NIL.to_bits() as i64)
+                    } else {
+                        self.scratch_word(layout::TAG_CONS, at)
+                    };
+                    self.store(dst, list);
+                    self.next(pc);
+                }
+                None => {
+                    let (start, len) = self.operands(elements);
+                    let list = self.call_helper(HelperId::MakeList, &[start, len]);
+                    self.word_result(pc, list, dst, Fail::Exit);
+                }
+            },
+            Op::MakeCons { head, tail, dst } => match self.slots[pc] {
+                Some(at) => {
+                    let (h, t) = (self.load(head), self.load(tail));
+                    let heap = self.heap_address();
+                    self.b.ins().store(mem(), h, heap, (at * 8) as i32);
+                    self.b.ins().store(mem(), t, heap, ((at + 1) * 8) as i32);
+                    let cons = self.scratch_word(layout::TAG_CONS, at);
+                    self.store(dst, cons);
+                    self.next(pc);
+                }
+                None => {
+                    let (h, t) = (self.load(head), self.load(tail));
+                    let cons = self.call_helper(HelperId::MakeCons, &[h, t]);
+                    self.word_result(pc, cons, dst, Fail::Exit);
+                }
+            },
 
             // ---- Maps and trace actions: the interpreter's code --------------------
             Op::MakeMap { .. }
@@ -486,6 +550,7 @@ impl Translator<'_, '_> {
     /// after helpers that may write them).
     fn forget_all(&mut self) {
         self.known.iter_mut().for_each(|k| *k = Known::default());
+        self.heap = None;
     }
 
     /// Goes on in `block`, whose only predecessor is the current block:
@@ -588,6 +653,10 @@ impl Translator<'_, '_> {
         all.push(self.ctx);
         all.extend_from_slice(args);
         let call = self.b.ins().call(self.helpers[id as usize], &all);
+        // A helper may have grown, and so moved, the heap.
+        if id.may_build() {
+            self.heap = None;
+        }
         self.b.inst_results(call)[0]
     }
 
@@ -623,6 +692,26 @@ impl Translator<'_, '_> {
         }
     }
 
+    /// The address of the run's heap words (see [`abi::Ctx`]).
+    fn heap_address(&mut self) -> Value {
+        if let Some(heap) = self.heap {
+            return heap;
+        }
+        let heap = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_HEAP);
+        if self.on_main {
+            self.heap = Some(heap);
+        }
+        heap
+    }
+
+    /// The word pointing at heap offset `at` of the run's heap.
+    fn scratch_word(&mut self, tag: u64, at: u32) -> Value {
+        let word = (u64::from(at) << layout::OFFSET_SHIFT)
+            | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
+            | tag;
+        self.b.ins().iconst(I64, word as i64)
+    }
+
     /// The start and length of an operand list, as values.
     fn operands(&mut self, operands: Operands) -> (Value, Value) {
         let start = self.b.ins().iconst(I64, i64::from(operands.start));
@@ -653,6 +742,45 @@ impl Translator<'_, '_> {
         self.switch_off(other);
         self.jump(self.label(last));
     }
+}
+
+/// The most heap words one clause may build in the code itself; clauses
+/// that build more call helpers.
+const MAX_CLAUSE_WORDS: u32 = 256;
+
+/// Where each building op of each clause builds in the run's heap, and how
+/// many words that takes at most (clauses reuse the same words: one run
+/// finishes at most one clause's body).
+fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
+    let code = program.code();
+    let mut slots = vec![None; code.len()];
+    let starts: Vec<usize> = program.clause_starts().iter().map(|l| l.index()).collect();
+    let mut reserve = 0;
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(code.len());
+        let words = |op: &Op| -> u32 {
+            match *op {
+                Op::MakeTuple { elements, .. } => 1 + elements.len,
+                Op::MakeList { elements, .. } => 2 * elements.len,
+                Op::MakeCons { .. } => 2,
+                _ => 0,
+            }
+        };
+        let total: u32 = code[start..end].iter().map(words).sum();
+        if total == 0 || total > MAX_CLAUSE_WORDS {
+            continue;
+        }
+        let mut at = 0;
+        for (pc, op) in code.iter().enumerate().take(end).skip(start) {
+            let n = words(op);
+            if n > 0 {
+                slots[pc] = Some(at);
+                at += n;
+            }
+        }
+        reserve = reserve.max(total as usize);
+    }
+    (slots, reserve)
 }
 
 /// Which ops start a clause or are jumped to.

@@ -160,6 +160,25 @@ impl<'a, 'h> Frame<'a, 'h> {
         self.regs
     }
 
+    /// Sets aside the first `n` words of the run's (just reset, empty)
+    /// heap for an engine that builds terms there itself, as the JIT's
+    /// machine code does at fixed offsets; returns their address. The
+    /// words hold the small integer 0 until written.
+    #[inline]
+    pub fn reserve_scratch(&mut self, n: usize) -> *mut Word {
+        debug_assert!(self.heap.is_empty(), "reserve right after a reset");
+        self.heap.alloc(n);
+        self.heap.address()
+    }
+
+    /// The address of the run's heap words. It moves when the heap grows,
+    /// so an engine that writes there must ask again after anything that
+    /// may build a term.
+    #[inline]
+    pub fn scratch_address(&mut self) -> *mut Word {
+        self.heap.address()
+    }
+
     /// The words of the input's heap: what head ops read (see `ir::op`,
     /// "Head ops read only the input").
     #[inline]

@@ -135,6 +135,12 @@ impl Heap {
         at
     }
 
+    /// The address of the first word (it moves when the heap grows).
+    #[inline]
+    pub(crate) fn address(&mut self) -> *mut Word {
+        self.words.as_mut_ptr()
+    }
+
     #[inline]
     pub(crate) fn set(&mut self, offset: usize, word: Word) {
         self.words[offset] = word;
