@@ -50,6 +50,8 @@ pub struct Frame<'a, 'h> {
     literals: &'a [Word],
     host: &'h mut dyn Host,
     flags: Flags,
+    /// Heap words set aside by [`Frame::reserve_scratch`].
+    reserved: usize,
 }
 
 impl std::fmt::Debug for Frame<'_, '_> {
@@ -134,16 +136,18 @@ impl<'a, 'h> Frame<'a, 'h> {
             literals: program.literals.words(),
             host,
             flags: Flags::default(),
+            reserved: 0,
         }
     }
 
     /// Starts the run on `input` (a word of the frame's input heap),
-    /// forgetting the previous run's terms and flags.
+    /// forgetting the previous run's terms and flags (but keeping the heap
+    /// words set aside by [`reserve_scratch`](Self::reserve_scratch)).
     ///
     /// Fails for a trace program whose input is not a list.
     #[inline(always)]
     pub fn reset(&mut self, input: Word) -> Result<(), EvalError> {
-        self.heap.clear();
+        self.heap.keep_first(self.reserved);
         self.flags = Flags::default();
         self.regs[Reg::INPUT.index()] = input;
         if self.program.kind.is_trace() {
@@ -160,14 +164,17 @@ impl<'a, 'h> Frame<'a, 'h> {
         self.regs
     }
 
-    /// Sets aside the first `n` words of the run's (just reset, empty)
-    /// heap for an engine that builds terms there itself, as the JIT's
-    /// machine code does at fixed offsets; returns their address. The
-    /// words hold the small integer 0 until written.
+    /// Sets aside the first `n` words of the run's heap for an engine that
+    /// builds terms there itself, as the JIT's machine code does at fixed
+    /// offsets, and returns their address. Call it right after a reset,
+    /// before running (anything built since is dropped). The words stay
+    /// set aside through later resets, holding whatever was last written
+    /// there (at first the small integer 0), so setting them aside again
+    /// for the next input costs nothing.
     #[inline]
     pub fn reserve_scratch(&mut self, n: usize) -> *mut Word {
-        debug_assert!(self.heap.is_empty(), "reserve right after a reset");
-        self.heap.alloc(n);
+        self.reserved = n;
+        self.heap.keep_first(n);
         self.heap.address()
     }
 

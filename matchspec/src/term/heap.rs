@@ -135,6 +135,17 @@ impl Heap {
         at
     }
 
+    /// Keeps exactly the first `n` words: drops the others, or appends zero
+    /// words up to `n`.
+    #[inline]
+    pub(crate) fn keep_first(&mut self, n: usize) {
+        if self.words.len() >= n {
+            self.words.truncate(n);
+        } else {
+            self.words.resize(n, Word::from_bits(0));
+        }
+    }
+
     /// The address of the first word (it moves when the heap grows).
     #[inline]
     pub(crate) fn address(&mut self) -> *mut Word {
