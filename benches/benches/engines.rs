@@ -3,30 +3,33 @@
 //! Each workload (see [`msc_benches::workloads`]) is a spec and a stream of
 //! inputs, loaded as `msc bench` loads them.
 //!
-//! * `run/WORKLOAD/ENGINE`: one pass of the compiled spec over every input,
-//!   with one reused [`Scratch`] and [`TestHost`]; throughput is in events
-//!   (inputs), so criterion's time per element is the time per event. Every
-//!   engine in [`ENGINES`] runs every workload.
-//! * `compile/WORKLOAD`: [`CompiledSpec::compile`] of the spec's text
+//! * `run/WORKLOAD/ENGINE`: one pass over every input with the batch API
+//!   ([`EngineSpec::run_each`]), with one reused [`Scratch`] and
+//!   [`TestHost`]; throughput is in events (inputs), so criterion's time per
+//!   element is the time per event. ENGINE is one of [`ENGINES`] (the
+//!   [`EngineSpec`] is made before timing, so `jit` has compiled already and
+//!   `auto` compiles during warm-up, once it crosses its threshold), or
+//!   `native`: the workload's hand-written Rust filter
+//!   ([`msc_benches::native`]) over the same inputs, the practical limit.
+//! * `compile/WORKLOAD/spec`: [`CompiledSpec::compile`] of the spec's text
 //!   (parse, check, lower to the IR).
+//! * `compile/WORKLOAD/jit`: [`JitProgram::compile`] of the compiled spec
+//!   (translation to Cranelift IR and code generation; freeing the code is
+//!   not timed).
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use matchspec::conformance::{Interpreter, Runner};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
+use matchspec::term::Heap;
 use matchspec::{CompiledSpec, Config, Scratch, TestHost};
+use matchspec_jit::{Engine, EngineSpec, JitProgram};
+use msc_benches::native::{Native, NativeVisitor, with_native};
 use msc_benches::{WORKLOADS_ENV, Workload, workload_dir, workloads};
 
-/// An engine to time: its name (the benchmark parameter) and how to make a
-/// runner for it.
-struct Engine {
-    name: &'static str,
-    runner: fn() -> Box<dyn Runner>,
-}
-
-/// Every engine the `run` groups time. A new engine is one more entry.
-const ENGINES: &[Engine] = &[Engine { name: "interp", runner: || Box::new(Interpreter) }];
+/// Every engine the `run` groups time through [`EngineSpec`].
+const ENGINES: [Engine; 3] = [Engine::Interp, Engine::Jit, Engine::Auto];
 
 /// The workloads, or `None` (after saying why) if they are not there.
 fn load() -> Option<Vec<Workload>> {
@@ -53,7 +56,30 @@ fn compile(workload: &Workload) -> CompiledSpec {
         .unwrap_or_else(|err| panic!("{}: {err}", workload.name))
 }
 
-/// The `run/WORKLOAD` groups and the `compile` group.
+/// Times a workload's native filter in its `run` group.
+struct BenchNative<'a, 'g> {
+    group: &'a mut BenchmarkGroup<'g, WallTime>,
+    workload: &'a Workload,
+}
+
+impl NativeVisitor for BenchNative<'_, '_> {
+    type Output = ();
+
+    fn visit<N: Native>(self, native: N) {
+        let Workload { heap, inputs, .. } = self.workload;
+        let mut out = Heap::new();
+        self.group.bench_function(BenchmarkId::from_parameter("native"), |b| {
+            b.iter(|| {
+                for &input in inputs {
+                    let result = native.run(heap, input, &mut out);
+                    black_box(&result);
+                }
+            });
+        });
+    }
+}
+
+/// The `run/WORKLOAD` groups and the `compile/WORKLOAD` groups.
 fn engines(c: &mut Criterion) {
     let Some(workloads) = load() else { return };
 
@@ -64,29 +90,48 @@ fn engines(c: &mut Criterion) {
         group.sampling_mode(SamplingMode::Flat);
         group.throughput(Throughput::Elements(workload.events()));
         for engine in ENGINES {
-            let mut runner = (engine.runner)();
+            let engine_spec = EngineSpec::new(spec.clone(), engine);
+            if let Some(err) = engine_spec.jit_error() {
+                eprintln!(
+                    "{}: the JIT failed ({err}); {} interprets",
+                    workload.name,
+                    engine.name()
+                );
+            }
             let mut scratch = Scratch::new();
             let mut host = TestHost::default();
-            group.bench_function(BenchmarkId::from_parameter(engine.name), |b| {
+            group.bench_function(BenchmarkId::from_parameter(engine.name()), |b| {
                 b.iter(|| {
-                    for &input in &workload.inputs {
-                        let outcome =
-                            runner.run(&spec, workload.heap.view(input), &mut scratch, &mut host);
-                        black_box(&outcome);
-                    }
+                    engine_spec.run_each(
+                        &workload.heap,
+                        &workload.inputs,
+                        &mut scratch,
+                        &mut host,
+                        |_, outcome| {
+                            black_box(&outcome);
+                        },
+                    );
                 });
+            });
+        }
+        with_native(&workload.name, BenchNative { group: &mut group, workload });
+        group.finish();
+    }
+
+    for workload in &workloads {
+        let mut group = c.benchmark_group(format!("compile/{}", workload.name));
+        group.bench_function(BenchmarkId::from_parameter("spec"), |b| {
+            b.iter(|| compile(black_box(workload)));
+        });
+        let spec = compile(workload);
+        if JitProgram::compile(&spec).is_ok() {
+            // Dropping the program (unmapping its code) is outside the timing.
+            group.bench_function(BenchmarkId::from_parameter("jit"), |b| {
+                b.iter_with_large_drop(|| JitProgram::compile(black_box(&spec)));
             });
         }
         group.finish();
     }
-
-    let mut group = c.benchmark_group("compile");
-    for workload in &workloads {
-        group.bench_function(BenchmarkId::from_parameter(&workload.name), |b| {
-            b.iter(|| compile(black_box(workload)));
-        });
-    }
-    group.finish();
 }
 
 // `criterion_group!` would make an undocumented `pub fn`; this is what it

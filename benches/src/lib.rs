@@ -11,6 +11,12 @@
 //!
 //! Both locations can be overridden with environment variables, and a
 //! benchmark whose data is missing says so and skips rather than failing.
+//!
+//! [`native`] holds a hand-written Rust filter per workload, the `native`
+//! entry the engines are measured against; the tests here check that each
+//! gives the interpreter's answer on every input.
+
+pub mod native;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -37,11 +37,14 @@ impl Engine {
 
 /// How many runs [`Engine::Auto`] interprets before compiling.
 ///
-/// Compiling a workload spec takes about 100-300 µs and the machine code
-/// saves 10-80 ns per run (see `benches/README.md`), so compiling pays
-/// back after some thousands of runs; this is that break-even, rounded up
-/// so short-lived specs never pay for a compile they cannot recover.
-pub const AUTO_THRESHOLD: u64 = 10_000;
+/// Measured on the six benchmark workloads (`benches/README.md`): compiling
+/// takes 48-271 µs (warm) and the machine code saves 3.6-31 ns per run, so
+/// compiling pays for itself after 3,800 to 24,000 runs (break-even =
+/// compile time / saving per run; median about 10,000). The threshold is
+/// the worst case rounded down, so a spec that runs twice the threshold
+/// has paid back its compile time in every workload measured, and a spec
+/// that runs only a few thousand times never pays for a compile.
+pub const AUTO_THRESHOLD: u64 = 20_000;
 
 /// A compiled spec together with the engine that runs it.
 ///

@@ -2,4 +2,5 @@
 
 mod batch;
 mod corpus;
+mod memory;
 mod panics;

@@ -86,7 +86,8 @@ fn run(spec: &CompiledSpec, jit: Option<&JitProgram>) -> (String, Vec<Effect>) {
 
 #[test]
 fn host_panics_come_through_the_machine_code() {
-    let text = "[{['$1'], [], [{silent, true}, {display, {{'$1'}}}, {silent, false}, {message, ok}]}]";
+    let text =
+        "[{['$1'], [], [{silent, true}, {display, {{'$1'}}}, {silent, false}, {message, ok}]}]";
     let spec = CompiledSpec::compile(text, Kind::Call, &Config::default()).expect("compiles");
     let jit = JitProgram::compile(&spec).expect("compiles to machine code");
     let interpreted = run(&spec, None);

@@ -203,6 +203,7 @@ impl<'a> TermRef<'a> {
     }
 
     /// Decodes the term's kind and contents.
+    #[inline]
     pub fn kind(self) -> Kind<'a> {
         let w = self.word;
         match w.tag() {
@@ -324,14 +325,19 @@ impl<'a> TermRef<'a> {
     }
 
     /// The tuple, if this is one.
+    #[inline]
     pub fn as_tuple(self) -> Option<Tuple<'a>> {
-        match self.kind() {
-            Kind::Tuple(t) => Some(t),
-            _ => None,
+        if !self.word.is_boxed() {
+            return None;
         }
+        let cells = self.heaps.cells(self.word);
+        let header = Header::from_word(cells[0]);
+        (header.kind() == HEADER_TUPLE)
+            .then(|| Tuple { heaps: self.heaps, elements: &cells[1..=header.size() as usize] })
     }
 
     /// The map, if this is one.
+    #[inline]
     pub fn as_map(self) -> Option<Map<'a>> {
         match self.kind() {
             Kind::Map(m) => Some(m),
@@ -348,11 +354,11 @@ impl<'a> TermRef<'a> {
     }
 
     /// The cons cell, if this is one.
+    #[inline]
     pub fn as_cons(self) -> Option<Cons<'a>> {
-        match self.kind() {
-            Kind::Cons(c) => Some(c),
-            _ => None,
-        }
+        self.word
+            .is_cons()
+            .then(|| Cons { heaps: self.heaps, cell: &self.heaps.cells(self.word)[..2] })
     }
 
     /// Is this `[]`?
