@@ -379,27 +379,23 @@ impl Translator<'_, '_> {
         let arity = bif.arity().min(3);
         let words: Vec<Value> = args[..arity].iter().map(|&r| self.load(r)).collect();
         let slow = self.b.create_block();
-        if matches!(bif, Bif::Add | Bif::Sub | Bif::Mul) {
+        if matches!(
+            bif,
+            Bif::Add
+                | Bif::Sub
+                | Bif::Mul
+                | Bif::IntDiv
+                | Bif::Rem
+                | Bif::Band
+                | Bif::Bor
+                | Bif::Bxor
+        ) {
             let (x, y) = (words[0], words[1]);
             let fast = self.b.create_block();
             let smalls = self.both_small(x, y);
             self.brif(smalls, fast, slow);
             self.switch_off(fast);
-            // A small word is its value shifted left by the tag width (tag
-            // 0): sums and differences of words are words of the sums and
-            // differences, and i64 overflow is exactly leaving the small
-            // range.
-            let (result, overflow) = match bif {
-                Bif::Add => self.b.ins().sadd_overflow(x, y),
-                Bif::Sub => self.b.ins().ssub_overflow(x, y),
-                _ => {
-                    let value = self.b.ins().sshr_imm_s(x, i64::from(layout::TAG_BITS));
-                    self.b.ins().smul_overflow(value, y)
-                }
-            };
-            let done = self.b.create_block();
-            self.brif(overflow, slow, done);
-            self.switch_off(done);
+            let result = self.small_arith(bif, x, y, slow);
             self.store(dst, result);
             self.next(pc);
         } else {
@@ -413,6 +409,50 @@ impl Translator<'_, '_> {
         }
         let value = self.call_helper(HelperId::Call, &params);
         self.word_result(pc, value, dst, fail);
+    }
+
+    /// `bif` on two small-integer words, leaving for `slow` when the result
+    /// is not a small integer (or the divisor is zero). A small word is its
+    /// value shifted left by the tag width (tag 0): sums, differences and
+    /// bitwise operations of words are the words of the results, and i64
+    /// overflow of a sum or product of words is exactly leaving the small
+    /// range.
+    fn small_arith(&mut self, bif: Bif, x: Value, y: Value, slow: Block) -> Value {
+        let tag_bits = i64::from(layout::TAG_BITS);
+        let (result, overflow) = match bif {
+            Bif::Band => return self.b.ins().band(x, y),
+            Bif::Bor => return self.b.ins().bor(x, y),
+            Bif::Bxor => return self.b.ins().bxor(x, y),
+            Bif::Add => self.b.ins().sadd_overflow(x, y),
+            Bif::Sub => self.b.ins().ssub_overflow(x, y),
+            Bif::Mul => {
+                let value = self.b.ins().sshr_imm_s(x, tag_bits);
+                self.b.ins().smul_overflow(value, y)
+            }
+            _ => {
+                // `div`, `rem`: truncating, a zero divisor fails. Values are
+                // 61-bit, so the division itself cannot overflow; only
+                // `MIN div -1` leaves the small range.
+                let (p, q) =
+                    (self.b.ins().sshr_imm_s(x, tag_bits), self.b.ins().sshr_imm_s(y, tag_bits));
+                let divides = self.b.create_block();
+                self.brif(q, divides, slow);
+                self.continue_in(divides);
+                let value = if bif == Bif::IntDiv {
+                    self.b.ins().sdiv(p, q)
+                } else {
+                    self.b.ins().srem(p, q)
+                };
+                let word = self.b.ins().ishl_imm_s(value, tag_bits);
+                let back = self.b.ins().sshr_imm_s(word, tag_bits);
+                let lost = self.b.ins().icmp(IntCC::NotEqual, back, value);
+                (word, lost)
+            }
+        };
+        let done = self.b.create_block();
+        self.brif(overflow, slow, done);
+        self.continue_in(done);
+        result
     }
 
     /// `Logic`: `and`/`or` of registers that must all be booleans.
