@@ -553,11 +553,39 @@ impl Translator<'_, '_> {
         let slow = self.b.create_block();
         let (immediate_then, _) =
             if expect { (fail.index(), pc + 1) } else { (pc + 1, fail.index()) };
-        self.brif(boxed, slow, self.blocks[immediate_then]);
+        let (then, other) = if expect { (pc + 1, fail.index()) } else { (fail.index(), pc + 1) };
+        if let Some(kinds) = header_kinds(test) {
+            // A boxed term of the input: its header says.
+            let in_input = self.b.create_block();
+            self.brif(boxed, in_input, self.blocks[immediate_then]);
+            self.switch_off(in_input);
+            let space = self.b.ins().ushr_imm_s(w, i64::from(layout::SPACE_SHIFT));
+            let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
+            let header_block = self.b.create_block();
+            self.brif(space, slow, header_block);
+            self.switch_off(header_block);
+            let base = self.input_cells(w, 0);
+            let header = self.b.ins().load(I64, mem(), base, 0);
+            let kind = self.b.ins().band_imm_s(header, layout::HEADER_KIND_MASK as i64);
+            let mut holds = self.b.ins().iconst(types::I8, 0);
+            for &k in kinds {
+                let is = self.b.ins().icmp_imm_s(IntCC::Equal, kind, k as i64);
+                holds = self.b.ins().bor(holds, is);
+            }
+            if test == Bif::IsBinary {
+                // A bitstring whose bit length (the header's size) is whole bytes.
+                let bits = self.b.ins().ushr_imm_s(header, i64::from(layout::HEADER_KIND_BITS));
+                let partial = self.b.ins().band_imm_s(bits, 7);
+                let whole = self.b.ins().icmp_imm_s(IntCC::Equal, partial, 0);
+                holds = self.b.ins().band(holds, whole);
+            }
+            self.brif(holds, self.blocks[then], self.blocks[other]);
+        } else {
+            self.brif(boxed, slow, self.blocks[immediate_then]);
+        }
         self.switch_off(slow);
         let test_index = self.b.ins().iconst(I64, test as u8 as i64);
         let answer = self.call_helper(HelperId::TypeTest, &[test_index, w]);
-        let (then, other) = if expect { (pc + 1, fail.index()) } else { (fail.index(), pc + 1) };
         self.branch_on_answer(answer, then, other);
     }
 
@@ -782,6 +810,25 @@ impl Translator<'_, '_> {
         self.switch_off(other);
         self.jump(self.label(last));
     }
+}
+
+/// The header kinds of the boxed terms type test `test` holds for, if the
+/// kind alone (with the bit length, for `is_binary`) decides it.
+fn header_kinds(test: Bif) -> Option<&'static [u64]> {
+    use layout::*;
+    Some(match test {
+        Bif::IsInteger => &[HEADER_POS_BIG, HEADER_NEG_BIG],
+        Bif::IsFloat => &[HEADER_FLOAT],
+        Bif::IsNumber => &[HEADER_POS_BIG, HEADER_NEG_BIG, HEADER_FLOAT],
+        Bif::IsTuple => &[HEADER_TUPLE],
+        Bif::IsMap => &[HEADER_MAP],
+        Bif::IsPid => &[HEADER_PID],
+        Bif::IsPort => &[HEADER_PORT],
+        Bif::IsReference => &[HEADER_REF],
+        Bif::IsFunction1 => &[HEADER_EXPORT, HEADER_CLOSURE],
+        Bif::IsBinary | Bif::IsBitstring => &[HEADER_BITS],
+        _ => return None,
+    })
 }
 
 /// The most heap words one clause may build in the code itself; clauses
