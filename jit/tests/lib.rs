@@ -3,4 +3,5 @@
 mod batch;
 mod corpus;
 mod memory;
+mod ops;
 mod panics;
