@@ -114,8 +114,3 @@ pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING};
 pub use host::{Host, TestHost};
 pub use interp::Scratch;
 pub use outcome::{EvalError, Flags, Matched, Outcome};
-
-/// The README's example, run as a doctest so it cannot go stale.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;
