@@ -3,8 +3,9 @@
 //! Each workload (see [`msc_benches::workloads`]) is a spec and a stream of
 //! inputs, loaded as `msc bench` loads them.
 //!
-//! * `run/WORKLOAD/ENGINE`: one pass over every input with the batch API
-//!   ([`EngineSpec::run_each`]), with one reused [`Scratch`] and
+//! * `run/WORKLOAD/ENGINE`: one pass over every input with the filter API
+//!   ([`EngineSpec::run_matching`], which hands over each match), with one
+//!   reused [`Scratch`] and
 //!   [`TestHost`]; throughput is in events (inputs), so criterion's time per
 //!   element is the time per event. ENGINE is one of [`ENGINES`] (the
 //!   [`EngineSpec`] is made before timing, so `jit` has compiled already and
@@ -102,7 +103,7 @@ fn engines(c: &mut Criterion) {
             let mut host = TestHost::default();
             group.bench_function(BenchmarkId::from_parameter(engine.name()), |b| {
                 b.iter(|| {
-                    engine_spec.run_each(
+                    engine_spec.run_matching(
                         &workload.heap,
                         &workload.inputs,
                         &mut scratch,

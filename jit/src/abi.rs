@@ -1,25 +1,32 @@
 //! The contract between the machine code and Rust: the entry function's
 //! signature, the codes it returns, and the helpers it calls.
 //!
-//! The compiled function is
+//! The compiled function runs the program on a whole list of inputs:
 //!
 //! ```text
-//! entry(ctx: *mut Ctx, registers: *mut u64, input: *const u64, input_len: u64) -> u64
+//! entry(ctx: *mut Ctx, registers: *mut u64, heap: *const u64, heap_len: u64,
+//!       inputs: *const u64, count: u64) -> u64
 //! ```
 //!
-//! It reads and writes the run's registers in place, reads head cells from
-//! the input's words (every such read is bounds-checked against
-//! `input_len`), and calls a helper of [`HELPERS`] for what it does not do
-//! itself. Each helper is a thin shim over a method of
+//! For each input (a word of the input heap `heap`) it loads the input
+//! into register 0 (trace programs ask [`reset`] to load the arguments),
+//! runs the clauses, and hands a match to [`matched`] and, when asked to,
+//! a no-match to [`no_match`], which pass them on to Rust and clean up for
+//! the next input. It reads and writes the run's registers in place, reads
+//! head cells from the input heap (every such read is bounds-checked
+//! against `heap_len`), builds terms in heap words set aside for it, and
+//! calls a helper of [`HelperId`] for what it does not do itself. Each
+//! helper is a thin shim over a method of
 //! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
 //! of what the op computes, so the two engines share every rule beyond a
 //! few machine instructions.
 //!
 //! A helper never unwinds: a panic is caught and parked in [`Ctx::panic`],
 //! and from then on every helper does nothing and answers harmlessly (go
-//! on, "no", "failed"). The code only jumps forward, so it soon ends;
-//! Rust then finds the panic and resumes it. Nothing the spec does after
-//! the panic reaches the host.
+//! on, "no", "failed", stop). The code only jumps forward within an input
+//! and stops at the next one, so it soon returns; Rust then finds the
+//! panic and resumes it. Nothing the spec does after the panic reaches the
+//! host.
 
 use std::any::Any;
 use std::ffi::c_void;
@@ -27,18 +34,21 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
-use matchspec::ir::{Cmp, Operands};
+use matchspec::ir::{Cmp, Operands, Reg};
 use matchspec::term::Word;
+use matchspec::{EvalError, Outcome};
 
 /// The compiled function (see the module docs).
-pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *mut u64, *const u64, u64) -> u64;
+pub(crate) type Entry =
+    unsafe extern "C" fn(*mut c_void, *mut u64, *const u64, u64, *const u64, u64) -> u64;
 
-/// [`Entry`] returns this when no clause matched; otherwise the register
-/// holding the result, or the code below.
-pub(crate) const EXIT_NO_MATCH: u64 = u64::MAX;
+/// [`Entry`] returns this when it ran every input.
+pub(crate) const EXIT_DONE: u64 = 0;
+/// A helper asked to stop (a single run ended, or a panic).
+pub(crate) const EXIT_STOPPED: u64 = 1;
 /// A head op found a pointer outside the input's heap: the input is not a
 /// well-formed term (the interpreter panics on the same input).
-pub(crate) const EXIT_BAD_INPUT: u64 = u64::MAX - 2;
+pub(crate) const EXIT_BAD_INPUT: u64 = 2;
 
 /// [`step`] returns this to go on with the next op; otherwise the label to
 /// jump to. Labels are below 2^32.
@@ -48,23 +58,59 @@ pub(crate) const STEP_NEXT: u64 = 1 << 32;
 /// words are never terms.
 pub(crate) const FAILED: u64 = Word::NONE.to_bits();
 
-/// What the machine code passes to helpers: the run's frame, and where a
-/// helper leaves a panic for the caller to resume (a panic must not
-/// unwind through machine code).
+/// What [`matched`], [`no_match`] and [`reset`] return: go on with the
+/// next input, skip this one (reset only), or stop.
+pub(crate) const GO_ON: u64 = 0;
+/// See [`GO_ON`].
+pub(crate) const SKIP: u64 = 1;
+/// See [`GO_ON`].
+pub(crate) const STOP: u64 = 2;
+
+/// Where outcomes go: a batch's callback, or (for a single run) nowhere,
+/// the first outcome ending the run.
+pub(crate) type Deliver<'d> = Option<&'d mut dyn FnMut(usize, Result<Outcome<'_>, EvalError>)>;
+
+/// What the machine code passes to helpers.
 ///
-/// The machine code reads one field itself: `heap`, at offset 0, the
-/// current address of the run's heap words, where it builds terms at
-/// fixed offsets (see [`Frame::reserve_scratch`]). Every helper refreshes
-/// it, since a helper may grow (and so move) the heap.
+/// The machine code reads two fields itself: `heap`, the current address
+/// of the run's heap words, where it builds terms at fixed offsets (see
+/// [`Frame::reserve_scratch`]; every helper that may build refreshes it,
+/// since building may move the heap), and `dirty`, nonzero when the end of
+/// an input that matched nothing must be reported ([`no_match`]): the
+/// caller wants every outcome ([`DIRTY_EVERY`]), or a helper built terms
+/// or set flags, to clean up ([`DIRTY_BUILT`]).
 #[repr(C)]
-pub(crate) struct Ctx<'f> {
+pub(crate) struct Ctx<'f, 'd> {
     pub(crate) heap: *mut Word,
+    pub(crate) dirty: u64,
     pub(crate) frame: &'f mut dyn Machine,
+    pub(crate) deliver: Deliver<'d>,
+    /// Report inputs that match nothing too.
+    pub(crate) every: bool,
+    /// A single run's result: the register holding it, if a clause matched.
+    pub(crate) result: Option<Reg>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
 }
 
+/// [`Ctx::dirty`]: the caller wants to hear of no-matches too.
+pub(crate) const DIRTY_EVERY: u64 = 1;
+/// [`Ctx::dirty`]: a helper built terms (or set flags) since the last clean.
+pub(crate) const DIRTY_BUILT: u64 = 2;
+
+impl Ctx<'_, '_> {
+    /// Cleans up after an input, if a helper left anything to clean.
+    fn clean(&mut self) {
+        if self.dirty & DIRTY_BUILT != 0 {
+            self.frame.clean();
+        }
+        self.dirty = if self.every { DIRTY_EVERY } else { 0 };
+    }
+}
+
 /// The offset of [`Ctx::heap`], which the machine code loads.
-pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static>, heap) as i32;
+pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static, 'static>, heap) as i32;
+/// The offset of [`Ctx::dirty`], which the machine code loads.
+pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static, 'static>, dirty) as i32;
 
 /// A frame, with its lifetimes erased for the trip through machine code:
 /// the [`Frame`] methods the helpers call.
@@ -79,6 +125,9 @@ pub(crate) trait Machine {
     fn make_list(&mut self, elements: Operands) -> Word;
     fn make_cons(&mut self, head: Word, tail: Word) -> Word;
     fn scratch_address(&mut self) -> *mut Word;
+    fn outcome(&self, result: Reg) -> Outcome<'_>;
+    fn clean(&mut self);
+    fn reset(&mut self, input: Word) -> Result<(), EvalError>;
 }
 
 impl Machine for Frame<'_, '_> {
@@ -112,6 +161,15 @@ impl Machine for Frame<'_, '_> {
     fn scratch_address(&mut self) -> *mut Word {
         Frame::scratch_address(self)
     }
+    fn outcome(&self, result: Reg) -> Outcome<'_> {
+        Frame::outcome(self, result)
+    }
+    fn clean(&mut self) {
+        Frame::clean(self)
+    }
+    fn reset(&mut self, input: Word) -> Result<(), EvalError> {
+        Frame::reset(self, input)
+    }
 }
 
 /// A helper the machine code may call: its symbol, address and number of
@@ -122,7 +180,7 @@ pub(crate) struct Helper {
     pub(crate) params: usize,
 }
 
-/// Which helper (an index into [`HELPERS`]).
+/// Which helper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum HelperId {
     Step,
@@ -134,11 +192,14 @@ pub(crate) enum HelperId {
     MakeTuple,
     MakeList,
     MakeCons,
+    Matched,
+    NoMatch,
+    Reset,
 }
 
 impl HelperId {
-    /// Every helper, in [`HELPERS`] order.
-    pub(crate) const ALL: [HelperId; 9] = [
+    /// Every helper, in `HelperId` order.
+    pub(crate) const ALL: [HelperId; 12] = [
         HelperId::Step,
         HelperId::Call,
         HelperId::Compare,
@@ -148,6 +209,9 @@ impl HelperId {
         HelperId::MakeTuple,
         HelperId::MakeList,
         HelperId::MakeCons,
+        HelperId::Matched,
+        HelperId::NoMatch,
+        HelperId::Reset,
     ];
 
     /// May the helper build terms (and so move the heap)?
@@ -157,7 +221,10 @@ impl HelperId {
             | HelperId::Call
             | HelperId::MakeTuple
             | HelperId::MakeList
-            | HelperId::MakeCons => true,
+            | HelperId::MakeCons
+            | HelperId::Matched
+            | HelperId::NoMatch
+            | HelperId::Reset => true,
             HelperId::Compare | HelperId::TypeTest | HelperId::ExactEq | HelperId::MapValue => {
                 false
             }
@@ -176,6 +243,9 @@ impl HelperId {
             HelperId::MakeTuple => ("msc_make_tuple", make_tuple as *const u8, 2),
             HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
             HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
+            HelperId::Matched => ("msc_matched", matched as *const u8, 2),
+            HelperId::NoMatch => ("msc_no_match", no_match as *const u8, 1),
+            HelperId::Reset => ("msc_reset", reset as *const u8, 2),
         };
         Helper { name, address, params }
     }
@@ -201,7 +271,7 @@ unsafe fn guarded(
     // which points to a `Ctx` on `run`'s stack that lives for the whole
     // call; the machine code does not touch it, and no other reference to
     // it is used while this one lives.
-    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
+    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_, '_>>() };
     if ctx.panic.is_some() {
         return after_panic;
     }
@@ -215,6 +285,7 @@ unsafe fn guarded(
     };
     if may_build {
         ctx.heap = ctx.frame.scratch_address();
+        ctx.dirty |= DIRTY_BUILT;
     }
     code
 }
@@ -392,5 +463,100 @@ mod tests {
         for (i, op) in CMPS.iter().enumerate() {
             assert_eq!(cmp_index(*op), i as u64);
         }
+    }
+}
+
+/// Runs `f` on the whole `Ctx` (for the helpers that end an input, which
+/// hand outcomes over), catching a panic as [`guarded`] does; after a
+/// panic answers [`STOP`].
+///
+/// # Safety
+///
+/// As [`guarded`].
+#[inline(always)]
+unsafe fn guarded_ctx(ctx: *mut c_void, f: impl FnOnce(&mut Ctx<'_, '_>) -> u64) -> u64 {
+    // SAFETY: as this function's contract (see `guarded`).
+    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_, '_>>() };
+    if ctx.panic.is_some() {
+        return STOP;
+    }
+    let code = match catch_unwind(AssertUnwindSafe(|| f(&mut *ctx))) {
+        Ok(code) => code,
+        Err(payload) => {
+            ctx.panic = Some(payload);
+            STOP
+        }
+    };
+    // Cleaning up and resetting move the heap back to its set-aside words.
+    ctx.heap = ctx.frame.scratch_address();
+    code
+}
+
+/// `msc_matched(ctx, index, register)`: input `index` matched, its result in
+/// `register`. Hands the outcome over and cleans up ([`GO_ON`]), or, for a
+/// single run, records it and stops.
+///
+/// # Safety
+///
+/// As [`guarded`]; `register` must be a register of the frame's program.
+pub(crate) unsafe extern "C" fn matched(ctx: *mut c_void, index: u64, register: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe {
+        guarded_ctx(ctx, |ctx| {
+            let result = Reg(register as u32);
+            let Some(deliver) = ctx.deliver.as_mut() else {
+                ctx.result = Some(result);
+                return STOP;
+            };
+            deliver(index as usize, Ok(ctx.frame.outcome(result)));
+            ctx.clean();
+            GO_ON
+        })
+    }
+}
+
+/// `msc_no_match(ctx, index)`: input `index` matched no clause. Hands that
+/// over if asked to and cleans up ([`GO_ON`]), or ends a single run.
+///
+/// # Safety
+///
+/// As [`guarded`].
+pub(crate) unsafe extern "C" fn no_match(ctx: *mut c_void, index: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe {
+        guarded_ctx(ctx, |ctx| {
+            let Some(deliver) = ctx.deliver.as_mut() else {
+                return STOP;
+            };
+            if ctx.every {
+                deliver(index as usize, Ok(Outcome::NoMatch));
+            }
+            ctx.clean();
+            GO_ON
+        })
+    }
+}
+
+/// `msc_reset(ctx, index, input)`: starts the run on input `index` (trace
+/// programs: loads the arguments). [`GO_ON`] to run it; [`SKIP`] if it
+/// cannot run (the error is handed over); [`STOP`] to stop.
+///
+/// # Safety
+///
+/// As [`guarded`]; `input` must be a word of the frame's input heap.
+pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, index: u64, input: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe {
+        guarded_ctx(ctx, |ctx| match ctx.frame.reset(Word::from_bits(input)) {
+            Ok(()) => GO_ON,
+            Err(err) => match ctx.deliver.as_mut() {
+                Some(deliver) => {
+                    deliver(index as usize, Err(err));
+                    SKIP
+                }
+                // A single run's input was loaded before the run.
+                None => STOP,
+            },
+        })
     }
 }

@@ -150,13 +150,41 @@ impl EngineSpec {
     ) where
         F: FnMut(usize, Result<Outcome<'_>, EvalError>),
     {
-        let jit = match self.engine {
+        match self.batch_code(inputs.len()) {
+            Some(jit) => jit.run_each(&self.spec, heap, inputs, scratch, host, each),
+            None => self.spec.run_each(heap, inputs, scratch, host, each),
+        }
+    }
+
+    /// [`run_each`](Self::run_each), handing over only the inputs that
+    /// match (and those that cannot run), as a filter wants (see
+    /// [`CompiledSpec::run_matching`]).
+    pub fn run_matching<F>(
+        &self,
+        heap: &Heap,
+        inputs: &[Word],
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    {
+        match self.batch_code(inputs.len()) {
+            Some(jit) => jit.run_matching(&self.spec, heap, inputs, scratch, host, each),
+            None => self.spec.run_matching(heap, inputs, scratch, host, each),
+        }
+    }
+
+    /// The machine code to run a batch of `runs` inputs with, if any (with
+    /// [`Engine::Auto`] every input counts as a run).
+    fn batch_code(&self, runs: usize) -> Option<&JitProgram> {
+        match self.engine {
             Engine::Interp => None,
             Engine::Jit => self.jit.get().and_then(|r| r.as_ref().ok()),
             Engine::Auto => match self.jit.get() {
                 Some(compiled) => compiled.as_ref().ok(),
                 None => {
-                    let runs = inputs.len() as u64;
+                    let runs = runs as u64;
                     if self.runs.fetch_add(runs, Ordering::Relaxed) + runs >= AUTO_THRESHOLD {
                         self.machine_code()
                     } else {
@@ -164,10 +192,6 @@ impl EngineSpec {
                     }
                 }
             },
-        };
-        match jit {
-            Some(jit) => jit.run_each(&self.spec, heap, inputs, scratch, host, each),
-            None => self.spec.run_each(heap, inputs, scratch, host, each),
         }
     }
 }

@@ -16,7 +16,7 @@ use matchspec::term::{Heap, Space, TermRef, Word};
 use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
 
 use crate::JitError;
-use crate::abi::{self, Ctx, Entry, HelperId};
+use crate::abi::{self, Ctx, Deliver, Entry, HelperId};
 use crate::translate::{entry_signature, helper_signature, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
@@ -186,7 +186,9 @@ impl JitProgram {
             return spec.run_with_host(input, scratch, host);
         }
         let mut frame = Frame::new(program, input, scratch, host)?;
-        Ok(match self.call(&mut frame) {
+        // `Frame::new` loaded the input (copying it if it spans heaps).
+        let input = frame.registers()[Reg::INPUT.index()];
+        Ok(match self.drive(&mut frame, &[input], None, false) {
             Some(result) => frame.finish(result),
             None => Outcome::NoMatch,
         })
@@ -206,63 +208,106 @@ impl JitProgram {
         inputs: &[Word],
         scratch: &mut Scratch,
         host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    {
+        if spec.program().id() != self.program_id || heap.space() != Space::Heap {
+            return spec.run_each(heap, inputs, scratch, host, each);
+        }
+        self.run_batch(spec, heap, inputs, scratch, host, true, each);
+    }
+
+    /// [`run_each`](Self::run_each), handing over only the inputs that
+    /// match (and those that cannot run), as
+    /// [`CompiledSpec::run_matching`] does: inputs that match nothing cost
+    /// no call back into Rust at all.
+    #[inline]
+    pub fn run_matching<F>(
+        &self,
+        spec: &CompiledSpec,
+        heap: &Heap,
+        inputs: &[Word],
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    {
+        if spec.program().id() != self.program_id || heap.space() != Space::Heap {
+            return spec.run_matching(heap, inputs, scratch, host, each);
+        }
+        self.run_batch(spec, heap, inputs, scratch, host, false, each);
+    }
+
+    /// A batch run, the code looping over the inputs itself.
+    #[allow(clippy::too_many_arguments, reason = "the public batch methods' arguments, and one")]
+    fn run_batch<F>(
+        &self,
+        spec: &CompiledSpec,
+        heap: &Heap,
+        inputs: &[Word],
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        every: bool,
         mut each: F,
     ) where
         F: FnMut(usize, Result<Outcome<'_>, EvalError>),
     {
-        let program = spec.program();
-        if program.id() != self.program_id || heap.space() != Space::Heap {
-            return spec.run_each(heap, inputs, scratch, host, each);
-        }
-        let Some(mut frame) = Frame::for_heap(program, heap, scratch, host) else { return };
-        for (i, &input) in inputs.iter().enumerate() {
-            if let Err(err) = frame.reset(input) {
-                each(i, Err(err));
-                continue;
-            }
-            match self.call(&mut frame) {
-                Some(result) => each(i, Ok(frame.outcome(result))),
-                None => each(i, Ok(Outcome::NoMatch)),
-            }
-        }
+        let Some(mut frame) = Frame::for_heap(spec.program(), heap, scratch, host) else {
+            return;
+        };
+        frame.clean();
+        self.drive(&mut frame, inputs, Some(&mut each), every);
     }
 
-    /// Runs the machine code on the frame's current input: the register
-    /// holding the result, or `None` if no clause matched.
+    /// Runs the machine code on `inputs` (the frame just reset or
+    /// cleaned), handing outcomes to `deliver`; without one, stops at the
+    /// first input's outcome and returns the register holding its result
+    /// (`None`: no clause matched).
     #[inline(always)]
-    fn call(&self, frame: &mut Frame<'_, '_>) -> Option<Reg> {
-        let heap = if self.reserve > 0 {
-            frame.reserve_scratch(self.reserve)
-        } else {
-            // Never read: the code builds nothing itself.
-            std::ptr::null_mut()
-        };
+    fn drive(
+        &self,
+        frame: &mut Frame<'_, '_>,
+        inputs: &[Word],
+        deliver: Deliver<'_>,
+        every: bool,
+    ) -> Option<Reg> {
+        let heap = frame.reserve_scratch(self.reserve);
         let registers = frame.registers().as_mut_ptr().cast::<u64>();
         let input_words = frame.input_words();
-        let (input_ptr, input_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
-        let mut ctx = Ctx { heap, frame, panic: None };
+        let (heap_ptr, heap_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
+        let mut ctx =
+            Ctx { heap, dirty: u64::from(every), frame, deliver, every, result: None, panic: None };
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
         // every label is an op of the program, and the terms the code
         // builds itself lie in the `self.reserve` heap words just set
-        // aside, written through `ctx.heap`, which every helper refreshes
-        // (a helper may move the heap). The registers and the input words
-        // stay where they are for the whole call (the register file is not
-        // resized, the input is borrowed); the code reads input words only
-        // below `input_len`. `ctx` outlives the call and only the helpers
-        // use it, never while the code touches the registers.
+        // aside, written through `ctx.heap`, which every helper that may
+        // build refreshes. The registers, the input heap and `inputs` stay
+        // where they are for the whole call (the register file is not
+        // resized; the rest is borrowed); the code reads input heap words
+        // only below `heap_len` and `inputs` only below its length. `ctx`
+        // outlives the call and only the helpers use it, never while the
+        // code touches the registers.
         let exit = unsafe {
-            (self.entry)((&raw mut ctx).cast::<c_void>(), registers, input_ptr, input_len as u64)
+            (self.entry)(
+                (&raw mut ctx).cast::<c_void>(),
+                registers,
+                heap_ptr,
+                heap_len as u64,
+                inputs.as_ptr().cast::<u64>(),
+                inputs.len() as u64,
+            )
         };
         if let Some(payload) = ctx.panic.take() {
             resume_unwind(payload);
         }
-        match exit {
-            abi::EXIT_NO_MATCH => None,
-            abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
-            result => Some(Reg(result as u32)),
+        if exit == abi::EXIT_BAD_INPUT {
+            panic!("the input is not a well-formed term");
         }
+        ctx.result
     }
 }
 

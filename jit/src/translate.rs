@@ -17,7 +17,7 @@ use cranelift_codegen::ir::{
     AbiParam, Block, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use matchspec::bif::Bif;
 use matchspec::ir::{Cmp, Fail, Label, LogicOp, Op, Operands, Program, Reg};
 use matchspec::term::word::layout;
@@ -32,7 +32,7 @@ const EXIT: Word = Word::atom(matchspec::term::Atom::EXIT);
 
 /// The signature of the entry function (see [`abi`](crate::abi)).
 pub(crate) fn entry_signature(sig: &mut Signature) {
-    sig.params.extend([AbiParam::new(I64); 4]);
+    sig.params.extend([AbiParam::new(I64); 6]);
     sig.returns.push(AbiParam::new(I64));
 }
 
@@ -60,9 +60,35 @@ pub(crate) fn translate(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
+    let (inputs, count) = (params[4], params[5]);
     let blocks: Vec<Block> = program.code().iter().map(|_| b.create_block()).collect();
     let bad_input = b.create_block();
-    b.ins().jump(blocks[0], &[]);
+    let loop_head = b.create_block();
+    let load_input = b.create_block();
+    let next_input = b.create_block();
+    let stop = b.create_block();
+
+    // The loop over the inputs: `index` counts them.
+    let index = b.declare_var(I64);
+    let zero = b.ins().iconst(I64, 0);
+    b.def_var(index, zero);
+    b.ins().jump(loop_head, &[]);
+    b.switch_to_block(loop_head);
+    let i = b.use_var(index);
+    let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
+    let done = b.create_block();
+    b.ins().brif(more, load_input, &[], done, &[]);
+    b.switch_to_block(done);
+    let code = b.ins().iconst(I64, abi::EXIT_DONE as i64);
+    b.ins().return_(&[code]);
+    b.switch_to_block(next_input);
+    let i = b.use_var(index);
+    let i = b.ins().iadd_imm_s(i, 1);
+    b.def_var(index, i);
+    b.ins().jump(loop_head, &[]);
+    b.switch_to_block(stop);
+    let code = b.ins().iconst(I64, abi::EXIT_STOPPED as i64);
+    b.ins().return_(&[code]);
 
     let (slots, reserve) = heap_slots(program);
     let mut t = Translator {
@@ -77,17 +103,39 @@ pub(crate) fn translate(
         input: params[2],
         input_len: params[3],
         bad_input,
+        index,
+        next_input,
+        stop,
         targets: jump_targets(program),
         known: vec![Known::default(); program.registers()],
         written_off_main: Vec::new(),
         on_main: true,
     };
+    // Load the input into register 0 (trace programs: let Rust load the
+    // arguments, which may fail), then run the clauses.
+    t.b.switch_to_block(load_input);
+    let i = t.b.use_var(index);
+    let offset = t.b.ins().ishl_imm_s(i, 3);
+    let address = t.b.ins().iadd(inputs, offset);
+    let input = t.b.ins().load(I64, mem(), address, 0);
+    t.b.ins().store(mem(), input, t.regs, (Reg::INPUT.index() * 8) as i32);
+    let is_trace = program.kind().is_trace();
+    if is_trace {
+        let code = t.call_helper(HelperId::Reset, &[i, input]);
+        t.after_input(code, t.blocks[0]);
+    } else {
+        t.jump(t.blocks[0]);
+    }
     for pc in 0..program.code().len() {
         t.b.switch_to_block(t.blocks[pc]);
         let after_end = pc > 0
             && matches!(program.code()[pc - 1], Op::Jump { .. } | Op::Succeed { .. } | Op::NoMatch);
         if t.targets[pc] || after_end {
             t.forget_all();
+        }
+        if pc == 0 && !is_trace {
+            // Only the loop enters op 0, with the input just stored.
+            t.known[Reg::INPUT.index()].value = Some(input);
         }
         t.on_main = true;
         t.op(pc);
@@ -122,6 +170,12 @@ struct Translator<'p, 'f> {
     input_len: Value,
     /// Returns [`abi::EXIT_BAD_INPUT`].
     bad_input: Block,
+    /// The index of the current input.
+    index: Variable,
+    /// Goes on with the next input.
+    next_input: Block,
+    /// Returns [`abi::EXIT_STOPPED`].
+    stop: Block,
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
@@ -363,12 +417,21 @@ impl Translator<'_, '_> {
 
             // ---- Ending ---------------------------------------------------------------
             Op::Succeed { result } => {
+                let i = self.b.use_var(self.index);
                 let r = self.b.ins().iconst(I64, result.index() as i64);
-                self.b.ins().return_(&[r]);
+                let code = self.call_helper(HelperId::Matched, &[i, r]);
+                self.after_input(code, self.next_input);
             }
             Op::NoMatch => {
-                let code = self.b.ins().iconst(I64, abi::EXIT_NO_MATCH as i64);
-                self.b.ins().return_(&[code]);
+                // Rust hears of a no-match only when it asked to, or when a
+                // helper built terms to clean up.
+                let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
+                let report = self.b.create_block();
+                self.brif(dirty, report, self.next_input);
+                self.switch_off(report);
+                let i = self.b.use_var(self.index);
+                let code = self.call_helper(HelperId::NoMatch, &[i]);
+                self.after_input(code, self.next_input);
             }
         }
     }
@@ -758,6 +821,17 @@ impl Translator<'_, '_> {
                 self.next(pc);
             }
         }
+    }
+
+    /// After a helper that starts or ends an input: [`abi::GO_ON`] goes to
+    /// `go_on`, [`abi::SKIP`] to the next input, anything else stops.
+    fn after_input(&mut self, code: Value, go_on: Block) {
+        let other = self.b.create_block();
+        let is_on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::GO_ON as i64);
+        self.brif(is_on, go_on, other);
+        self.switch_off(other);
+        let skip = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::SKIP as i64);
+        self.brif(skip, self.next_input, self.stop);
     }
 
     /// The address of the run's heap words (see [`abi::Ctx`]).

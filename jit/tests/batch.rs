@@ -50,9 +50,55 @@ fn batches_agree_with_single_runs_on_every_engine() {
                 got.push(show(&outcome.expect("runs")));
             });
             assert!(got == expected, "{name} on {}: batch answers differ", engine.name());
+            // Only the matches, with their indices.
+            let mut matching = Vec::new();
+            engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |i, outcome| {
+                matching.push((i, show(&outcome.expect("runs"))));
+            });
+            let expected_matches: Vec<(usize, String)> = expected
+                .iter()
+                .enumerate()
+                .filter(|(_, answer)| *answer != "nomatch")
+                .map(|(i, answer)| (i, answer.clone()))
+                .collect();
+            assert!(matching == expected_matches, "{name} on {}: matches differ", engine.name());
             if engine == Engine::Jit {
                 assert!(engine_spec.is_compiled(), "{name}: {:?}", engine_spec.jit_error());
             }
         }
+    }
+}
+
+/// Trace programs in a batch: arguments loaded per input, inputs that are
+/// not argument lists reported as errors, flags and messages per input.
+#[test]
+fn trace_batches_agree_with_the_interpreter() {
+    let text = "[{['$1', '_'], [{is_integer, '$1'}], [{message, {{'$1'}}}, {return_trace}]},
+                 {['$1'], [], [{message, '$1'}]}]";
+    let spec = CompiledSpec::compile(text, Kind::Call, &Config::default()).expect("compiles");
+    let mut heap = Heap::new();
+    let inputs = matchspec::syntax::parse_terms_into(
+        "[1, a]. [b]. not_a_list. [x, y, z]. [2 | improper]. []. [7, 8].",
+        &mut heap,
+    )
+    .expect("inputs parse");
+    let answers = |engine: Engine, every: bool| {
+        let engine_spec = EngineSpec::new(spec.clone(), engine);
+        let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+        let mut got = Vec::new();
+        let mut record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
+            got.push(format!("{i}: {}", outcome.map_or_else(|e| e.to_string(), |o| show(&o))));
+        };
+        if every {
+            engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut record);
+        } else {
+            engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut record);
+        }
+        got
+    };
+    for every in [true, false] {
+        let expected = answers(Engine::Interp, every);
+        assert!(expected.iter().any(|a| a.contains("argument list")), "{expected:?}");
+        assert_eq!(answers(Engine::Jit, every), expected, "every: {every}");
     }
 }

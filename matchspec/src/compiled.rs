@@ -145,7 +145,23 @@ impl CompiledSpec {
     ) where
         F: FnMut(usize, Result<Outcome<'_>, EvalError>),
     {
-        crate::interp::run_each(&self.program, heap, inputs, scratch, host, each);
+        crate::interp::run_each(&self.program, heap, inputs, scratch, host, true, each);
+    }
+
+    /// [`run_each`](Self::run_each), handing over only the inputs that
+    /// match a clause (and those that cannot run at all): what a filter
+    /// wants, as `ets:select/2` returns only the matches.
+    pub fn run_matching<F>(
+        &self,
+        heap: &Heap,
+        inputs: &[Word],
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    {
+        crate::interp::run_each(&self.program, heap, inputs, scratch, host, false, each);
     }
 
     /// Runs the spec on `input` with the interpreter; trace actions go to `host`.

@@ -52,7 +52,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
     let mut matched = 0u64;
-    spec.run_each(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
+    spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
         if let Ok(Outcome::Match(_)) = outcome {
             matched += 1;
         }
@@ -60,7 +60,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let rounds = args.rounds.max(1);
     let start = Instant::now();
     for _ in 0..rounds {
-        spec.run_each(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
+        spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
             std::hint::black_box(&outcome);
         });
     }

@@ -10,12 +10,15 @@ use super::{Frame, Scratch, Step};
 
 /// Runs `program` on each of `inputs` (words of `heap`), handing each
 /// outcome to `each` before the next run.
+///
+/// With `every` off, inputs that match no clause are not handed over.
 pub(crate) fn run_each<F>(
     program: &Program,
     heap: &Heap,
     inputs: &[Word],
     scratch: &mut Scratch,
     host: &mut dyn Host,
+    every: bool,
     mut each: F,
 ) where
     F: FnMut(usize, Result<Outcome<'_>, EvalError>),
@@ -23,7 +26,10 @@ pub(crate) fn run_each<F>(
     if heap.space() != Space::Heap {
         // A heap in another space: one run per input, copying each.
         for (i, &input) in inputs.iter().enumerate() {
-            each(i, run(program, heap.view(input), scratch, host));
+            match run(program, heap.view(input), scratch, host) {
+                Ok(Outcome::NoMatch) if !every => {}
+                outcome => each(i, outcome),
+            }
         }
         return;
     }
@@ -44,7 +50,8 @@ pub(crate) fn run_each<F>(
         };
         match result {
             Some(result) => each(i, Ok(frame.outcome(result))),
-            None => each(i, Ok(Outcome::NoMatch)),
+            None if every => each(i, Ok(Outcome::NoMatch)),
+            None => {}
         }
     }
 }

@@ -147,14 +147,23 @@ impl<'a, 'h> Frame<'a, 'h> {
     /// Fails for a trace program whose input is not a list.
     #[inline(always)]
     pub fn reset(&mut self, input: Word) -> Result<(), EvalError> {
-        self.heap.keep_first(self.reserved);
-        self.flags = Flags::default();
+        self.clean();
         self.regs[Reg::INPUT.index()] = input;
         if self.program.kind.is_trace() {
             let term = HeapSet::new(self.input_words, self.literals, &[]).term(input);
             load_args(term, self.program, self.args)?;
         }
         Ok(())
+    }
+
+    /// Forgets the run's terms (but the words set aside by
+    /// [`reserve_scratch`](Self::reserve_scratch)) and flags: what a reset
+    /// does besides taking the next input. An engine that loads inputs
+    /// itself calls this between runs.
+    #[inline(always)]
+    pub fn clean(&mut self) {
+        self.heap.keep_first(self.reserved);
+        self.flags = Flags::default();
     }
 
     /// The register file. Engines that keep registers in machine code read
