@@ -442,30 +442,6 @@ pub(crate) unsafe extern "C" fn make_cons(ctx: *mut c_void, head: u64, tail: u64
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every helper is in the table once, in `ALL` order.
-    #[test]
-    fn helpers_are_listed_in_order() {
-        for (i, id) in HelperId::ALL.iter().enumerate() {
-            assert_eq!(*id as usize, i);
-        }
-        let names: std::collections::HashSet<_> =
-            HelperId::ALL.iter().map(|id| id.helper().name).collect();
-        assert_eq!(names.len(), HelperId::ALL.len());
-    }
-
-    /// The comparison table is `cmp_index`'s inverse.
-    #[test]
-    fn comparisons_round_trip() {
-        for (i, op) in CMPS.iter().enumerate() {
-            assert_eq!(cmp_index(*op), i as u64);
-        }
-    }
-}
-
 /// Runs `f` on the whole `Ctx` (for the helpers that end an input, which
 /// hand outcomes over), catching a panic as [`guarded`] does; after a
 /// panic answers [`STOP`].
@@ -558,5 +534,29 @@ pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, index: u64, input: u64) 
                 None => STOP,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every helper is in the table once, in `ALL` order.
+    #[test]
+    fn helpers_are_listed_in_order() {
+        for (i, id) in HelperId::ALL.iter().enumerate() {
+            assert_eq!(*id as usize, i);
+        }
+        let names: std::collections::HashSet<_> =
+            HelperId::ALL.iter().map(|id| id.helper().name).collect();
+        assert_eq!(names.len(), HelperId::ALL.len());
+    }
+
+    /// The comparison table is `cmp_index`'s inverse.
+    #[test]
+    fn comparisons_round_trip() {
+        for (i, op) in CMPS.iter().enumerate() {
+            assert_eq!(cmp_index(*op), i as u64);
+        }
     }
 }
