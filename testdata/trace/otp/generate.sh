@@ -1,0 +1,55 @@
+#!/bin/sh
+# Regenerates testdata/trace/*.expected from testdata/trace/*.scenario by
+# running each scenario on a real Erlang/OTP 27 VM with run-scenario.escript.
+#
+# Usage (from anywhere, as a user allowed to chroot):
+#
+#     testdata/trace/otp/generate.sh              # every scenario
+#     testdata/trace/otp/generate.sh NAME ...     # only these (NAME.scenario)
+#
+# Needs: an OTP 27 installation in a chroot (default /opt/otp27, override
+# with OTP_CHROOT=/path) whose `escript` is on the chroot's PATH, and a
+# scratch directory inside it (default /tmp/scenario-gen, relative to the
+# chroot; override with OTP_SCRATCH). The .expected files were made with
+# OTP 27.3 (erts 15.2.7). The tests never need Erlang: the .expected files
+# are checked in.
+#
+# A scenario whose run fails (the escript exits non-zero, e.g. because a
+# puppet process did not reach the state the scenario model expects) stops
+# the script with an error and leaves the old .expected file alone.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+tracedir=$(dirname "$here")
+root=${OTP_CHROOT:-/opt/otp27}
+scratch=${OTP_SCRATCH:-/tmp/scenario-gen}
+
+mkdir -p "$root$scratch"
+cp "$here/run-scenario.escript" "$root$scratch/run-scenario.escript"
+
+if [ "$#" -eq 0 ]; then
+    set -- "$tracedir"/*.scenario
+else
+    names=""
+    for n in "$@"; do
+        names="$names $tracedir/${n%.scenario}.scenario"
+    done
+    # shellcheck disable=SC2086
+    set -- $names
+fi
+
+chroot "$root" erl -noshell -eval \
+    'io:format("OTP ~s, erts ~s~n", [erlang:system_info(otp_release), erlang:system_info(version)]), halt().'
+
+for scenario in "$@"; do
+    name=$(basename "$scenario" .scenario)
+    cp "$scenario" "$root$scratch/$name.scenario"
+    if chroot "$root" escript "$scratch/run-scenario.escript" \
+        "$scratch/$name.scenario" > "$root$scratch/$name.out"; then
+        mv "$root$scratch/$name.out" "$tracedir/$name.expected"
+        echo "ok   $name"
+    else
+        echo "FAIL $name (see above)" >&2
+        exit 1
+    fi
+done

@@ -1,0 +1,723 @@
+#!/usr/bin/env escript
+%% -*- erlang -*-
+%%
+%% run-scenario.escript SCENARIO
+%%
+%% Runs one trace scenario (docs/scenarios.md) on a real Erlang/OTP 27 VM and
+%% prints what `msc trace --mask-timestamps SCENARIO` is expected to print:
+%% for every term `{reply, Tag, Reply}.`, then the trace messages the term
+%% caused as `{Tracer, Message}.`, grouped by tracer (tracers in the order of
+%% their first appearance in the scenario), timestamps replaced by '$ts'.
+%%
+%% Run it inside the OTP 27 chroot, e.g.
+%%
+%%     chroot /opt/otp27 escript /tmp/scenario-gen/run-scenario.escript \
+%%         /tmp/scenario-gen/basic.scenario
+%%
+%% testdata/trace/otp/generate.sh does this for every scenario.
+%%
+%% How the scenario world is made real
+%% -----------------------------------
+%% * The escript process is the driver <0.70.0>: it runs every command (it is
+%%   the "caller" of legacy erlang:trace/3 and erlang:trace_pattern/3, so it
+%%   may be a tracer itself) and drives every host event.
+%% * A pid in a tracer position ({session_create, _, Tracer, _}, {tracer, P},
+%%   {meta, P}, {tracer|meta, Mod, P}, anywhere in a command) that does not
+%%   exist yet becomes a collector process that keeps the messages it gets
+%%   until the driver drains it. Until a pid is spawned or becomes a
+%%   collector it stands for a dead process (a real pid that has exited,
+%%   made before the first term runs).
+%% * {spawn, Parent, Child}: Parent (the driver or a puppet) calls
+%%   erlang:spawn(scenario, idle, []). Module `scenario` is compiled here; its
+%%   idle/0 loop receives steps from the driver and performs calls from its
+%%   own body, so {caller} and return_to show {scenario, idle, 0}.
+%% * {module, M, Functions}: Erlang source is generated with exactly those
+%%   functions (plus the compiler's module_info/0,1), compiled with
+%%   compile:forms/2 and loaded with code:load_binary/3. Every body receives
+%%   steps from the driver. Up to ?SLOTS non-tail steps (remote call via
+%%   apply/3, local call via a `case` over the module's functions, remote call
+%%   inside try ... catch, spawn) run one after the other in the same frame;
+%%   the tail step (return, erlang:raise/3, remote or local tail call) is the
+%%   function's last expression. The generated module has no other
+%%   functions and no funs, so pattern counts are exact.
+%% * After every term the driver waits until each affected process is blocked
+%%   in its next receive, in the function the scenario model says is innermost
+%%   (or has exited), then calls erlang:trace_delivered(all) and drains the
+%%   collectors (and its own mailbox) in tracer order.
+%% * Real pids are printed as the scenario's pid literals; a pid the scenario
+%%   does not know prints as '$unknown_pid'. Session handles and the weak
+%%   session references {Name, WeakId} that trace:session_info/1 returns print
+%%   as Name.
+%% * trace:process/4, trace:port/4 and erlang:trace/3 on all / existing /
+%%   processes / existing_processes (ports / existing_ports) count every
+%%   process (port) of the VM. The reply printed is that count minus the
+%%   processes outside the scenario world (every port is outside it), which
+%%   is what a VM holding only the scenario's processes would return.
+%%
+%% Deliberate deviations and what cannot be run faithfully are listed in
+%% testdata/trace/README.md.
+
+-mode(compile).
+
+-define(DRIVER, '$spid<0.70.0>').
+-define(STEP, '$scenario_step').
+-define(SLOTS, 16).
+-define(WAIT_MS, 10000).
+
+%% World state.
+-record(w, {pids = #{},        % scenario pid atom -> real pid (current)
+            rev = #{},         % real pid -> scenario pid atom (all ever)
+            kind = #{},        % scenario pid atom -> driver|collector|puppet|dead
+            stacks = #{},      % puppet -> [frame()] (innermost first; [] = idle)
+            mons = #{},        % puppet -> monitor ref
+            modules = #{},     % module -> [{F, Arity, exported|local}]
+            sessions = #{},    % session name -> handle
+            order = []}).      % scenario pid atoms, tracer print order
+
+%% frame(): {M, F, Arity, Catches, NonTailStepsDone}
+
+main([File]) ->
+    try
+        run(File)
+    catch
+        C:R:St ->
+            io:format(standard_error, "run-scenario: ~p:~p~n~p~n", [C, R, St]),
+            halt(2)
+    end;
+main(_) ->
+    io:format(standard_error, "usage: run-scenario.escript SCENARIO~n", []),
+    halt(1).
+
+run(File) ->
+    ok = io:setopts(standard_io, [{encoding, unicode}]),
+    %% Puppets that die of an uncaught exception must not print crash
+    %% reports into the output.
+    ok = logger:set_primary_config(level, none),
+    process_flag(trap_exit, true),
+    Terms = read_scenario(File),
+    load_idle_module(),
+    Self = self(),
+    W0 = #w{pids = #{?DRIVER => Self}, rev = #{Self => ?DRIVER},
+            kind = #{?DRIVER => driver},
+            order = tracer_order(Terms)},
+    lists:foldl(fun run_term/2, placeholders(W0), Terms),
+    halt(0).
+
+%%% Reading ----------------------------------------------------------------
+
+%% Scenario pid literals <A.B.C> are not Erlang syntax; they are read as the
+%% atoms '$spid<A.B.C>' and printed back the same way.
+read_scenario(File) ->
+    {ok, Bin} = file:read_file(File),
+    Text0 = unicode:characters_to_list(Bin),
+    Text = re:replace(Text0, "<([0-9]+\\.[0-9]+\\.[0-9]+)>", "'$spid<\\1>'",
+                      [global, unicode, {return, list}]),
+    {ok, Toks, _} = erl_scan:string(Text),
+    parse_terms(Toks, []).
+
+parse_terms([], []) -> [];
+parse_terms([{dot, _} = Dot | T], Acc) ->
+    {ok, Term} = erl_parse:parse_term(lists:reverse([Dot | Acc])),
+    [Term | parse_terms(T, [])];
+parse_terms([H | T], Acc) -> parse_terms(T, [H | Acc]).
+
+is_spid(A) when is_atom(A) -> lists:prefix("$spid<", atom_to_list(A));
+is_spid(_) -> false.
+
+spids(T) -> lists:reverse(spids(T, [])).
+spids(T, Acc) when is_atom(T) ->
+    case is_spid(T) andalso not lists:member(T, Acc) of
+        true -> [T | Acc];
+        false -> Acc
+    end;
+spids([H | T], Acc) -> spids(T, spids(H, Acc));
+spids(T, Acc) when is_tuple(T) -> spids(tuple_to_list(T), Acc);
+spids(M, Acc) when is_map(M) -> spids(maps:to_list(M), Acc);
+spids(_, Acc) -> Acc.
+
+%% Tracers are printed in the order the scenario first names the pids; the
+%% driver, if never named, comes last.
+tracer_order(Terms) ->
+    Named = spids(Terms),
+    case lists:member(?DRIVER, Named) of
+        true -> Named;
+        false -> Named ++ [?DRIVER]
+    end.
+
+%%% Running a term ---------------------------------------------------------
+
+run_term(Term, W0) ->
+    Tag = case Term of
+              T when is_tuple(T), tuple_size(T) > 0 -> element(1, T);
+              _ -> Term
+          end,
+    {Reply, W1} = try do_term(Term, W0)
+                  catch throw:{scenario_error, Reason} -> {{error, Reason}, W0}
+                  end,
+    print({reply, Tag, Reply}, W1),
+    delivered(),
+    drain_all(W1),
+    W1.
+
+delivered() ->
+    Ref = erlang:trace_delivered(all),
+    receive {trace_delivered, all, Ref} -> ok
+    after ?WAIT_MS -> error(trace_delivered_timeout)
+    end.
+
+%%% Commands ---------------------------------------------------------------
+
+do_term({session_create, Name, Tracer, Opts} = T, W0) ->
+    W = prepare(T, W0),
+    case call(fun() -> trace:session_create(Name, real(Tracer, W),
+                                            real(Opts, W)) end) of
+        {ok, Handle} ->
+            {Name, W#w{sessions = (W#w.sessions)#{Name => Handle}}};
+        Error ->
+            {Error, W}
+    end;
+do_term({session_destroy, Name}, W) ->
+    {result(fun() -> trace:session_destroy(session(Name, W)) end, W), W};
+do_term({session_info, What} = T, W0) ->
+    W = prepare(T, W0),
+    R = call(fun() -> trace:session_info(real(What, W)) end),
+    {case R of
+         {ok, L} when is_list(L) -> [weak_name(S) || S <- L];
+         {ok, Other} -> pretty(Other, W);
+         Error -> Error
+     end, W};
+do_term({process, S, Spec, How, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {count(Spec, procs,
+           fun() -> trace:process(session(S, W), real(Spec, W), real(How, W),
+                                  real(Flags, W)) end, W), W};
+do_term({port, S, Spec, How, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {count(Spec, ports,
+           fun() -> trace:port(session(S, W), real(Spec, W), real(How, W),
+                               real(Flags, W)) end, W), W};
+do_term({function, S, MFA, Pattern, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> trace:function(session(S, W), real(MFA, W),
+                                    real(Pattern, W), real(Flags, W)) end, W),
+     W};
+do_term({send, S, Pattern, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> trace:send(session(S, W), real(Pattern, W),
+                                real(Flags, W)) end, W), W};
+do_term({recv, S, Pattern, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> trace:recv(session(S, W), real(Pattern, W),
+                                real(Flags, W)) end, W), W};
+do_term({info, S, What, Item} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> trace:info(session(S, W), real(What, W),
+                                real(Item, W)) end, W), W};
+do_term({erlang_trace, Spec, How, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {count(Spec, procs_or_ports(Flags),
+           fun() -> erlang:trace(real(Spec, W), real(How, W),
+                                 real(Flags, W)) end, W), W};
+do_term({erlang_trace_pattern, MFA, Pattern, Flags} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> erlang:trace_pattern(real(MFA, W), real(Pattern, W),
+                                          real(Flags, W)) end, W), W};
+do_term({erlang_trace_info, What, Item} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> erlang:trace_info(real(What, W), real(Item, W)) end, W),
+     W};
+
+%%% Host events ------------------------------------------------------------
+
+do_term({module, M, Fs}, W) ->
+    declare_module(M, Fs, W);
+do_term({spawn, Parent, Child}, W) ->
+    spawn_event(Parent, Child, W);
+do_term({call, P, {M, F, Args}}, W) ->
+    call_event(call, P, M, F, Args, W);
+do_term({try_call, P, {M, F, Args}}, W) ->
+    call_event(try_call, P, M, F, Args, W);
+do_term({local_call, P, {M, F, Args}}, W) ->
+    call_event(local_call, P, M, F, Args, W);
+do_term({tail_call, P, {M, F, Args}}, W) ->
+    call_event(tail_call, P, M, F, Args, W);
+do_term({local_tail_call, P, {M, F, Args}}, W) ->
+    call_event(local_tail_call, P, M, F, Args, W);
+do_term({return, P, Value}, W) ->
+    return_event(P, Value, W);
+do_term({raise, P, Class, Reason}, W) ->
+    raise_event(P, Class, Reason, W);
+do_term({advance_clock, Ns}, W) when is_integer(Ns), Ns >= 0 ->
+    {ok, W};
+do_term(_, _W) ->
+    throw({scenario_error, badarg}).
+
+%% Runs a trace BIF; errors become {error, Reason} like the format says.
+call(Fun) ->
+    try {ok, Fun()}
+    catch
+        error:{badarg, _} -> {error, badarg};
+        _:Reason -> {error, Reason}
+    end.
+
+result(Fun, W) ->
+    case call(Fun) of
+        {ok, R} -> pretty(R, W);
+        Error -> Error
+    end.
+
+session(Name, W) ->
+    maps:get(Name, W#w.sessions, Name).
+
+weak_name({Name, _WeakId}) when is_atom(Name) -> Name;
+weak_name(Other) -> Other.
+
+procs_or_ports(Flags) ->
+    Ports = [ports, 'receive', send, running_ports],
+    case is_list(Flags) andalso Flags =/= [] andalso
+        lists:all(fun(F) -> lists:member(F, Ports) end, Flags) andalso
+        lists:member(ports, Flags) of
+        true -> ports;
+        false -> procs
+    end.
+
+%% The count a VM holding only the scenario's processes would return: the real
+%% count minus every live process outside the scenario world (every port is
+%% outside it). 'new' specs and single pids are returned as they are.
+count(Spec, What, Fun, W) ->
+    case call(Fun) of
+        {ok, N} when is_integer(N) ->
+            Procs = [all, existing, processes, existing_processes],
+            Ports = [all, existing, ports, existing_ports],
+            case {What, lists:member(Spec, Procs), lists:member(Spec, Ports)} of
+                {procs, true, _} ->
+                    N - length([P || P <- processes(),
+                                     not maps:is_key(P, W#w.rev)]);
+                {ports, _, true} ->
+                    N - length(erlang:ports());
+                _ -> N
+            end;
+        {ok, Other} -> pretty(Other, W);
+        Error -> Error
+    end.
+
+%% Every pid the scenario names stands for a dead process until it is
+%% spawned or named in a tracer position of a command; these placeholders are
+%% made before the first term runs, so they never see any trace flags.
+placeholders(W0) ->
+    lists:foldl(fun(S, W) -> bind(S, dead_pid(), dead, W) end,
+                W0, [S || S <- W0#w.order, S =/= ?DRIVER]).
+
+%% Makes the pids a command names in tracer positions exist as collectors.
+prepare(Term, W0) ->
+    lists:foldl(
+      fun(S, W) ->
+              case maps:get(S, W#w.kind, none) of
+                  dead -> bind(S, spawn_link(fun collector/0), collector, W);
+                  _ -> W
+              end
+      end, W0, tracer_spids(Term)).
+
+tracer_spids({session_create, _, T, Opts}) ->
+    [T || is_spid(T)] ++ tracer_spids(Opts);
+tracer_spids({Key, P}) when Key =:= tracer; Key =:= meta ->
+    [P || is_spid(P)] ++ tracer_spids(P);
+tracer_spids({Key, _Mod, P}) when Key =:= tracer; Key =:= meta ->
+    [P || is_spid(P)] ++ tracer_spids(P);
+tracer_spids(T) when is_tuple(T) -> tracer_spids(tuple_to_list(T));
+tracer_spids([H | T]) -> tracer_spids(H) ++ tracer_spids(T);
+tracer_spids(_) -> [].
+
+bind(S, Pid, Kind, W) ->
+    W#w{pids = (W#w.pids)#{S => Pid}, rev = (W#w.rev)#{Pid => S},
+        kind = (W#w.kind)#{S => Kind}}.
+
+dead_pid() ->
+    {Pid, Ref} = spawn_monitor(fun() -> ok end),
+    receive {'DOWN', Ref, process, Pid, _} -> Pid end.
+
+collector() -> collector([]).
+collector(Acc) ->
+    receive
+        {'$drain', From, Ref} ->
+            From ! {Ref, lists:reverse(Acc)},
+            collector([]);
+        Msg ->
+            collector([Msg | Acc])
+    end.
+
+%% Scenario terms -> real terms (pids).
+real(A, W) when is_atom(A) ->
+    case is_spid(A) of
+        true -> maps:get(A, W#w.pids);
+        false -> A
+    end;
+real([H | T], W) -> [real(H, W) | real(T, W)];
+real(T, W) when is_tuple(T) -> list_to_tuple(real(tuple_to_list(T), W));
+real(M, W) when is_map(M) ->
+    maps:from_list([{real(K, W), real(V, W)} || {K, V} <- maps:to_list(M)]);
+real(X, _) -> X.
+
+%% Real terms -> scenario terms.
+pretty(P, W) when is_pid(P) -> maps:get(P, W#w.rev, '$unknown_pid');
+pretty([H | T], W) -> [pretty(H, W) | pretty(T, W)];
+pretty(T, W) when is_tuple(T) -> list_to_tuple(pretty(tuple_to_list(T), W));
+pretty(M, W) when is_map(M) ->
+    maps:from_list([{pretty(K, W), pretty(V, W)} || {K, V} <- maps:to_list(M)]);
+pretty(X, _) -> X.
+
+%%% Output -----------------------------------------------------------------
+
+print(Term, _W) ->
+    Text = io_lib:format("~tkw.~n", [Term]),
+    Out = re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1",
+                     [global, unicode, {return, binary}]),
+    io:put_chars(Out).
+
+drain_all(W) ->
+    lists:foreach(fun(S) -> drain(S, W) end, W#w.order).
+
+drain(S, W) ->
+    case maps:get(S, W#w.kind, none) of
+        collector ->
+            Pid = maps:get(S, W#w.pids),
+            Ref = make_ref(),
+            Pid ! {'$drain', self(), Ref},
+            receive {Ref, Msgs} -> print_msgs(S, Msgs, W)
+            after ?WAIT_MS -> error({collector_timeout, S})
+            end;
+        driver ->
+            print_msgs(S, own_trace_msgs(), W);
+        _ ->
+            ok
+    end.
+
+own_trace_msgs() ->
+    receive
+        M when is_tuple(M), tuple_size(M) >= 3,
+               (element(1, M) =:= trace orelse element(1, M) =:= trace_ts
+                orelse element(1, M) =:= seq_trace) ->
+            [M | own_trace_msgs()]
+    after 0 -> []
+    end.
+
+print_msgs(S, Msgs, W) ->
+    [print({S, pretty(mask(M), W)}, W) || M <- Msgs],
+    ok.
+
+mask(M) when is_tuple(M), element(1, M) =:= trace_ts ->
+    setelement(tuple_size(M), M, '$ts');
+mask(M) when is_tuple(M), element(1, M) =:= seq_trace, tuple_size(M) =:= 4 ->
+    setelement(4, M, '$ts');
+mask(M) -> M.
+
+%%% Modules ----------------------------------------------------------------
+
+declare_module(M, Fs0, W) ->
+    Fs = [case F of
+              {Name, A} when is_atom(Name), is_integer(A), A >= 0 ->
+                  {Name, A, exported};
+              {Name, A, local} when is_atom(Name), is_integer(A), A >= 0 ->
+                  {Name, A, local};
+              _ -> throw({scenario_error, badarg})
+          end || F <- Fs0],
+    Keys = [{F, A} || {F, A, _} <- Fs],
+    ok = case is_atom(M) andalso M =/= scenario andalso is_list(Fs0)
+             andalso length(lists:usort(Keys)) =:= length(Keys)
+             andalso not lists:member({module_info, 0}, Keys)
+             andalso not lists:member({module_info, 1}, Keys) of
+             true -> ok;
+             false -> throw({scenario_error, badarg})
+         end,
+    Src = module_source(M, Fs),
+    {ok, M, Bin} = compile_source(Src),
+    case code:is_loaded(M) of
+        {file, _} ->
+            %% Redeclaration: the new code replaces the old one.
+            _ = code:purge(M);
+        false -> ok
+    end,
+    {module, M} = code:load_binary(M, "scenario_" ++ atom_to_list(M) ++ ".erl",
+                                   Bin),
+    {ok, W#w{modules = (W#w.modules)#{M => Fs}}}.
+
+compile_source(Src) ->
+    {ok, Toks, _} = erl_scan:string(Src),
+    Forms = split_forms(Toks, []),
+    case compile:forms(Forms, [binary, return_errors]) of
+        {ok, Mod, Bin} -> {ok, Mod, Bin};
+        {ok, Mod, Bin, _Warnings} -> {ok, Mod, Bin};
+        Error -> error({compile_failed, Error, Src})
+    end.
+
+split_forms([], []) -> [];
+split_forms([{dot, _} = Dot | T], Acc) ->
+    {ok, Form} = erl_parse:parse_form(lists:reverse([Dot | Acc])),
+    [Form | split_forms(T, [])];
+split_forms([H | T], Acc) -> split_forms(T, [H | Acc]).
+
+load_idle_module() ->
+    Src =
+        "-module(scenario).\n"
+        "-export([idle/0]).\n"
+        "idle() ->\n"
+        "    receive\n"
+        "        {'$scenario_step', {call, M, F, As}} ->\n"
+        "            _ = apply(M, F, As), idle();\n"
+        "        {'$scenario_step', {try_call, M, F, As}} ->\n"
+        "            _ = try apply(M, F, As) catch _:_ -> caught end, idle();\n"
+        "        {'$scenario_step', spawn} ->\n"
+        "            _ = erlang:spawn(scenario, idle, []), idle()\n"
+        "    end.\n",
+    {ok, scenario, Bin} = compile_source(Src),
+    {module, scenario} = code:load_binary(scenario, "scenario.erl", Bin),
+    ok.
+
+%% The source of a declared module. Each function:
+%%
+%%     f(A1, ...) ->
+%%         S0 = receive {'$scenario_step', X0} -> X0 end,
+%%         S1 = case S0 of
+%%                  {call, M, F, As} -> _ = apply(M, F, As), <receive>;
+%%                  {try_call, M, F, As} -> _ = try ... catch ... end, <receive>;
+%%                  {local_call, F, As} -> _ = case {F, As} of ... end, <receive>;
+%%                  spawn -> _ = erlang:spawn(scenario, idle, []), <receive>;
+%%                  Tail -> Tail
+%%              end,
+%%         ...
+%%         case S16 of
+%%             {return, V} -> V;
+%%             {raise, C, R} -> erlang:raise(C, R, []);
+%%             {tail_call, M, F, As} -> apply(M, F, As);
+%%             {local_tail_call, F, As} -> case {F, As} of ... end
+%%         end.
+module_source(M, Fs) ->
+    Exports = [io_lib:format("~tw/~w", [F, A]) || {F, A, exported} <- Fs],
+    lists:flatten(
+      [io_lib:format("-module(~tw).~n", [M]),
+       io_lib:format("-export([~ts]).~n", [lists:join(", ", Exports)]),
+       [function_source(F, A, Fs) || {F, A, _} <- Fs]]).
+
+function_source(F, Arity, Fs) ->
+    Params = lists:join(", ", [io_lib:format("_P~w", [I])
+                               || I <- lists:seq(1, Arity)]),
+    Slot =
+        fun(I) ->
+                Template =
+                    "    S@ = case S^ of\n"
+                    "        {call, M@, F@, As@} ->\n"
+                    "            _ = apply(M@, F@, As@), RECV;\n"
+                    "        {try_call, M@, F@, As@} ->\n"
+                    "            _ = try apply(M@, F@, As@) catch _:_ -> caught end, RECV;\n"
+                    "        {local_call, F@, As@} ->\n"
+                    "            _ = LOCAL, RECV;\n"
+                    "        spawn ->\n"
+                    "            _ = erlang:spawn(scenario, idle, []), RECV;\n"
+                    "        Tail@ -> Tail@\n"
+                    "    end,\n",
+                fill(Template, [{"LOCAL", local_case(I, Fs)},
+                                {"RECV", recv(I)},
+                                {"@", integer_to_list(I)},
+                                {"^", integer_to_list(I - 1)}])
+        end,
+    N = ?SLOTS,
+    [io_lib:format("~tw(~ts) ->~n", [F, Params]),
+     io_lib:format("    S0 = ~ts,~n", [recv(0)]),
+     [Slot(I) || I <- lists:seq(1, N)],
+     io_lib:format("    case S~w of~n", [N]),
+     "        {return, V} -> V;\n"
+     "        {raise, C, R} -> erlang:raise(C, R, []);\n"
+     "        {tail_call, TM, TF, TAs} -> apply(TM, TF, TAs);\n",
+     io_lib:format("        {local_tail_call, TF, TAs} -> ~ts~n",
+                   [local_case(tail, Fs)]),
+     "    end.\n"].
+
+recv(I) ->
+    io_lib:format("receive {'~s', X~w} -> X~w end", [?STEP, I, I]).
+
+fill(Text, []) -> Text;
+fill(Text, [{Key, Value} | T]) ->
+    fill(string:replace(lists:flatten(Text), Key, lists:flatten(Value), all), T).
+
+%% case {F, As} of {f, [B1, B2]} -> f(B1, B2); ... end
+local_case(I, Fs) ->
+    {FV, AV, Pre} = case I of
+                        tail -> {"TF", "TAs", "T"};
+                        _ -> {io_lib:format("F~w", [I]),
+                              io_lib:format("As~w", [I]),
+                              io_lib:format("L~w_", [I])}
+                    end,
+    Clauses =
+        [begin
+             Vs = [io_lib:format("~sB~w", [Pre, J]) || J <- lists:seq(1, A)],
+             VL = lists:join(", ", Vs),
+             io_lib:format("{~tw, [~ts]} -> ~tw(~ts)", [F, VL, F, VL])
+         end || {F, A, _} <- Fs],
+    io_lib:format("case {~ts, ~ts} of ~ts end",
+                  [FV, AV, lists:join("; ", Clauses)]).
+
+%%% Processes and calls ------------------------------------------------------
+
+puppet(P, W) ->
+    case maps:get(P, W#w.kind, none) of
+        puppet ->
+            Pid = maps:get(P, W#w.pids),
+            case is_process_alive(Pid) of
+                true -> Pid;
+                false -> throw({scenario_error, badarg})
+            end;
+        _ -> throw({scenario_error, badarg})
+    end.
+
+spawn_event(Parent, Child, W) ->
+    case is_spid(Child) andalso
+        lists:member(maps:get(Child, W#w.kind, none), [none, dead]) of
+        true -> ok;
+        false -> throw({scenario_error, badarg})
+    end,
+    Pid = case maps:get(Parent, W#w.kind, none) of
+              driver ->
+                  erlang:spawn(scenario, idle, []);
+              puppet ->
+                  PPid = puppet(Parent, W),
+                  Stack = maps:get(Parent, W#w.stacks),
+                  check_slots(Stack),
+                  Before = processes(),
+                  PPid ! {?STEP, spawn},
+                  wait_state(PPid, where(Stack)),
+                  [C] = [C || C <- processes() -- Before,
+                              erlang:process_info(C, initial_call)
+                                  =:= {initial_call, {scenario, idle, 0}}],
+                  C;
+              _ -> throw({scenario_error, badarg})
+          end,
+    wait_state(Pid, {scenario, idle, 0}),
+    Mon = erlang:monitor(process, Pid),
+    W1 = bind(Child, Pid, puppet, W),
+    W2 = case maps:get(Parent, W#w.kind) of
+             puppet -> bump(Parent, W1);
+             driver -> W1
+         end,
+    {ok, W2#w{stacks = (W2#w.stacks)#{Child => []},
+              mons = (W2#w.mons)#{Child => Mon}}}.
+
+where([]) -> {scenario, idle, 0};
+where([{M, F, A, _, _} | _]) -> {M, F, A}.
+
+check_slots([{_, _, _, _, N} | _]) when N >= ?SLOTS ->
+    throw({scenario_error, too_many_steps});
+check_slots(_) -> ok.
+
+bump(P, W) ->
+    case maps:get(P, W#w.stacks) of
+        [{M, F, A, C, N} | Rest] ->
+            W#w{stacks = (W#w.stacks)#{P => [{M, F, A, C, N + 1} | Rest]}};
+        [] -> W
+    end.
+
+exported(M, F, A, W) ->
+    case maps:find(M, W#w.modules) of
+        {ok, Fs} -> lists:member({F, A, exported}, Fs);
+        error -> false
+    end.
+
+declared(M, F, A, W) ->
+    case maps:find(M, W#w.modules) of
+        {ok, Fs} -> lists:any(fun({X, Y, _}) -> {X, Y} =:= {F, A} end, Fs);
+        error -> false
+    end.
+
+call_event(Kind, P, M, F, Args, W) ->
+    Pid = puppet(P, W),
+    ok = case is_atom(M) andalso is_atom(F) andalso is_list(Args) of
+             true -> ok;
+             false -> throw({scenario_error, badarg})
+         end,
+    A = length(Args),
+    Stack = maps:get(P, W#w.stacks),
+    Local = Kind =:= local_call orelse Kind =:= local_tail_call,
+    Tail = Kind =:= tail_call orelse Kind =:= local_tail_call,
+    case Local of
+        true ->
+            case Stack of
+                [{M, _, _, _, _} | _] -> ok;
+                _ -> throw({scenario_error, badarg})
+            end,
+            declared(M, F, A, W) orelse throw({scenario_error, undef});
+        false ->
+            exported(M, F, A, W) orelse throw({scenario_error, undef})
+    end,
+    case {Tail, Stack} of
+        {true, []} -> throw({scenario_error, badarg});
+        {false, _} -> check_slots(Stack);
+        _ -> ok
+    end,
+    Step = case Kind of
+               call -> {call, M, F, Args};
+               try_call -> {try_call, M, F, Args};
+               local_call -> {local_call, F, Args};
+               tail_call -> {tail_call, M, F, Args};
+               local_tail_call -> {local_tail_call, F, Args}
+           end,
+    Stack1 = case {Tail, Stack} of
+                 {true, [{_, _, _, C, _} | Rest]} -> [{M, F, A, C, 0} | Rest];
+                 {false, [{M0, F0, A0, C0, N0} | Rest]} ->
+                     [{M, F, A, Kind =:= try_call, 0}, {M0, F0, A0, C0, N0 + 1}
+                      | Rest];
+                 {false, []} -> [{M, F, A, Kind =:= try_call, 0}]
+             end,
+    Pid ! {?STEP, Step},
+    wait_state(Pid, where(Stack1)),
+    {ok, W#w{stacks = (W#w.stacks)#{P => Stack1}}}.
+
+return_event(P, Value, W) ->
+    Pid = puppet(P, W),
+    case maps:get(P, W#w.stacks) of
+        [_ | Rest] ->
+            Pid ! {?STEP, {return, real(Value, W)}},
+            wait_state(Pid, where(Rest)),
+            {ok, W#w{stacks = (W#w.stacks)#{P => Rest}}};
+        [] ->
+            throw({scenario_error, badarg})
+    end.
+
+raise_event(P, Class, Reason, W) ->
+    Pid = puppet(P, W),
+    lists:member(Class, [error, exit, throw])
+        orelse throw({scenario_error, badarg}),
+    Stack = maps:get(P, W#w.stacks),
+    Stack =/= [] orelse throw({scenario_error, badarg}),
+    Pid ! {?STEP, {raise, Class, real(Reason, W)}},
+    case unwind(Stack) of
+        {caught, Rest} ->
+            wait_state(Pid, where(Rest)),
+            {ok, W#w{stacks = (W#w.stacks)#{P => Rest}}};
+        uncaught ->
+            Mon = maps:get(P, W#w.mons),
+            receive {'DOWN', Mon, process, Pid, _} -> ok
+            after ?WAIT_MS -> error({no_exit, P})
+            end,
+            {ok, W#w{stacks = maps:remove(P, W#w.stacks)}}
+    end.
+
+unwind([]) -> uncaught;
+unwind([{_, _, _, true, _} | Rest]) -> {caught, Rest};
+unwind([_ | Rest]) -> unwind(Rest).
+
+%% Waits until Pid is blocked in a receive in function MFA with an empty
+%% message queue (it has taken the step and is waiting for the next one).
+wait_state(Pid, MFA) ->
+    wait_state(Pid, MFA, erlang:monotonic_time(millisecond) + ?WAIT_MS).
+
+wait_state(Pid, MFA, Deadline) ->
+    Want = [{status, waiting}, {message_queue_len, 0}, {current_function, MFA}],
+    case erlang:process_info(Pid, [status, message_queue_len, current_function]) of
+        Want -> ok;
+        Other ->
+            case erlang:monotonic_time(millisecond) > Deadline of
+                true -> error({stuck, Pid, MFA, Other});
+                false ->
+                    receive after 1 -> ok end,
+                    wait_state(Pid, MFA, Deadline)
+            end
+    end.
