@@ -493,9 +493,14 @@ load_idle_module() ->
 %%         end.
 module_source(M, Fs) ->
     Exports = [io_lib:format("~tw/~w", [F, A]) || {F, A, exported} <- Fs],
+    All = [io_lib:format("~tw/~w", [F, A]) || {F, A, _} <- Fs],
     lists:flatten(
       [io_lib:format("-module(~tw).~n", [M]),
        io_lib:format("-export([~ts]).~n", [lists:join(", ", Exports)]),
+       %% Local calls to functions named like auto-imported BIFs
+       %% (process_info/2, atom_to_list/1, ...) must call the module's own.
+       io_lib:format("-compile({no_auto_import, [~ts]}).~n",
+                     [lists:join(", ", All)]),
        [function_source(F, A, Fs) || {F, A, _} <- Fs]]).
 
 function_source(F, Arity, Fs) ->
