@@ -1,2 +1,111 @@
-//! The trace core (not built yet: see issues 5 and 6).
+//! An embeddable trace core: ERTS's call tracing, driven by match specs.
+//!
+//! A host (a VM written in Rust, an instrumented program, a simulator)
+//! declares its functions and processes and reports what they do; the core
+//! decides from sessions, process trace flags, function trace patterns and
+//! their match specs what to trace, and hands trace events to tracers.
+//! Semantics follow OTP 27's `trace` module (sessions), the legacy
+//! `erlang:trace/3` API (the [legacy session](TraceCore::legacy)) and the
+//! `erl_tracer` behaviour.
+//!
+//! # Contents
+//!
+//! 1. [A first trace](#a-first-trace)
+//! 2. [Breakpoints and generations](#breakpoints-and-generations)
+//! 3. [Tracers](#tracers)
+//! 4. [Scenarios](#scenarios)
+//!
+//! # A first trace
+//!
+//! ```
+//! use std::sync::Arc;
+//! use matchspec::term::{Atom, Term};
+//! use matchspec_runtime::{CallStyle, CoreConfig, ManualClock, Mfa, Pid, ProcessTracer, TraceCore, TraceFlags};
+//! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
+//! use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, set_pattern, PatternFlags};
+//! use matchspec_runtime::breakpoint::BpFlags;
+//!
+//! let clock = Arc::new(ManualClock::new());
+//! let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
+//! // A tracer process whose mailbox is a channel.
+//! let (mailbox, inbox) = crossbeam_channel::unbounded();
+//! let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
+//! let session = core.session_create(Atom::new("s1"), Some(tracer));
+//!
+//! // The host's code and a process.
+//! let f = core.declare_module(Atom::new("m"), &[(Atom::new("f"), 1, true)])?.remove(0);
+//! let mut p = core.spawn(Pid::new(80, 0), Some(Mfa::new("shell", "loop", 0)));
+//! trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, TraceFlags::CALL, None)?;
+//!
+//! // Trace m:f/1 when its argument is greater than 10, with its return.
+//! let spec = Term::parse("[{['$1'], [{'>', '$1', 10}], [{return_trace}]}]")?;
+//! let action = parse_pattern_action(&core, spec.as_ref())?;
+//! let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
+//! set_pattern(&core, &session, MfaPattern::from_term(Term::parse("{m,f,1}")?.as_ref())?, &action, &local)?;
+//!
+//! p.call(&f, Term::parse("[5]")?.as_ref(), true, CallStyle::Body)?;
+//! p.return_value(Term::parse("small")?.as_ref())?;
+//! p.call(&f, Term::parse("[42]")?.as_ref(), true, CallStyle::Body)?;
+//! p.return_value(Term::parse("big")?.as_ref())?;
+//!
+//! let messages: Vec<String> = inbox.try_iter().map(|d| d.message.as_ref().without_strings().to_string()).collect();
+//! assert_eq!(messages, [
+//!     "{trace,<0.80.0>,call,{m,f,[42]}}",
+//!     "{trace,<0.80.0>,return_from,{m,f,1},big}",
+//! ]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Breakpoints and generations
+//!
+//! Every declared function has a [`FunctionEntry`]. Calling an untraced
+//! function costs the host one atomic load and a branch
+//! ([`FunctionEntry::is_traced`]). A traced function has one breakpoint
+//! record with two generations of settings: commands write the staging
+//! generation and switch generations in one atomic store, so threads
+//! hitting breakpoints never block and never see half a change; old
+//! settings are freed once no thread can read them ([`core`] explains how).
+//!
+//! # Tracers
+//!
+//! [`Tracer`] is the `erl_tracer` behaviour: `enabled` (trace, discard or
+//! remove) and `trace`, with per-kind variants falling back to the generic
+//! ones. [`ProcessTracer`] is the default: it builds the tuples ERTS's
+//! default tracer sends (`{trace, Pid, call, {M, F, Args}}`, `trace_ts`
+//! with the timestamp last, the match spec's message before it) and
+//! delivers them to a channel. Timestamps come from the core's [`Clock`];
+//! [`ManualClock`] makes them exact in tests.
+//!
+//! # Scenarios
+//!
+//! [`scenario`] runs the scenario files of `msc trace` (see
+//! `docs/scenarios.md`): commands named after the `trace` module's
+//! functions and host events, printing replies and trace messages.
+
 #![forbid(unsafe_code)]
+
+pub mod breakpoint;
+pub mod clock;
+pub mod commands;
+pub mod core;
+pub mod error;
+pub mod flags;
+mod host;
+pub mod ids;
+pub mod on_load;
+pub mod pattern;
+mod process;
+pub mod scenario;
+pub mod session;
+pub mod tracee;
+pub mod tracer;
+
+pub use breakpoint::FunctionEntry;
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use core::{CoreConfig, TraceCore};
+pub use error::TraceError;
+pub use flags::TraceFlags;
+pub use ids::{Mfa, Pid};
+pub use process::{CallStyle, Process, Raised, StackError};
+pub use session::{Session, SessionId, SessionRef};
+pub use tracer::{Enabled, ProcessTracer, TraceOpts, TraceTag, TraceeId, Tracer};

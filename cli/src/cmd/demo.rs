@@ -21,6 +21,9 @@ const INPUTS: &str = "{user_1, 150, ok}. {user_2, 50, ok}. {user_3, 7, error}. {
 const TRACE_SPEC: &str =
     "[{['$1', '_'], [{is_integer, '$1'}], [{message, {{arg, '$1'}}}, {return_trace}]}]";
 
+/// The trace scenario the demo runs (see docs/scenarios.md).
+const TRACE_SCENARIO: &str = include_str!("demo.scenario");
+
 const BAD_SPEC: &str = "[{'$1', [{'>', '$2', 0}], [{message, '$1'}]}]";
 
 /// Walks through parsing, checking, compiling and running specs.
@@ -58,7 +61,26 @@ pub(crate) fn run(_args: Args, out: &mut dyn Write) -> Result<(), CliError> {
 
     outln!(out, "\n== A broken spec: ERTS's messages, and where they point\n{BAD_SPEC}\n")?;
     match CompiledSpec::compile(BAD_SPEC, Kind::Table, &config) {
-        Ok(_) => outln!(out, "(compiled)"),
-        Err(err) => outln!(out, "{err}"),
+        Ok(_) => outln!(out, "(compiled)")?,
+        Err(err) => outln!(out, "{err}")?,
     }
+    trace_core(out)
+}
+
+/// Runs the built-in trace scenario and summarises it.
+fn trace_core(out: &mut dyn Write) -> Result<(), CliError> {
+    outln!(out, "\n== The trace core: a scenario (msc trace)\n{}", TRACE_SCENARIO.trim_end())?;
+    let output = matchspec_runtime::scenario::run(TRACE_SCENARIO, &Default::default())
+        .map_err(|source| CliError::Parse { path: "<demo scenario>".to_owned(), source })?;
+    outln!(out, "\n== What it printed: each reply, then the messages each tracer got")?;
+    for line in &output.lines {
+        outln!(out, "  {line}")?;
+    }
+    outln!(
+        out,
+        "\n== Summary: {} terms run, {} trace messages delivered, {} errors",
+        output.terms,
+        output.messages,
+        output.errors
+    )
 }

@@ -9,6 +9,7 @@ mod kind;
 mod parse;
 mod run;
 mod test;
+mod trace;
 
 use std::io::Write;
 
@@ -37,6 +38,8 @@ pub(crate) enum Command {
     Dump(dump::Args),
     /// Time a spec over a stream of inputs; print one JSON line.
     Bench(bench::Args),
+    /// Run a trace scenario: tracing commands and host events, in order.
+    Trace(trace::Args),
 }
 
 /// Runs a subcommand; its output goes to `out`.
@@ -49,5 +52,6 @@ pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError>
         Command::Run(args) => run::run(args, out),
         Command::Dump(args) => dump::run(args, out),
         Command::Bench(args) => bench::run(args, out),
+        Command::Trace(args) => trace::run(args, out),
     }
 }

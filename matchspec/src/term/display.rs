@@ -23,13 +23,26 @@ use super::{Atom, TermRef};
 
 impl fmt::Display for TermRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Printer { out: f }.print(*self)
+        Printer { out: f, strings: true }.print(*self)
+    }
+}
+
+/// A term printed as `~w` does: lists stay lists, even printable ones
+/// (see [`TermRef::without_strings`]).
+#[derive(Clone, Copy, Debug)]
+pub struct WithoutStrings<'a>(pub(crate) TermRef<'a>);
+
+impl fmt::Display for WithoutStrings<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Printer { out: f, strings: false }.print(self.0)
     }
 }
 
 /// Writes terms as Erlang source text.
 struct Printer<'w, W: Write> {
     out: &'w mut W,
+    /// Print printable lists as strings?
+    strings: bool,
 }
 
 /// What the printer still has to write, innermost last.
@@ -72,7 +85,7 @@ impl<W: Write> Printer<'_, W> {
             Kind::Atom(a) => self.atom(a),
             Kind::Nil => self.out.write_str("[]"),
             Kind::Cons(cons) => {
-                if let Some(text) = printable_string(t) {
+                if let Some(text) = printable_string(t).filter(|_| self.strings) {
                     return write_quoted(self.out, &text, '"');
                 }
                 self.out.write_char('[')?;

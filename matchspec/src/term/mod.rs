@@ -67,6 +67,7 @@ pub mod word;
 #[cfg(feature = "arbitrary")]
 pub use arbitrary::{ArbitraryFlavor, MAX_DEPTH, MAX_NODES, MAX_WRAP};
 pub use atom::{Atom, AtomError, MAX_ATOM_CHARS, MAX_ATOMS};
+pub use display::WithoutStrings;
 pub use heap::{ClosureParts, Heap, HeapSet};
 pub use owned::Term;
 pub use view::{

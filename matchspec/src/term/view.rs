@@ -403,6 +403,18 @@ impl<'a> TermRef<'a> {
         let root = super::copy::copy_into(self, &mut heap);
         Term::from_parts(heap, root)
     }
+
+    /// Displays the term with every list printed as a list, as `~w` does
+    /// (`[104,105]`, not `"hi"`).
+    pub fn without_strings(self) -> super::display::WithoutStrings<'a> {
+        super::display::WithoutStrings(self)
+    }
+
+    /// Copies the term into `heap` and returns its word there (immediates
+    /// are returned as they are).
+    pub fn copy_to(self, heap: &mut Heap) -> Word {
+        super::copy::copy_into(self, heap)
+    }
 }
 
 fn atom_of(word: Word) -> Atom {

@@ -1,0 +1,260 @@
+//! `trace:process/4` and `trace:info/3`: the commands that are not about
+//! breakpoints.
+
+use std::sync::Arc;
+
+use matchspec::term::{Atom, Heap, Word};
+
+use crate::breakpoint::BpFlags;
+use crate::core::TraceCore;
+use crate::error::TraceError;
+use crate::flags::TraceFlags;
+use crate::ids::{Mfa, Pid};
+use crate::session::SessionRef;
+use crate::tracee::{Tracee, TracerLink};
+use crate::tracer::{Enabled, TraceTag, TraceeId, TracerRef};
+
+/// Which processes `trace:process/4` changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProcessSpec {
+    /// One process.
+    Pid(Pid),
+    /// Every process now and every process spawned later.
+    All,
+    /// Every process now.
+    Existing,
+    /// Every process spawned from now on.
+    New,
+}
+
+/// `trace:process(Session, Spec, How, Flags)`: how many processes it
+/// changed. `tracer` is the tracer to use when turning flags on (the
+/// command's `{tracer, T}`, else the session's, else the caller).
+pub fn trace_processes(
+    core: &TraceCore,
+    session: &SessionRef,
+    spec: ProcessSpec,
+    on: bool,
+    flags: TraceFlags,
+    tracer: Option<TracerRef>,
+) -> Result<usize, TraceError> {
+    if !session.is_alive() {
+        return Err(TraceError::Session);
+    }
+    let tracer = match (on, tracer.or_else(|| session.tracer().cloned())) {
+        (true, None) => return Err(TraceError::BadOpt),
+        (_, tracer) => tracer,
+    };
+    if matches!(spec, ProcessSpec::All | ProcessSpec::New) {
+        let mut new = session.new_processes.lock();
+        if on {
+            new.flags |= flags;
+            new.tracer = tracer.clone();
+        } else {
+            new.flags -= flags;
+        }
+        if !new.flags.intersects(TraceFlags::TRACEE) {
+            new.flags = TraceFlags::empty();
+            new.tracer = None;
+        }
+    }
+    match spec {
+        ProcessSpec::Pid(pid) => {
+            let tracee = core.tracee(pid).ok_or(TraceError::BadTarget)?;
+            change(&tracee, session, on, flags, tracer.as_ref())?;
+            Ok(1)
+        }
+        ProcessSpec::All | ProcessSpec::Existing => {
+            let mut changed = 0;
+            for tracee in core.tracees() {
+                if change(&tracee, session, on, flags, tracer.as_ref()).is_ok() {
+                    changed += 1;
+                }
+            }
+            Ok(changed)
+        }
+        ProcessSpec::New => Ok(0),
+    }
+}
+
+/// Sets or clears `flags` of one process (ERTS's `start_trace`).
+fn change(
+    tracee: &Tracee,
+    session: &SessionRef,
+    on: bool,
+    flags: TraceFlags,
+    tracer: Option<&TracerRef>,
+) -> Result<(), TraceError> {
+    let id = TraceeId::Process(tracee.pid());
+    tracee.update(session, |link| {
+        if !on {
+            if let Some(l) = link {
+                l.flags -= flags;
+            }
+            return Ok(());
+        }
+        let tracer = tracer.expect("turning flags on always has a tracer");
+        match link {
+            Some(l) => {
+                // One tracer per process and session, unless the old one is gone.
+                let busy = l.flags.intersects(TraceFlags::TRACEE)
+                    && !l.tracer.same_as(&**tracer)
+                    && l.tracer.enabled(TraceTag::TraceStatus, id) != Enabled::Remove;
+                if busy {
+                    return Err(TraceError::AlreadyTraced);
+                }
+                l.flags |= flags;
+                l.tracer = tracer.clone();
+            }
+            None => {
+                *link =
+                    Some(TracerLink { session: session.clone(), tracer: tracer.clone(), flags });
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `trace:info(Session, Pid | new, flags | tracer)`: `{Key, Value}`, or
+/// `undefined` for a process that does not exist.
+pub fn process_info(
+    core: &TraceCore,
+    session: &SessionRef,
+    spec: ProcessSpec,
+    key: Atom,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    let (flags, tracer) = match spec {
+        ProcessSpec::Pid(pid) => {
+            let Some(tracee) = core.tracee(pid) else { return Ok(Word::atom(Atom::UNDEFINED)) };
+            // A tracer that is gone no longer traces anything.
+            let link = tracee.link(session).filter(|l| {
+                l.tracer.enabled(TraceTag::TraceStatus, TraceeId::Process(pid)) != Enabled::Remove
+            });
+            match link {
+                Some(l) => (l.flags, Some(l.tracer)),
+                None => (TraceFlags::empty(), None),
+            }
+        }
+        ProcessSpec::New | ProcessSpec::All | ProcessSpec::Existing => {
+            let new = session.new_processes.lock().clone();
+            (new.flags, new.tracer)
+        }
+    };
+    let value = match key.name() {
+        "flags" => flags.to_list(heap),
+        "tracer" => tracer.map_or(Word::NIL, |t| t.to_term(heap)),
+        _ => return Err(TraceError::BadOpt),
+    };
+    Ok(heap.tuple(&[Word::atom(key), value]))
+}
+
+/// `trace:info(Session, {M, F, A}, Key)` (ERTS's `trace_info_func`).
+pub fn function_info(
+    core: &TraceCore,
+    session: &SessionRef,
+    mfa: Mfa,
+    key: Atom,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    let known = [
+        "traced",
+        "match_spec",
+        "meta",
+        "meta_match_spec",
+        "call_count",
+        "call_time",
+        "call_memory",
+        "all",
+    ];
+    if !known.contains(&key.name()) {
+        return Err(TraceError::BadOpt);
+    }
+    let pair = |heap: &mut Heap, value: Word| heap.tuple(&[Word::atom(key), value]);
+    let Some(entry) = core.function(mfa) else {
+        return Ok(pair(heap, Word::atom(Atom::UNDEFINED)));
+    };
+    let generation = core.active();
+    let slot = entry.slot(generation.index);
+    let sbp = slot.as_ref().and_then(|bp| bp.session(session)).filter(|s| !s.flags.is_empty());
+    let Some(sbp) = sbp else { return Ok(pair(heap, Word::atom(Atom::FALSE))) };
+    let false_ = Word::atom(Atom::FALSE);
+    let traced = if sbp.flags.contains(BpFlags::GLOBAL) {
+        Word::atom(Atom::new("global"))
+    } else if sbp.flags.contains(BpFlags::LOCAL) {
+        Word::atom(Atom::new("local"))
+    } else {
+        false_
+    };
+    let match_spec = if sbp.flags.intersects(BpFlags::CALL_TRACE) {
+        sbp.match_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
+    } else {
+        false_
+    };
+    let meta = match sbp.meta_tracer.as_ref().filter(|_| sbp.flags.contains(BpFlags::META)) {
+        Some(slot) => slot.get().map_or(Word::NIL, |t| t.to_term(heap)),
+        None => false_,
+    };
+    let meta_match_spec = if sbp.flags.contains(BpFlags::META) {
+        sbp.meta_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
+    } else {
+        false_
+    };
+    let call_count = match sbp.count.as_ref().filter(|_| sbp.flags.contains(BpFlags::COUNT)) {
+        Some(count) => heap.int(count.load(std::sync::atomic::Ordering::Relaxed) as i64),
+        None => false_,
+    };
+    // Per-process call time and memory arrive with the call counters (issue 6).
+    let call_time = if sbp.flags.contains(BpFlags::TIME) { Word::NIL } else { false_ };
+    let call_memory = if sbp.flags.contains(BpFlags::MEMORY) { Word::NIL } else { false_ };
+    let value = match key.name() {
+        "traced" => traced,
+        "match_spec" => match_spec,
+        "meta" if meta == false_ => Word::NIL,
+        "meta" => meta,
+        "meta_match_spec" => meta_match_spec,
+        "call_count" => call_count,
+        "call_time" => call_time,
+        "call_memory" => call_memory,
+        _ => {
+            let items = [
+                ("traced", traced),
+                ("match_spec", match_spec),
+                ("meta", meta),
+                ("meta_match_spec", meta_match_spec),
+                ("call_memory", call_memory),
+                ("call_time", call_time),
+                ("call_count", call_count),
+            ];
+            let pairs: Vec<Word> =
+                items.iter().map(|&(k, v)| heap.tuple(&[Word::atom(Atom::new(k)), v])).collect();
+            heap.list(&pairs)
+        }
+    };
+    Ok(pair(heap, value))
+}
+
+/// `trace:session_info(What)`: the sessions that trace `What`, as the list
+/// of their weak references; `undefined` for a function that does not
+/// exist.
+pub fn session_info_function(core: &TraceCore, mfa: Mfa, heap: &mut Heap) -> Word {
+    let Some(entry) = core.function(mfa) else { return Word::atom(Atom::UNDEFINED) };
+    let generation = core.active();
+    let slot = entry.slot(generation.index);
+    let mut refs = Vec::new();
+    if let Some(bp) = slot.as_ref() {
+        for sbp in bp.sessions.iter().filter(|s| s.session.is_alive() && !s.flags.is_empty()) {
+            refs.push(sbp.session.weak_ref(heap));
+        }
+    }
+    heap.list(&refs)
+}
+
+/// `trace:session_info(Pid)`.
+pub fn session_info_process(core: &TraceCore, pid: Pid, heap: &mut Heap) -> Word {
+    let Some(tracee) = core.tracee(pid) else { return Word::atom(Atom::UNDEFINED) };
+    let links: Arc<Vec<TracerLink>> = tracee.links();
+    let refs: Vec<Word> =
+        links.iter().filter(|l| l.session.is_alive()).map(|l| l.session.weak_ref(heap)).collect();
+    heap.list(&refs)
+}

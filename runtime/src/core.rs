@@ -1,0 +1,401 @@
+//! [`TraceCore`]: the registry of sessions, functions and processes, and
+//! the staging protocol that changes breakpoints.
+//!
+//! # Generations
+//!
+//! All breakpoint changes of one command are written to the *staging*
+//! slot of the functions they touch ([`Stage::edit`]); then
+//! [`TraceCore::commit`] makes them active together by storing a new
+//! [`Generation`] (one atomic store). Threads hitting breakpoints hold the
+//! generation they started with for the whole hit, so they read one slot
+//! index throughout and never see half of a change. Before the staging
+//! slots are written again, the committer waits until no thread holds the
+//! old generation (ERTS waits for thread progress), then copies the new
+//! active settings into the old slots: those become the next staging
+//! generation. Settings nobody can read any more are freed by reference
+//! counting.
+
+use std::cell::Cell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use arc_swap::{ArcSwap, Guard};
+use matchspec::Config;
+use matchspec::term::{Atom, TermRef};
+use matchspec_jit::Engine;
+use parking_lot::{Mutex, RwLock};
+use rustc_hash::FxHashMap;
+
+use crate::breakpoint::{Breakpoint, FunctionEntry};
+use crate::clock::{Clock, SystemClock};
+use crate::error::TraceError;
+use crate::ids::{Mfa, Pid};
+use crate::on_load::OnLoad;
+use crate::process::Process;
+use crate::session::{Session, SessionId, SessionRef};
+use crate::tracee::{Tracee, TracerLink};
+use crate::tracer::TracerRef;
+
+/// How a [`TraceCore`] is set up.
+#[derive(Clone, Debug)]
+pub struct CoreConfig {
+    /// The engine that runs trace match specs.
+    pub engine: Engine,
+    /// Limits for compiling match specs.
+    pub spec: Config,
+    /// Where timestamps come from.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for CoreConfig {
+    fn default() -> Self {
+        CoreConfig {
+            engine: Engine::Interp,
+            spec: Config::default(),
+            clock: Arc::new(SystemClock::new()),
+        }
+    }
+}
+
+/// Which slot of every breakpoint is active.
+#[derive(Debug)]
+pub(crate) struct Generation {
+    pub(crate) index: usize,
+}
+
+thread_local! {
+    /// How many breakpoint hits this thread is inside (a tracer callback
+    /// that changed settings would wait for its own hit to end).
+    static HITS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Marks the current thread as inside a hit while alive.
+pub(crate) struct HitGuard(());
+
+impl HitGuard {
+    pub(crate) fn enter() -> HitGuard {
+        HITS.with(|h| h.set(h.get() + 1));
+        HitGuard(())
+    }
+}
+
+impl Drop for HitGuard {
+    fn drop(&mut self) {
+        HITS.with(|h| h.set(h.get() - 1));
+    }
+}
+
+#[derive(Debug, Default)]
+struct FunctionTable {
+    by_mfa: FxHashMap<Mfa, Arc<FunctionEntry>>,
+    modules: FxHashMap<Atom, Vec<Arc<FunctionEntry>>>,
+}
+
+/// The settings only commands change, kept under the staging lock (ERTS's
+/// code modification permission).
+#[derive(Debug, Default)]
+pub(crate) struct Staged {
+    /// Each session's `on_load` pattern.
+    pub(crate) on_load: FxHashMap<SessionId, OnLoad>,
+}
+
+/// The trace core: sessions, the functions and processes of the host, and
+/// what each session traces.
+///
+/// Shared by every thread of the host (`Arc<TraceCore>`). Commands change
+/// settings one at a time; trace points run concurrently with them and
+/// with each other without locks.
+#[derive(Debug)]
+pub struct TraceCore {
+    pub(crate) config: CoreConfig,
+    pub(crate) staged: Mutex<Staged>,
+    generation: ArcSwap<Generation>,
+    sessions: RwLock<Vec<SessionRef>>,
+    next_session: AtomicU32,
+    legacy: SessionRef,
+    functions: RwLock<FunctionTable>,
+    processes: RwLock<FxHashMap<Pid, Arc<Tracee>>>,
+    tracers: RwLock<FxHashMap<Pid, TracerRef>>,
+}
+
+impl TraceCore {
+    /// A core with no functions, no processes and only the legacy session.
+    pub fn new(config: CoreConfig) -> Arc<TraceCore> {
+        let legacy = Arc::new(Session::new(SessionId(0), Atom::new("legacy"), None));
+        Arc::new(TraceCore {
+            config,
+            staged: Mutex::new(Staged::default()),
+            generation: ArcSwap::from_pointee(Generation { index: 0 }),
+            sessions: RwLock::new(vec![legacy.clone()]),
+            next_session: AtomicU32::new(1),
+            legacy,
+            functions: RwLock::new(FunctionTable::default()),
+            processes: RwLock::new(FxHashMap::default()),
+            tracers: RwLock::new(FxHashMap::default()),
+        })
+    }
+
+    /// The clock timestamps come from.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.config.clock
+    }
+
+    /// The engine trace specs run on.
+    pub fn engine(&self) -> Engine {
+        self.config.engine
+    }
+
+    // ---- Sessions ---------------------------------------------------------------
+
+    /// The legacy session (`erlang:trace/3` and `erlang:trace_pattern/3`).
+    pub fn legacy(&self) -> &SessionRef {
+        &self.legacy
+    }
+
+    /// `trace:session_create(Name, Tracer, [])`: a new session; `tracer`
+    /// `None` is the undocumented `undefined` tracer (given per process,
+    /// as in the legacy session).
+    pub fn session_create(&self, name: Atom, tracer: Option<TracerRef>) -> SessionRef {
+        let id = SessionId(self.next_session.fetch_add(1, Ordering::Relaxed));
+        let session = Arc::new(Session::new(id, name, tracer));
+        self.sessions.write().push(session.clone());
+        session
+    }
+
+    /// Every live session, the legacy one first.
+    pub fn sessions(&self) -> Vec<SessionRef> {
+        self.sessions.read().clone()
+    }
+
+    /// The live session named `name` (the newest, if several share it).
+    pub fn session_named(&self, name: Atom) -> Option<SessionRef> {
+        self.sessions.read().iter().rev().find(|s| s.name() == name).cloned()
+    }
+
+    /// `trace:session_destroy/1`: the session stops tracing at once and
+    /// all its settings are removed. `false` if it was already destroyed
+    /// (the legacy session cannot be).
+    pub fn session_destroy(&self, session: &SessionRef) -> Result<bool, TraceError> {
+        if session.is_legacy() {
+            return Err(TraceError::Session);
+        }
+        if !session.kill() {
+            return Ok(false);
+        }
+        self.sessions.write().retain(|s| !Arc::ptr_eq(s, session));
+        self.stage(|stage| {
+            stage.staged.on_load.remove(&session.id());
+            for entry in self.all_functions() {
+                if entry.slot(stage.index).as_ref().is_some_and(|bp| bp.session(session).is_some())
+                {
+                    stage.edit(&entry, |bp| {
+                        bp.sessions.retain(|s| !Arc::ptr_eq(&s.session, session))
+                    });
+                }
+            }
+        })?;
+        for tracee in self.tracees() {
+            tracee.forget_dead_sessions();
+        }
+        Ok(true)
+    }
+
+    // ---- Tracers ----------------------------------------------------------------
+
+    /// Makes `tracer` the tracer that `{tracer, Pid}` (and a bare pid where
+    /// a tracer is expected) names.
+    pub fn register_tracer(&self, pid: Pid, tracer: TracerRef) {
+        self.tracers.write().insert(pid, tracer);
+    }
+
+    /// The tracer registered for `pid`.
+    pub fn tracer(&self, pid: Pid) -> Option<TracerRef> {
+        self.tracers.read().get(&pid).cloned()
+    }
+
+    /// The tracer a tracer specification names: a pid, or `{tracer, Pid}`
+    /// / `{meta, Pid}`.
+    pub fn tracer_from_term(&self, spec: TermRef<'_>) -> Option<TracerRef> {
+        let pid = match spec.as_tuple() {
+            Some(t) if t.len() == 2 => t.get(1)?,
+            Some(_) => return None,
+            None => spec,
+        };
+        self.tracer(Pid::from_term(pid)?)
+    }
+
+    // ---- Functions --------------------------------------------------------------
+
+    /// Declares module `module` with `functions` (`(name, arity,
+    /// exported)`), plus `module_info/0,1` as every compiled module has.
+    /// Replacing a module clears its trace patterns, as reloading does in
+    /// ERTS; the `on_load` patterns of every session then apply to it.
+    pub fn declare_module(
+        &self,
+        module: Atom,
+        functions: &[(Atom, u8, bool)],
+    ) -> Result<Vec<Arc<FunctionEntry>>, TraceError> {
+        let mut entries: Vec<Arc<FunctionEntry>> = Vec::with_capacity(functions.len() + 2);
+        let module_info = Atom::new("module_info");
+        let all = functions.iter().copied().chain([(module_info, 0, true), (module_info, 1, true)]);
+        for (function, arity, exported) in all {
+            let mfa = Mfa { module, function, arity };
+            if entries.iter().all(|e| e.mfa() != mfa) {
+                entries.push(Arc::new(FunctionEntry::new(mfa, exported)));
+            }
+        }
+        {
+            let mut table = self.functions.write();
+            if let Some(old) = table.modules.remove(&module) {
+                for entry in old {
+                    table.by_mfa.remove(&entry.mfa());
+                    entry.install(false);
+                }
+            }
+            for entry in &entries {
+                table.by_mfa.insert(entry.mfa(), entry.clone());
+            }
+            table.modules.insert(module, entries.clone());
+        }
+        crate::on_load::apply(self, module)?;
+        Ok(entries)
+    }
+
+    /// The function `mfa`, if declared.
+    pub fn function(&self, mfa: Mfa) -> Option<Arc<FunctionEntry>> {
+        self.functions.read().by_mfa.get(&mfa).cloned()
+    }
+
+    /// Every declared function.
+    pub(crate) fn all_functions(&self) -> Vec<Arc<FunctionEntry>> {
+        self.functions.read().modules.values().flatten().cloned().collect()
+    }
+
+    /// The functions of `module` (empty if it is not declared).
+    pub(crate) fn module_functions(&self, module: Atom) -> Vec<Arc<FunctionEntry>> {
+        self.functions.read().modules.get(&module).cloned().unwrap_or_default()
+    }
+
+    // ---- Processes --------------------------------------------------------------
+
+    /// A new process `pid`, spawned by `parent` (`None` for the first
+    /// processes of a system), starting in `initial` (the bottom frame of
+    /// its stack). It gets each session's flags for new processes.
+    pub fn spawn(self: &Arc<Self>, pid: Pid, initial: Option<Mfa>) -> Process {
+        let mut links = Vec::new();
+        for session in self.sessions() {
+            let new = session.new_processes.lock().clone();
+            if let Some(tracer) =
+                new.tracer.filter(|_| new.flags.intersects(crate::flags::TraceFlags::TRACEE))
+            {
+                links.push(TracerLink { session: session.clone(), tracer, flags: new.flags });
+            }
+        }
+        let tracee = Arc::new(Tracee::new(pid, links));
+        self.processes.write().insert(pid, tracee.clone());
+        Process::new(self.clone(), tracee, initial)
+    }
+
+    /// The process `pid`, if it is alive.
+    pub fn tracee(&self, pid: Pid) -> Option<Arc<Tracee>> {
+        self.processes.read().get(&pid).filter(|t| t.is_alive()).cloned()
+    }
+
+    /// Every live process, in pid order.
+    pub fn tracees(&self) -> Vec<Arc<Tracee>> {
+        let mut all: Vec<Arc<Tracee>> =
+            self.processes.read().values().filter(|t| t.is_alive()).cloned().collect();
+        all.sort_by_key(|t| t.pid());
+        all
+    }
+
+    pub(crate) fn forget_process(&self, pid: Pid) {
+        if let Some(tracee) = self.processes.write().remove(&pid) {
+            tracee.exit();
+        }
+    }
+
+    // ---- Generations ------------------------------------------------------------
+
+    /// The active generation, held for the duration of a breakpoint hit.
+    pub(crate) fn active(&self) -> Guard<Arc<Generation>> {
+        self.generation.load()
+    }
+
+    /// Runs `change` with the staging lock held, then commits what it
+    /// staged. Fails if called from inside a trace callback.
+    pub(crate) fn stage<R>(
+        &self,
+        change: impl FnOnce(&mut Stage<'_>) -> R,
+    ) -> Result<R, TraceError> {
+        if HITS.with(Cell::get) > 0 {
+            return Err(TraceError::Reentrant);
+        }
+        let mut staged = self.staged.lock();
+        let index = 1 - self.generation.load().index;
+        let mut stage = Stage { index, touched: Vec::new(), staged: &mut staged };
+        let answer = change(&mut stage);
+        let touched = std::mem::take(&mut stage.touched);
+        self.commit(index, &touched);
+        Ok(answer)
+    }
+
+    /// Installs, switches generations, waits for readers of the old one,
+    /// uninstalls and consolidates (ERTS's `erts_finish_breakpointing`
+    /// stages, run one after the other).
+    fn commit(&self, staging: usize, touched: &[Arc<FunctionEntry>]) {
+        if touched.is_empty() {
+            return;
+        }
+        // Install: a function with new settings must take the slow path
+        // before they become active.
+        for entry in touched {
+            if entry.slot(staging).is_some() {
+                entry.install(true);
+            }
+        }
+        // Commit: one store makes every staged change active.
+        let old = self.generation.swap(Arc::new(Generation { index: staging }));
+        // Wait for every thread that may still read the old slots. The
+        // swap turned their borrowed loads into counted references, so the
+        // count says how many there are; hits are short.
+        while Arc::strong_count(&old) > 1 {
+            std::thread::yield_now();
+        }
+        // Uninstall functions nobody traces any more, and make the old
+        // slots the next staging generation.
+        for entry in touched {
+            let active = entry.slot_full(staging);
+            if active.is_none() {
+                entry.install(false);
+            }
+            entry.set_slot(old.index, active);
+        }
+    }
+}
+
+/// Changes being staged, under the staging lock.
+pub(crate) struct Stage<'a> {
+    pub(crate) index: usize,
+    touched: Vec<Arc<FunctionEntry>>,
+    pub(crate) staged: &'a mut Staged,
+}
+
+impl Stage<'_> {
+    /// Changes `entry`'s staging breakpoint; sessions left without flags
+    /// are dropped, and a breakpoint without sessions is removed.
+    pub(crate) fn edit(
+        &mut self,
+        entry: &Arc<FunctionEntry>,
+        change: impl FnOnce(&mut Breakpoint),
+    ) {
+        let mut breakpoint = entry.slot_full(self.index).as_deref().cloned().unwrap_or_default();
+        change(&mut breakpoint);
+        breakpoint.sessions.retain(|s| !s.flags.is_empty());
+        let staged = (!breakpoint.sessions.is_empty()).then(|| Arc::new(breakpoint));
+        entry.set_slot(self.index, staged);
+        if !self.touched.iter().any(|e| Arc::ptr_eq(e, entry)) {
+            self.touched.push(entry.clone());
+        }
+    }
+}

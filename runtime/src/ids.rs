@@ -1,0 +1,76 @@
+//! Names of the things the core traces: processes and functions.
+
+use std::fmt;
+
+use matchspec::term::{Atom, Heap, Kind, TermRef, Word};
+
+/// A local process identifier, `<0.Id.Serial>`.
+///
+/// The core only traces processes of its own node, so a pid is its number
+/// and serial; it becomes a pid term of `nonode@nohost` in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pid {
+    /// The process number (the middle field).
+    pub id: u32,
+    /// The serial (the last field).
+    pub serial: u32,
+}
+
+impl Pid {
+    /// `<0.id.serial>`.
+    pub const fn new(id: u32, serial: u32) -> Pid {
+        Pid { id, serial }
+    }
+
+    /// The pid term of `term`, if it is a local pid.
+    pub fn from_term(term: TermRef<'_>) -> Option<Pid> {
+        match term.kind() {
+            Kind::Pid(p) if p.node == Atom::NONODE => Some(Pid::new(p.id, p.serial)),
+            _ => None,
+        }
+    }
+
+    /// Builds the pid term in `heap`.
+    pub fn to_word(self, heap: &mut Heap) -> Word {
+        heap.pid(Atom::NONODE, self.id, self.serial, 0)
+    }
+}
+
+impl fmt::Display for Pid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<0.{}.{}>", self.id, self.serial)
+    }
+}
+
+/// A function: module, name and arity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mfa {
+    /// The module.
+    pub module: Atom,
+    /// The function name.
+    pub function: Atom,
+    /// The arity (at most 255, as in the BEAM).
+    pub arity: u8,
+}
+
+impl Mfa {
+    /// `{module, function, arity}`.
+    pub fn new(module: &str, function: &str, arity: u8) -> Mfa {
+        Mfa { module: Atom::new(module), function: Atom::new(function), arity }
+    }
+
+    /// Builds `{M, F, Arity}` in `heap`.
+    pub fn to_word(self, heap: &mut Heap) -> Word {
+        heap.tuple(&[
+            Word::atom(self.module),
+            Word::atom(self.function),
+            Word::small(i64::from(self.arity)).expect("an arity is a small integer"),
+        ])
+    }
+}
+
+impl fmt::Display for Mfa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}/{}", self.module, self.function, self.arity)
+    }
+}

@@ -1,0 +1,344 @@
+//! `trace:function/4`: which functions a session traces, and how.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use matchspec::CompiledSpec;
+use matchspec::spec::{Kind as SpecKind, SpecErrorKind};
+use matchspec::term::{Atom, Kind, TermRef};
+use matchspec_jit::EngineSpec;
+
+use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
+use crate::core::{Stage, TraceCore};
+use crate::error::TraceError;
+use crate::session::SessionRef;
+use crate::tracer::TracerRef;
+
+/// Which functions a pattern names: `{M, F, A}` where a `'_'` may replace
+/// the arity, the arity and name, or all three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MfaPattern {
+    /// The module, unless `'_'`.
+    pub module: Option<Atom>,
+    /// The function, unless `'_'`.
+    pub function: Option<Atom>,
+    /// The arity, unless `'_'`.
+    pub arity: Option<u8>,
+}
+
+impl MfaPattern {
+    /// Reads `{M, F, A}`; wildcards must be a suffix (`{M, '_', 1}` is
+    /// refused, as in ERTS).
+    pub fn from_term(term: TermRef<'_>) -> Result<MfaPattern, TraceError> {
+        let tuple = term.as_tuple().filter(|t| t.len() == 3).ok_or(TraceError::BadTarget)?;
+        let [m, f, a] = [0, 1, 2].map(|i| tuple.get(i).expect("three elements"));
+        let wild = |t: TermRef<'_>| t.as_atom() == Some(Atom::UNDERSCORE);
+        let module = if wild(m) { None } else { Some(m.as_atom().ok_or(TraceError::BadTarget)?) };
+        let function = if wild(f) { None } else { Some(f.as_atom().ok_or(TraceError::BadTarget)?) };
+        let arity = if wild(a) {
+            None
+        } else {
+            let n = a.as_i64().ok_or(TraceError::BadTarget)?;
+            Some(u8::try_from(n).map_err(|_| TraceError::BadTarget)?)
+        };
+        // Only a suffix may be wild.
+        let ok = match (module, function, arity) {
+            (Some(_), Some(_), _) | (Some(_), None, None) | (None, None, None) => true,
+            (Some(_), None, Some(_)) | (None, _, _) => false,
+        };
+        if !ok {
+            return Err(TraceError::BadTarget);
+        }
+        Ok(MfaPattern { module, function, arity })
+    }
+
+    /// Does it name `entry`?
+    pub fn matches(&self, entry: &FunctionEntry) -> bool {
+        let mfa = entry.mfa();
+        self.module.is_none_or(|m| m == mfa.module)
+            && self.function.is_none_or(|f| f == mfa.function)
+            && self.arity.is_none_or(|a| a == mfa.arity)
+    }
+}
+
+/// What `trace:function/4` does to the functions it names (its second
+/// argument).
+#[derive(Clone, Debug)]
+pub enum PatternAction {
+    /// `false`: turn the named kinds of tracing off.
+    Off,
+    /// `true` or `[]`: on, without a match spec.
+    On,
+    /// A match spec: on, tracing what it selects.
+    Spec(Arc<TraceSpec>),
+    /// `restart`: counters and timers start again from zero.
+    Restart,
+    /// `pause`: counters and timers stop.
+    Pause,
+}
+
+/// The flags of `trace:function/4` (its fourth argument).
+#[derive(Clone, Debug, Default)]
+pub struct PatternFlags {
+    /// Local-kind breakpoints asked for; empty means `global`.
+    pub kinds: BpFlags,
+    /// The meta tracer given by `{meta, Tracer}` or implied by `meta`.
+    pub meta_tracer: Option<TracerRef>,
+}
+
+impl PatternFlags {
+    /// Is this a breakpoint (local-kind) request rather than `global`?
+    pub fn is_breakpoint(&self) -> bool {
+        !self.kinds.is_empty()
+    }
+}
+
+/// Reads the flag list of `trace:function/4` (`local`, `global`, `meta`,
+/// `{meta, Tracer}`, `call_count`, `call_time`, `call_memory`).
+/// `meta_tracer` resolves a `{meta, ...}` tuple; `default_meta` is the
+/// tracer plain `meta` uses (the session's, or the caller).
+pub fn parse_pattern_flags(
+    session: &SessionRef,
+    list: TermRef<'_>,
+    meta_tracer: &mut dyn FnMut(TermRef<'_>) -> Option<TracerRef>,
+    default_meta: Option<TracerRef>,
+) -> Result<PatternFlags, TraceError> {
+    let mut flags = PatternFlags::default();
+    let mut global = false;
+    let mut items = list.list_items();
+    for item in items.by_ref() {
+        let kind = match item.kind() {
+            Kind::Atom(a) => match a.name() {
+                "global" => {
+                    if flags.is_breakpoint() {
+                        return Err(TraceError::BadOpt);
+                    }
+                    global = true;
+                    continue;
+                }
+                "local" => BpFlags::LOCAL,
+                "meta" => {
+                    if flags.meta_tracer.is_none() {
+                        flags.meta_tracer = default_meta.clone();
+                    }
+                    BpFlags::META
+                }
+                "call_count" => BpFlags::COUNT,
+                "call_time" => BpFlags::TIME,
+                "call_memory" => BpFlags::MEMORY,
+                _ => return Err(TraceError::BadOpt),
+            },
+            Kind::Tuple(t) if t.get(0).and_then(|e| e.as_atom()) == Some(Atom::new("meta")) => {
+                // Only sessions without a tracer take a meta tracer here.
+                if session.tracer().is_some() {
+                    return Err(TraceError::BadOpt);
+                }
+                flags.meta_tracer = Some(meta_tracer(item).ok_or(TraceError::BadOpt)?);
+                BpFlags::META
+            }
+            _ => return Err(TraceError::BadOpt),
+        };
+        if global {
+            return Err(TraceError::BadOpt);
+        }
+        flags.kinds |= kind;
+    }
+    if !items.tail().is_nil() {
+        return Err(TraceError::BadOpt);
+    }
+    if flags.kinds.contains(BpFlags::META) && flags.meta_tracer.is_none() {
+        return Err(TraceError::BadOpt);
+    }
+    Ok(flags)
+}
+
+/// Reads the second argument of `trace:function/4`.
+pub fn parse_pattern_action(
+    core: &TraceCore,
+    term: TermRef<'_>,
+) -> Result<PatternAction, TraceError> {
+    match term.as_atom().map(Atom::name) {
+        Some("false") => return Ok(PatternAction::Off),
+        Some("true") => return Ok(PatternAction::On),
+        Some("restart") => return Ok(PatternAction::Restart),
+        Some("pause") => return Ok(PatternAction::Pause),
+        _ if term.is_nil() => return Ok(PatternAction::On),
+        _ => {}
+    }
+    Ok(PatternAction::Spec(compile_trace_spec(core, term, SpecKind::Call)?))
+}
+
+/// Compiles a trace spec for the core's engine.
+pub(crate) fn compile_trace_spec(
+    core: &TraceCore,
+    term: TermRef<'_>,
+    kind: SpecKind,
+) -> Result<Arc<TraceSpec>, TraceError> {
+    let compiled = CompiledSpec::from_term(term, kind, &core.config.spec).map_err(|errors| {
+        if errors.errors().iter().any(|e| *e.kind() == SpecErrorKind::ExcessiveNesting) {
+            TraceError::SystemLimit
+        } else {
+            TraceError::MatchSpec(Box::new(errors))
+        }
+    })?;
+    let spec = EngineSpec::new(compiled, core.engine());
+    Ok(Arc::new(TraceSpec { source: term.to_owned(), spec }))
+}
+
+/// `trace:function(Session, Pattern, Action, Flags)`: the number of
+/// functions it matched.
+pub fn set_pattern(
+    core: &TraceCore,
+    session: &SessionRef,
+    pattern: MfaPattern,
+    action: &PatternAction,
+    flags: &PatternFlags,
+) -> Result<usize, TraceError> {
+    if !session.is_alive() {
+        return Err(TraceError::Session);
+    }
+    if matches!(action, PatternAction::Spec(_))
+        && flags.is_breakpoint()
+        && !flags.kinds.intersects(BpFlags::LOCAL | BpFlags::META)
+    {
+        return Err(TraceError::CallCount);
+    }
+    let functions: Vec<Arc<FunctionEntry>> = match pattern.module {
+        Some(m) => core.module_functions(m),
+        None => core.all_functions(),
+    };
+    let matching: Vec<Arc<FunctionEntry>> =
+        functions.into_iter().filter(|f| pattern.matches(f)).collect();
+    core.stage(|stage| apply(stage, session, &matching, action, flags))
+}
+
+/// Stages `action` with `flags` on `functions` (ERTS's
+/// `erts_set_trace_pattern`); the number of functions matched.
+pub(crate) fn apply(
+    stage: &mut Stage<'_>,
+    session: &SessionRef,
+    functions: &[Arc<FunctionEntry>],
+    action: &PatternAction,
+    flags: &PatternFlags,
+) -> usize {
+    let on = !matches!(action, PatternAction::Off);
+    let breakpoint = flags.is_breakpoint();
+    let spec = match action {
+        PatternAction::Spec(spec) => Some(spec.clone()),
+        PatternAction::Off | PatternAction::On | PatternAction::Restart | PatternAction::Pause => {
+            None
+        }
+    };
+    let mut exported = 0;
+    for entry in functions {
+        if entry.is_exported() {
+            exported += 1;
+        }
+        stage.edit(entry, |bp| {
+            let at = match bp.sessions.iter().position(|s| Arc::ptr_eq(&s.session, session)) {
+                Some(at) => at,
+                None => {
+                    // Restart and pause never create a breakpoint.
+                    if matches!(action, PatternAction::Restart | PatternAction::Pause) || !on {
+                        return;
+                    }
+                    bp.sessions.push(SessionBreakpoint::new(session.clone()));
+                    bp.sessions.len() - 1
+                }
+            };
+            let sbp = &mut bp.sessions[at];
+            if !breakpoint {
+                // Global on replaces every local kind; global off (and
+                // local-kind on) clears global.
+                if on && entry.is_exported() {
+                    sbp.flags = BpFlags::GLOBAL;
+                    sbp.match_spec = spec.clone();
+                    sbp.meta_spec = None;
+                    sbp.meta_tracer = None;
+                    sbp.count = None;
+                } else if on {
+                    sbp.flags -= BpFlags::LOCAL_KINDS;
+                } else {
+                    sbp.flags -= BpFlags::GLOBAL;
+                }
+                return;
+            }
+            if on {
+                sbp.flags -= BpFlags::GLOBAL;
+                set_kinds(sbp, action, spec.clone(), flags);
+            } else {
+                clear_kinds(sbp, flags.kinds);
+            }
+        });
+    }
+    if breakpoint { functions.len() } else { exported }
+}
+
+/// Turns on the kinds of `flags` (ERTS's `set_function_break`).
+fn set_kinds(
+    sbp: &mut SessionBreakpoint,
+    action: &PatternAction,
+    spec: Option<Arc<TraceSpec>>,
+    flags: &PatternFlags,
+) {
+    let counting = matches!(action, PatternAction::Restart | PatternAction::Pause);
+    if flags.kinds.contains(BpFlags::LOCAL) && !counting {
+        sbp.flags |= BpFlags::LOCAL;
+        sbp.match_spec = spec.clone();
+    }
+    if flags.kinds.contains(BpFlags::META) && !counting {
+        sbp.flags |= BpFlags::META;
+        sbp.meta_spec = spec;
+        sbp.meta_tracer = flags.meta_tracer.clone().map(|t| Arc::new(MetaTracer::new(t)));
+    }
+    for (kind, active) in [
+        (BpFlags::COUNT, BpFlags::COUNT_ACTIVE),
+        (BpFlags::TIME, BpFlags::TIME_ACTIVE),
+        (BpFlags::MEMORY, BpFlags::MEMORY_ACTIVE),
+    ] {
+        if !flags.kinds.contains(kind) {
+            continue;
+        }
+        if sbp.flags.contains(kind) {
+            if matches!(action, PatternAction::Pause) {
+                sbp.flags -= active;
+            } else {
+                // On or restart: counting again, from zero.
+                sbp.flags |= active;
+                if kind == BpFlags::COUNT
+                    && let Some(count) = &sbp.count
+                {
+                    count.store(0, Ordering::Relaxed);
+                }
+            }
+        } else {
+            sbp.flags |= kind | active;
+            if kind == BpFlags::COUNT {
+                sbp.count = Some(Arc::new(AtomicU64::new(0)));
+            }
+        }
+    }
+}
+
+/// Turns off the kinds in `kinds` (ERTS's `clear_function_break`).
+fn clear_kinds(sbp: &mut SessionBreakpoint, kinds: BpFlags) {
+    if kinds.contains(BpFlags::LOCAL) {
+        sbp.flags -= BpFlags::LOCAL;
+        sbp.match_spec = None;
+    }
+    if kinds.contains(BpFlags::META) {
+        sbp.flags -= BpFlags::META;
+        sbp.meta_spec = None;
+        sbp.meta_tracer = None;
+    }
+    if kinds.contains(BpFlags::COUNT) {
+        sbp.flags -= BpFlags::COUNT | BpFlags::COUNT_ACTIVE;
+        sbp.count = None;
+    }
+    if kinds.contains(BpFlags::TIME) {
+        sbp.flags -= BpFlags::TIME | BpFlags::TIME_ACTIVE;
+    }
+    if kinds.contains(BpFlags::MEMORY) {
+        sbp.flags -= BpFlags::MEMORY | BpFlags::MEMORY_ACTIVE;
+    }
+}

@@ -1,0 +1,567 @@
+//! [`Process`]: a traced process as its host thread drives it. The host
+//! reports calls, returns and exceptions; the core hits breakpoints, keeps
+//! the trace frames ERTS keeps on the stack, and emits call, `return_from`,
+//! `exception_from` and `return_to` messages.
+
+use std::sync::Arc;
+
+use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
+use matchspec::{Outcome, Scratch};
+
+use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, TraceSpec};
+use crate::core::{HitGuard, TraceCore};
+use crate::flags::{TimestampKind, TraceFlags};
+use crate::host::ProcessHost;
+use crate::ids::{Mfa, Pid};
+use crate::session::SessionRef;
+use crate::tracee::Tracee;
+use crate::tracer::{
+    Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef, status_then,
+};
+
+/// How a call is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallStyle {
+    /// A body call: the caller goes on when the callee returns.
+    Body,
+    /// A tail call: the caller's frame is replaced by the callee's.
+    Tail,
+    /// A body call inside `try ... catch`: an exception unwinding out of
+    /// the callee is caught in the caller.
+    Try,
+}
+
+/// How an exception ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Raised {
+    /// A `try` in this function caught it; the function goes on.
+    Caught(Mfa),
+    /// Nothing caught it: the process exited.
+    Exited,
+}
+
+/// The host did something its stack does not allow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum StackError {
+    /// A return, raise or tail call with no active function.
+    #[error("the process has no active function")]
+    NoActiveFunction,
+    /// An event for a process that has exited.
+    #[error("the process has exited")]
+    Exited,
+}
+
+/// A frame of the core's view of a process stack.
+#[derive(Clone, Debug)]
+pub(crate) enum Frame {
+    /// An active function; `catches` if it is inside a `try` around the
+    /// call above it.
+    Function { mfa: Mfa, catches: bool },
+    /// Report the return (or exception) of `mfa` to a session.
+    ReturnTrace { mfa: Mfa, session: SessionRef, tracer: FrameTracer, exception: bool },
+    /// Report where execution returns to, to a session.
+    ReturnTo { session: SessionRef },
+}
+
+/// Whose tracer a return frame reports to.
+#[derive(Clone, Debug)]
+pub(crate) enum FrameTracer {
+    /// The process's tracer in the frame's session, looked up on return.
+    Process,
+    /// The meta tracer captured at call time.
+    Meta(TracerRef),
+}
+
+/// What a call's trace asked for (ERTS's `MATCH_SET_*` return flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ReturnFlags {
+    return_trace: bool,
+    exception_trace: bool,
+    return_to: bool,
+}
+
+/// What a match spec decided about a call.
+enum Decision {
+    /// Trace the call (no spec, or `true`).
+    Trace,
+    /// Do not send the call message.
+    Skip,
+    /// Trace it with this extra term.
+    Message(Term),
+}
+
+/// A process as the thread running it sees it.
+///
+/// Not shared: one host thread drives a process at a time (`&mut self`).
+/// Its trace settings ([`Tracee`]) are shared with the rest of the core.
+#[derive(Debug)]
+pub struct Process {
+    core: Arc<TraceCore>,
+    tracee: Arc<Tracee>,
+    stack: Vec<Frame>,
+    scratch: Scratch,
+    scheduler_id: u32,
+}
+
+impl Process {
+    pub(crate) fn new(core: Arc<TraceCore>, tracee: Arc<Tracee>, initial: Option<Mfa>) -> Process {
+        let stack =
+            initial.map(|mfa| Frame::Function { mfa, catches: false }).into_iter().collect();
+        Process { core, tracee, stack, scratch: Scratch::new(), scheduler_id: 1 }
+    }
+
+    /// The process's pid.
+    pub fn pid(&self) -> Pid {
+        self.tracee.pid()
+    }
+
+    /// Its shared trace settings.
+    pub fn tracee(&self) -> &Arc<Tracee> {
+        &self.tracee
+    }
+
+    /// Which scheduler runs it (what `scheduler_id` reports).
+    pub fn set_scheduler_id(&mut self, id: u32) {
+        self.scheduler_id = id;
+    }
+
+    /// The active functions, innermost first.
+    pub fn functions(&self) -> impl Iterator<Item = Mfa> + '_ {
+        self.stack.iter().rev().filter_map(|f| match f {
+            Frame::Function { mfa, .. } => Some(*mfa),
+            Frame::ReturnTrace { .. } | Frame::ReturnTo { .. } => None,
+        })
+    }
+
+    /// How many frames the core keeps, trace frames included.
+    pub fn stack_depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The process calls `entry` with `args` (a list), remotely (`M:F(...)`)
+    /// or locally.
+    pub fn call(
+        &mut self,
+        entry: &FunctionEntry,
+        args: TermRef<'_>,
+        remote: bool,
+        style: CallStyle,
+    ) -> Result<(), StackError> {
+        if !self.tracee.is_alive() {
+            return Err(StackError::Exited);
+        }
+        match style {
+            CallStyle::Body => {}
+            CallStyle::Tail => match self.stack.last() {
+                Some(Frame::Function { .. }) => {
+                    self.stack.pop();
+                }
+                _ => return Err(StackError::NoActiveFunction),
+            },
+            CallStyle::Try => match self.stack.last_mut() {
+                Some(Frame::Function { catches, .. }) => *catches = true,
+                _ => return Err(StackError::NoActiveFunction),
+            },
+        }
+        if entry.is_traced() {
+            self.hit(entry, args, remote);
+        }
+        self.stack.push(Frame::Function { mfa: entry.mfa(), catches: false });
+        Ok(())
+    }
+
+    /// The innermost function returns `value`.
+    pub fn return_value(&mut self, value: TermRef<'_>) -> Result<(), StackError> {
+        if !self.tracee.is_alive() {
+            return Err(StackError::Exited);
+        }
+        match self.stack.last() {
+            Some(Frame::Function { .. }) => {
+                self.stack.pop();
+            }
+            _ => return Err(StackError::NoActiveFunction),
+        }
+        // Trace frames between it and the function returned to.
+        loop {
+            match self.stack.last_mut() {
+                Some(Frame::Function { catches, .. }) => {
+                    // A `try` around the call is over.
+                    *catches = false;
+                    break;
+                }
+                Some(Frame::ReturnTrace { .. } | Frame::ReturnTo { .. }) => {
+                    let frame = self.stack.pop().expect("a frame");
+                    self.on_return_frame(frame, value);
+                }
+                None => break,
+            }
+        }
+        if self.stack.is_empty() {
+            self.exit();
+        }
+        Ok(())
+    }
+
+    /// The innermost function raises `reason` of `class` (`error`, `exit`
+    /// or `throw`): frames unwind to the nearest `try`.
+    pub fn raise(&mut self, class: Atom, reason: TermRef<'_>) -> Result<Raised, StackError> {
+        if !self.tracee.is_alive() {
+            return Err(StackError::Exited);
+        }
+        match self.stack.last() {
+            Some(Frame::Function { .. }) => {
+                self.stack.pop();
+            }
+            _ => return Err(StackError::NoActiveFunction),
+        }
+        let mut marked: Vec<SessionRef> = Vec::new();
+        loop {
+            match self.stack.last_mut() {
+                None => {
+                    self.exit();
+                    return Ok(Raised::Exited);
+                }
+                Some(Frame::Function { mfa, catches }) if *catches => {
+                    let mfa = *mfa;
+                    *catches = false;
+                    for session in marked {
+                        self.emit_return_to(&session, Some(mfa));
+                    }
+                    return Ok(Raised::Caught(mfa));
+                }
+                Some(Frame::Function { .. }) => {
+                    self.stack.pop();
+                }
+                Some(Frame::ReturnTrace { .. }) => {
+                    let Some(Frame::ReturnTrace { mfa, session, tracer, exception }) =
+                        self.stack.pop()
+                    else {
+                        unreachable!("the frame just seen")
+                    };
+                    if exception {
+                        let mut heap = Heap::new();
+                        let value = reason.copy_to(&mut heap);
+                        let pair = heap.tuple(&[Word::atom(class), value]);
+                        let info = Term::from_parts(heap, pair);
+                        self.emit_return(
+                            &session,
+                            &tracer,
+                            mfa,
+                            TraceTag::ExceptionFrom,
+                            info.as_ref(),
+                        );
+                    }
+                }
+                Some(Frame::ReturnTo { .. }) => {
+                    let Some(Frame::ReturnTo { session }) = self.stack.pop() else {
+                        unreachable!("the frame just seen")
+                    };
+                    let traced = self.tracee.flags(&session).contains(TraceFlags::RETURN_TO);
+                    if traced && !marked.iter().any(|s| Arc::ptr_eq(s, &session)) {
+                        marked.push(session);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The process exits: it is traced no more.
+    pub fn exit(&mut self) {
+        self.stack.clear();
+        self.core.forget_process(self.pid());
+    }
+
+    // ---- Breakpoint hits ----------------------------------------------------------
+
+    /// A call of a function with an installed breakpoint.
+    fn hit(&mut self, entry: &FunctionEntry, args: TermRef<'_>, remote: bool) {
+        let _in_hit = HitGuard::enter();
+        let generation = self.core.active();
+        let slot = entry.slot(generation.index);
+        let Some(breakpoint) = slot.as_ref() else { return };
+        let mfa = entry.mfa();
+        for sbp in &breakpoint.sessions {
+            if !sbp.session.is_alive() {
+                continue;
+            }
+            let mut flags = sbp.flags;
+            if !remote {
+                // Global trace sits on the export entry: remote calls only.
+                flags -= BpFlags::GLOBAL;
+            }
+            let needs_call_flag =
+                BpFlags::CALL_TRACE | BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
+            if flags.intersects(needs_call_flag)
+                && !self.tracee.flags(&sbp.session).contains(TraceFlags::CALL)
+            {
+                flags -= needs_call_flag;
+            }
+            if flags.intersects(BpFlags::CALL_TRACE) {
+                let local = flags.contains(BpFlags::LOCAL);
+                let asked =
+                    self.trace_call(mfa, args, sbp.match_spec.as_deref(), local, &sbp.session);
+                self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Process);
+            }
+            if flags.contains(BpFlags::META)
+                && let Some(meta) = &sbp.meta_tracer
+                && let Some((asked, tracer)) =
+                    self.meta_trace_call(mfa, args, sbp.meta_spec.as_deref(), meta, &sbp.session)
+            {
+                self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Meta(tracer));
+            }
+            if flags.contains(BpFlags::COUNT_ACTIVE)
+                && let Some(count) = &sbp.count
+            {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Process call trace in `session` (ERTS's `erts_call_trace` with a
+    /// tracer ref).
+    fn trace_call(
+        &mut self,
+        mfa: Mfa,
+        args: TermRef<'_>,
+        spec: Option<&TraceSpec>,
+        local: bool,
+        session: &SessionRef,
+    ) -> ReturnFlags {
+        let tracee = TraceeId::Process(self.pid());
+        let Some(link) = self.tracee.link(session) else { return ReturnFlags::default() };
+        match status_then(&*link.tracer, TraceCategory::Call, TraceTag::Call, tracee) {
+            Enabled::Trace => {}
+            Enabled::Discard => return ReturnFlags::default(),
+            Enabled::Remove => {
+                self.tracee.update(session, |l| *l = None);
+                return ReturnFlags::default();
+            }
+        }
+        let (decision, mut asked) = self.run_spec(mfa, args, spec, session);
+        // The spec may have changed the flags (or removed the tracer).
+        let flags = self.tracee.flags(session);
+        if flags.contains(TraceFlags::SILENT) {
+            return ReturnFlags::default();
+        }
+        let extra = match decision {
+            Decision::Skip => return asked,
+            Decision::Trace => None,
+            Decision::Message(term) => Some(term),
+        };
+        if local && flags.contains(TraceFlags::RETURN_TO) {
+            asked.return_to = true;
+        }
+        let mut heap = Heap::new();
+        let payload = if flags.contains(TraceFlags::ARITY) {
+            Word::small(i64::from(mfa.arity)).expect("an arity is small")
+        } else {
+            args.copy_to(&mut heap)
+        };
+        let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        let opts = TraceOpts {
+            extra: None,
+            match_spec_result: extra.as_ref().map(Term::as_ref),
+            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(self.scheduler_id),
+            timestamp: flags.timestamp(),
+        };
+        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, heap.view(root), &opts);
+        asked
+    }
+
+    /// Meta trace (ERTS's `erts_call_trace` without a tracer ref): always
+    /// `trace_ts` with a `timestamp`, whatever the process's flags.
+    fn meta_trace_call(
+        &mut self,
+        mfa: Mfa,
+        args: TermRef<'_>,
+        spec: Option<&TraceSpec>,
+        meta: &MetaTracer,
+        session: &SessionRef,
+    ) -> Option<(ReturnFlags, TracerRef)> {
+        let tracer = meta.get()?;
+        let tracee = TraceeId::Process(self.pid());
+        match tracer.enabled(TraceTag::TraceStatus, tracee) {
+            Enabled::Trace => {}
+            Enabled::Discard => return None,
+            Enabled::Remove => {
+                meta.remove();
+                return None;
+            }
+        }
+        if tracer.enabled_kind(TraceCategory::Call, TraceTag::Call, tracee) != Enabled::Trace {
+            return None;
+        }
+        let (decision, asked) = self.run_spec(mfa, args, spec, session);
+        let extra = match decision {
+            Decision::Skip => return Some((asked, tracer)),
+            Decision::Trace => None,
+            Decision::Message(term) => Some(term),
+        };
+        let mut heap = Heap::new();
+        let payload = args.copy_to(&mut heap);
+        let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        let opts = TraceOpts {
+            extra: None,
+            match_spec_result: extra.as_ref().map(Term::as_ref),
+            scheduler_id: None,
+            timestamp: Some(TimestampKind::Now),
+        };
+        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, heap.view(root), &opts);
+        Some((asked, tracer))
+    }
+
+    /// Runs a call's match spec, if it has one.
+    fn run_spec(
+        &mut self,
+        mfa: Mfa,
+        args: TermRef<'_>,
+        spec: Option<&TraceSpec>,
+        session: &SessionRef,
+    ) -> (Decision, ReturnFlags) {
+        let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
+        let Process { core, tracee, stack, scratch, .. } = self;
+        let mut host = ProcessHost::new(core, tracee, stack, session, mfa);
+        let outcome = spec.spec.run(args, scratch, &mut host);
+        match outcome {
+            Ok(Outcome::Match(matched)) => {
+                let asked = ReturnFlags {
+                    return_trace: matched.flags.return_trace,
+                    exception_trace: matched.flags.exception_trace,
+                    return_to: false,
+                };
+                let decision = match matched.result.kind() {
+                    Kind::Atom(Atom::TRUE) => Decision::Trace,
+                    Kind::Atom(Atom::FALSE) => Decision::Skip,
+                    _ => Decision::Message(matched.result.to_owned()),
+                };
+                (decision, asked)
+            }
+            // An argument list always runs; a failed run traces nothing.
+            Ok(Outcome::NoMatch) | Err(_) => (Decision::Skip, ReturnFlags::default()),
+        }
+    }
+
+    /// Pushes the return frames a call trace asked for.
+    fn push_trace_frames(
+        &mut self,
+        mfa: Mfa,
+        asked: ReturnFlags,
+        session: &SessionRef,
+        tracer: FrameTracer,
+    ) {
+        if asked.return_to && !self.return_to_on_top(session) {
+            self.stack.push(Frame::ReturnTo { session: session.clone() });
+        }
+        if asked.return_trace || asked.exception_trace {
+            self.stack.push(Frame::ReturnTrace {
+                mfa,
+                session: session.clone(),
+                tracer,
+                exception: asked.exception_trace,
+            });
+        }
+    }
+
+    /// Is a `return_to` frame of `session` among the trace frames on top
+    /// of the stack? (After a tail call it is, and one is enough.)
+    fn return_to_on_top(&self, session: &SessionRef) -> bool {
+        for frame in self.stack.iter().rev() {
+            match frame {
+                Frame::Function { .. } => return false,
+                Frame::ReturnTo { session: s } if Arc::ptr_eq(s, session) => return true,
+                Frame::ReturnTo { .. } | Frame::ReturnTrace { .. } => {}
+            }
+        }
+        false
+    }
+
+    // ---- Return messages ----------------------------------------------------------
+
+    fn on_return_frame(&mut self, frame: Frame, value: TermRef<'_>) {
+        match frame {
+            Frame::ReturnTrace { mfa, session, tracer, .. } => {
+                self.emit_return(&session, &tracer, mfa, TraceTag::ReturnFrom, value);
+            }
+            Frame::ReturnTo { session } => {
+                let into = self.functions().next();
+                self.emit_return_to(&session, into);
+            }
+            Frame::Function { .. } => unreachable!("only trace frames are handed here"),
+        }
+    }
+
+    /// `return_from` or `exception_from` of `mfa`, with `extra` (the value,
+    /// or `{Class, Reason}`).
+    fn emit_return(
+        &mut self,
+        session: &SessionRef,
+        tracer: &FrameTracer,
+        mfa: Mfa,
+        tag: TraceTag,
+        extra: TermRef<'_>,
+    ) {
+        if !session.is_alive() {
+            return;
+        }
+        let tracee = TraceeId::Process(self.pid());
+        let (tracer, flags) = match tracer {
+            FrameTracer::Process => match self.tracee.link(session) {
+                Some(link) if link.flags.contains(TraceFlags::CALL) => (link.tracer, link.flags),
+                _ => return,
+            },
+            FrameTracer::Meta(tracer) => (tracer.clone(), TraceFlags::CALL | TraceFlags::TIMESTAMP),
+        };
+        if status_then(&*tracer, TraceCategory::Call, tag, tracee) != Enabled::Trace {
+            return;
+        }
+        let mut heap = Heap::new();
+        let root = mfa.to_word(&mut heap);
+        let opts = TraceOpts {
+            extra: Some(extra),
+            match_spec_result: None,
+            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(self.scheduler_id),
+            timestamp: flags.timestamp(),
+        };
+        tracer.trace_kind(TraceCategory::Call, tag, tracee, heap.view(root), &opts);
+    }
+
+    /// `return_to` into `into` (`undefined` when it is not a function).
+    fn emit_return_to(&mut self, session: &SessionRef, into: Option<Mfa>) {
+        if !session.is_alive() {
+            return;
+        }
+        let tracee = TraceeId::Process(self.pid());
+        let Some(link) = self.tracee.link(session) else { return };
+        if !link.flags.contains(TraceFlags::CALL | TraceFlags::RETURN_TO)
+            || link.flags.contains(TraceFlags::SILENT)
+        {
+            return;
+        }
+        if status_then(&*link.tracer, TraceCategory::Call, TraceTag::ReturnTo, tracee)
+            != Enabled::Trace
+        {
+            return;
+        }
+        let mut heap = Heap::new();
+        let root = match into {
+            Some(mfa) => mfa.to_word(&mut heap),
+            None => Word::atom(Atom::UNDEFINED),
+        };
+        let opts = TraceOpts {
+            extra: None,
+            match_spec_result: None,
+            scheduler_id: link
+                .flags
+                .contains(TraceFlags::SCHEDULER_ID)
+                .then_some(self.scheduler_id),
+            timestamp: link.flags.timestamp(),
+        };
+        link.tracer.trace_kind(
+            TraceCategory::Call,
+            TraceTag::ReturnTo,
+            tracee,
+            heap.view(root),
+            &opts,
+        );
+    }
+}

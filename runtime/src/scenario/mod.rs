@@ -1,0 +1,103 @@
+//! Scenario files: tracing commands and host events in Erlang term
+//! syntax, run in order against a fresh core (`msc trace`; the format is
+//! documented in `docs/scenarios.md`).
+//!
+//! ```
+//! use matchspec_runtime::scenario::{run, Options};
+//!
+//! let text = "
+//!     {module, m, [{f, 1}]}.
+//!     {session_create, s1, <0.90.0>, []}.
+//!     {spawn, <0.70.0>, <0.80.0>}.
+//!     {process, s1, <0.80.0>, true, [call]}.
+//!     {function, s1, {m, f, 1}, true, [local]}.
+//!     {call, <0.80.0>, {m, f, [42]}}.
+//! ";
+//! let output = run(text, &Options::default())?;
+//! assert_eq!(output.lines.last().unwrap(), "{<0.90.0>,{trace,<0.80.0>,call,{m,f,[42]}}}.");
+//! # Ok::<(), matchspec::syntax::ParseError>(())
+//! ```
+
+mod runner;
+
+use matchspec::syntax::{ParseError, parse_terms};
+use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
+use matchspec_jit::Engine;
+
+pub use runner::Runner;
+
+/// How to run a scenario.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The engine match specs run on.
+    pub engine: Engine,
+    /// Replace timestamps by `'$ts'` (how golden files from OTP store them).
+    pub mask_timestamps: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { engine: Engine::Interp, mask_timestamps: false }
+    }
+}
+
+/// What a scenario printed, and a few counts.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    /// The lines, each a dot-terminated term.
+    pub lines: Vec<String>,
+    /// How many terms ran.
+    pub terms: usize,
+    /// How many of them replied `{error, _}`.
+    pub errors: usize,
+    /// How many trace messages were delivered.
+    pub messages: usize,
+}
+
+/// Runs the scenario `text` on a fresh core.
+pub fn run(text: &str, options: &Options) -> Result<Output, ParseError> {
+    let terms = parse_terms(text)?;
+    let mut runner = Runner::new(options.clone());
+    let mut output = Output::default();
+    for term in &terms {
+        runner.step(term.as_ref(), &mut output);
+    }
+    Ok(output)
+}
+
+/// `term` with every timestamp of a trace message replaced by `'$ts'`:
+/// the last element of a `trace_ts` tuple and of a 4-tuple `seq_trace`.
+pub fn mask_timestamps(term: TermRef<'_>) -> Term {
+    let Some(tuple) = term.as_tuple() else { return term.to_owned() };
+    let tag = tuple.get(0).and_then(|t| t.as_atom()).map(Atom::name);
+    let masked = match tag {
+        Some("trace_ts") => true,
+        Some("seq_trace") => tuple.len() == 4,
+        _ => false,
+    };
+    if !masked {
+        return term.to_owned();
+    }
+    let mut heap = Heap::new();
+    let mut elements: Vec<Word> = tuple.iter().map(|e| e.copy_to(&mut heap)).collect();
+    if let Some(last) = elements.last_mut() {
+        *last = Word::atom(Atom::new("$ts"));
+    }
+    let root = heap.tuple(&elements);
+    Term::from_parts(heap, root)
+}
+
+/// Is `term` a `{Tracer, Message}` output line's term whose message should
+/// be masked? (Used by tests comparing with golden files.)
+pub fn mask_output_term(term: TermRef<'_>) -> Term {
+    match term.as_tuple() {
+        Some(t) if t.len() == 2 && matches!(t.get(0).map(TermRef::kind), Some(Kind::Pid(_))) => {
+            let mut heap = Heap::new();
+            let tracer = t.get(0).expect("two elements").copy_to(&mut heap);
+            let message = mask_timestamps(t.get(1).expect("two elements")).copy_to(&mut heap);
+            let root = heap.tuple(&[tracer, message]);
+            Term::from_parts(heap, root)
+        }
+        _ => term.to_owned(),
+    }
+}

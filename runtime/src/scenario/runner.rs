@@ -1,0 +1,457 @@
+//! Runs scenario terms one at a time.
+
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender};
+use matchspec::host::parse_flag_list;
+use matchspec::term::{Atom, Heap, Term, TermRef, Word};
+use rustc_hash::FxHashMap;
+
+use super::{Options, Output, mask_timestamps};
+use crate::ManualClock;
+use crate::commands::{self, ProcessSpec};
+use crate::core::{CoreConfig, TraceCore};
+use crate::error::TraceError;
+use crate::flags::TraceFlags;
+use crate::ids::{Mfa, Pid};
+use crate::on_load::{on_load_info, set_on_load};
+use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
+use crate::process::{CallStyle, Process, StackError};
+use crate::session::SessionRef;
+use crate::tracer::{Delivered, ProcessTracer, TracerRef};
+
+/// The driver process, which runs the commands.
+const DRIVER: Pid = Pid::new(70, 0);
+
+/// Why a term could not run: printed as `{error, Reason}`.
+#[derive(Debug)]
+enum Failure {
+    /// A trace command raised.
+    Trace(TraceError),
+    /// A host event that does not fit the world.
+    World(&'static str),
+    /// Not a term the format knows.
+    Unknown,
+}
+
+impl From<TraceError> for Failure {
+    fn from(e: TraceError) -> Failure {
+        Failure::Trace(e)
+    }
+}
+
+impl From<StackError> for Failure {
+    fn from(e: StackError) -> Failure {
+        Failure::World(match e {
+            StackError::NoActiveFunction => "no_active_function",
+            StackError::Exited => "noproc",
+        })
+    }
+}
+
+type Reply = Result<Term, Failure>;
+
+/// A scenario's world: a core with a manual clock, its sessions by name,
+/// processes and tracer processes.
+#[derive(Debug)]
+pub struct Runner {
+    options: Options,
+    core: Arc<TraceCore>,
+    clock: Arc<ManualClock>,
+    sessions: FxHashMap<Atom, SessionRef>,
+    processes: FxHashMap<Pid, Process>,
+    tracers: Vec<(Pid, Arc<ProcessTracer>)>,
+    mailbox: Sender<Delivered>,
+    inbox: Receiver<Delivered>,
+}
+
+impl Runner {
+    /// A world with only the driver process.
+    pub fn new(options: Options) -> Runner {
+        let clock = Arc::new(ManualClock::new());
+        let core = TraceCore::new(CoreConfig {
+            engine: options.engine,
+            clock: clock.clone(),
+            ..CoreConfig::default()
+        });
+        let (mailbox, inbox) = crossbeam_channel::unbounded();
+        let mut runner = Runner {
+            options,
+            core,
+            clock,
+            sessions: FxHashMap::default(),
+            processes: FxHashMap::default(),
+            tracers: Vec::new(),
+            mailbox,
+            inbox,
+        };
+        let driver = runner.core.spawn(DRIVER, Some(idle()));
+        runner.processes.insert(DRIVER, driver);
+        runner
+    }
+
+    /// The core the scenario runs on.
+    pub fn core(&self) -> &Arc<TraceCore> {
+        &self.core
+    }
+
+    /// Runs one term: prints its reply, then the messages it caused.
+    pub fn step(&mut self, term: TermRef<'_>, output: &mut Output) {
+        let tag = term
+            .as_tuple()
+            .and_then(|t| t.get(0))
+            .and_then(|t| t.as_atom())
+            .unwrap_or(Atom::UNDEFINED);
+        let reply = self.execute(tag, term);
+        output.terms += 1;
+        let mut heap = Heap::new();
+        let value = match reply {
+            Ok(term) => term.copy_to(&mut heap),
+            Err(failure) => {
+                output.errors += 1;
+                let reason = match failure {
+                    Failure::Trace(TraceError::SystemLimit) => "system_limit",
+                    Failure::Trace(_) => "badarg",
+                    Failure::World(why) => why,
+                    Failure::Unknown => "unknown_term",
+                };
+                heap.tuple(&[Word::atom(Atom::ERROR), Word::atom(Atom::new(reason))])
+            }
+        };
+        let line = heap.tuple(&[Word::atom(Atom::new("reply")), Word::atom(tag), value]);
+        output.lines.push(format!("{}.", heap.view(line).without_strings()));
+        self.deliver(output);
+    }
+
+    /// Prints the messages delivered since the last term, grouped by
+    /// tracer in the order tracers were first named.
+    fn deliver(&mut self, output: &mut Output) {
+        let mut by_tracer: FxHashMap<Pid, Vec<Term>> = FxHashMap::default();
+        for delivered in self.inbox.try_iter() {
+            by_tracer.entry(delivered.tracer).or_default().push(delivered.message);
+        }
+        for (pid, _) in &self.tracers {
+            for message in by_tracer.remove(pid).unwrap_or_default() {
+                let message = if self.options.mask_timestamps {
+                    mask_timestamps(message.as_ref())
+                } else {
+                    message
+                };
+                let mut heap = Heap::new();
+                let tracer = pid.to_word(&mut heap);
+                let m = message.copy_to(&mut heap);
+                let line = heap.tuple(&[tracer, m]);
+                output.lines.push(format!("{}.", heap.view(line).without_strings()));
+                output.messages += 1;
+            }
+        }
+    }
+
+    fn execute(&mut self, tag: Atom, term: TermRef<'_>) -> Reply {
+        let args: Vec<TermRef<'_>> =
+            term.as_tuple().map(|t| t.iter().skip(1).collect()).unwrap_or_default();
+        match (tag.name(), args.as_slice()) {
+            ("session_create", [name, tracer, opts]) => self.session_create(*name, *tracer, *opts),
+            ("session_destroy", [name]) => {
+                let session = self.session(*name)?;
+                let destroyed = self.core.session_destroy(&session)?;
+                Ok(Term::atom(if destroyed { Atom::TRUE } else { Atom::FALSE }))
+            }
+            ("session_info", [what]) => self.session_info(*what),
+            ("process", [s, spec, how, flags]) => {
+                let session = self.session(*s)?;
+                self.trace_process(&session, *spec, *how, *flags)
+            }
+            ("function", [s, mfa, pattern, flags]) => {
+                let session = self.session(*s)?;
+                self.trace_function(&session, *mfa, *pattern, *flags)
+            }
+            ("info", [s, what, item]) => {
+                let session = self.session(*s)?;
+                self.info(&session, *what, *item)
+            }
+            ("erlang_trace", [spec, how, flags]) => {
+                let legacy = self.core.legacy().clone();
+                self.trace_process(&legacy, *spec, *how, *flags)
+            }
+            ("erlang_trace_pattern", [mfa, pattern, flags]) => {
+                let legacy = self.core.legacy().clone();
+                self.trace_function(&legacy, *mfa, *pattern, *flags)
+            }
+            ("erlang_trace_info", [what, item]) => {
+                let legacy = self.core.legacy().clone();
+                self.info(&legacy, *what, *item)
+            }
+            ("module", [name, functions]) => self.declare_module(*name, *functions),
+            ("spawn", [parent, child]) => self.spawn(*parent, *child),
+            ("call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Body),
+            ("local_call", [p, mfa]) => self.call(*p, *mfa, false, CallStyle::Body),
+            ("tail_call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Tail),
+            ("local_tail_call", [p, mfa]) => self.call(*p, *mfa, false, CallStyle::Tail),
+            ("try_call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Try),
+            ("return", [p, value]) => {
+                self.process(*p)?.return_value(*value)?;
+                Ok(Term::atom(Atom::OK))
+            }
+            ("raise", [p, class, reason]) => {
+                let class =
+                    class.as_atom().filter(|c| matches!(c.name(), "error" | "exit" | "throw"));
+                let class = class.ok_or(Failure::World("bad_class"))?;
+                self.process(*p)?.raise(class, *reason)?;
+                Ok(Term::atom(Atom::OK))
+            }
+            ("advance_clock", [ns]) => {
+                self.clock.advance(ns.as_i64().ok_or(Failure::World("not_an_integer"))?);
+                Ok(Term::atom(Atom::OK))
+            }
+            _ => Err(Failure::Unknown),
+        }
+    }
+
+    // ---- Names --------------------------------------------------------------------
+
+    fn session(&self, name: TermRef<'_>) -> Result<SessionRef, Failure> {
+        let name = name.as_atom().ok_or(Failure::Trace(TraceError::Session))?;
+        if name.name() == "legacy" {
+            return Ok(self.core.legacy().clone());
+        }
+        self.sessions.get(&name).cloned().ok_or(Failure::Trace(TraceError::Session))
+    }
+
+    fn process(&mut self, pid: TermRef<'_>) -> Result<&mut Process, Failure> {
+        let pid = Pid::from_term(pid).ok_or(Failure::World("not_a_pid"))?;
+        self.processes.get_mut(&pid).ok_or(Failure::World("noproc"))
+    }
+
+    /// The tracer process `pid`, created (and spawned) when first named.
+    fn tracer(&mut self, pid: Pid) -> TracerRef {
+        if let Some((_, tracer)) = self.tracers.iter().find(|(p, _)| *p == pid) {
+            return tracer.clone();
+        }
+        let tracer =
+            Arc::new(ProcessTracer::new(pid, self.mailbox.clone(), self.core.clock().clone()));
+        self.tracers.push((pid, tracer.clone()));
+        self.core.register_tracer(pid, tracer.clone());
+        if !self.processes.contains_key(&pid) {
+            let process = self.core.spawn(pid, Some(idle()));
+            self.processes.insert(pid, process);
+        }
+        tracer
+    }
+
+    /// A tracer given as a pid, or `{tracer|meta, Pid}`.
+    fn tracer_term(&mut self, spec: TermRef<'_>) -> Option<TracerRef> {
+        let pid = match spec.as_tuple() {
+            Some(t) if t.len() == 2 => t.get(1)?,
+            Some(_) => return None,
+            None => spec,
+        };
+        Some(self.tracer(Pid::from_term(pid)?))
+    }
+
+    // ---- Commands -----------------------------------------------------------------
+
+    fn session_create(
+        &mut self,
+        name: TermRef<'_>,
+        tracer: TermRef<'_>,
+        opts: TermRef<'_>,
+    ) -> Reply {
+        let name = name.as_atom().ok_or(TraceError::BadOpt)?;
+        if !opts.is_nil() {
+            return Err(TraceError::BadOpt.into());
+        }
+        let tracer = match tracer.as_atom() {
+            Some(Atom::UNDEFINED) => None,
+            _ => Some(self.tracer_term(tracer).ok_or(TraceError::BadOpt)?),
+        };
+        let session = self.core.session_create(name, tracer);
+        self.sessions.insert(name, session);
+        Ok(Term::atom(name))
+    }
+
+    fn session_info(&mut self, what: TermRef<'_>) -> Reply {
+        let mut heap = Heap::new();
+        let list = if let Some(pid) = Pid::from_term(what) {
+            commands::session_info_process(&self.core, pid, &mut heap)
+        } else if what.as_tuple().is_some() {
+            let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
+            commands::session_info_function(&self.core, mfa, &mut heap)
+        } else if what.as_atom() == Some(Atom::new("all")) {
+            let refs: Vec<Word> =
+                self.core.sessions().iter().map(|s| s.weak_ref(&mut heap)).collect();
+            heap.list(&refs)
+        } else {
+            return Err(TraceError::BadTarget.into());
+        };
+        // Weak references `{Name, Id}` show as names.
+        let view = heap.view(list);
+        let names: Option<Vec<Term>> = view.proper_list().map(|items| {
+            items
+                .iter()
+                .map(|r| r.as_tuple().and_then(|t| t.get(0)).unwrap_or(*r).to_owned())
+                .collect()
+        });
+        Ok(match names {
+            Some(names) => Term::list(names),
+            None => view.to_owned(),
+        })
+    }
+
+    fn trace_process(
+        &mut self,
+        session: &SessionRef,
+        spec: TermRef<'_>,
+        how: TermRef<'_>,
+        flags: TermRef<'_>,
+    ) -> Reply {
+        let spec = match spec.as_atom().map(Atom::name) {
+            Some("all" | "processes") => ProcessSpec::All,
+            Some("existing" | "existing_processes") => ProcessSpec::Existing,
+            Some("new" | "new_processes") => ProcessSpec::New,
+            _ => ProcessSpec::Pid(Pid::from_term(spec).ok_or(TraceError::BadTarget)?),
+        };
+        let on = match how.as_atom() {
+            Some(Atom::TRUE) => true,
+            Some(Atom::FALSE) => false,
+            _ => return Err(TraceError::BadOpt.into()),
+        };
+        let list = parse_flag_list(flags).ok_or(TraceError::BadOpt)?;
+        if list.cpu_timestamp {
+            return Err(TraceError::BadOpt.into());
+        }
+        let explicit = match list.tracer {
+            Some(_) if session.tracer().is_some() => return Err(TraceError::BadOpt.into()),
+            Some(t) => Some(self.tracer_term(t).ok_or(TraceError::BadOpt)?),
+            None => None,
+        };
+        // Legacy default: the calling process traces.
+        let tracer = match explicit {
+            Some(t) => Some(t),
+            None if session.tracer().is_none() && on => Some(self.tracer(DRIVER)),
+            None => None,
+        };
+        let flags = TraceFlags::from_bits_truncate(list.mask);
+        let n = commands::trace_processes(&self.core, session, spec, on, flags, tracer)?;
+        Ok(Term::from(n as i64))
+    }
+
+    fn trace_function(
+        &mut self,
+        session: &SessionRef,
+        mfa: TermRef<'_>,
+        pattern: TermRef<'_>,
+        flags: TermRef<'_>,
+    ) -> Reply {
+        let default_meta = match session.tracer() {
+            Some(t) => Some(t.clone()),
+            None => Some(self.tracer(DRIVER)),
+        };
+        let mut resolve = |spec: TermRef<'_>| self.tracer_term(spec);
+        let flags = parse_pattern_flags(session, flags, &mut resolve, default_meta)?;
+        let action = parse_pattern_action(&self.core, pattern)?;
+        let n = if mfa.as_atom() == Some(Atom::new("on_load")) {
+            set_on_load(&self.core, session, action, flags)?
+        } else {
+            let pattern = MfaPattern::from_term(mfa)?;
+            set_pattern(&self.core, session, pattern, &action, &flags)?
+        };
+        Ok(Term::from(n as i64))
+    }
+
+    fn info(&mut self, session: &SessionRef, what: TermRef<'_>, item: TermRef<'_>) -> Reply {
+        let key = item.as_atom().ok_or(TraceError::BadOpt)?;
+        let mut heap = Heap::new();
+        let answer = if let Some(pid) = Pid::from_term(what) {
+            commands::process_info(&self.core, session, ProcessSpec::Pid(pid), key, &mut heap)?
+        } else if what.as_tuple().is_some() {
+            let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
+            commands::function_info(&self.core, session, mfa, key, &mut heap)?
+        } else {
+            match what.as_atom().map(Atom::name) {
+                Some("new" | "new_processes") => {
+                    commands::process_info(&self.core, session, ProcessSpec::New, key, &mut heap)?
+                }
+                Some("on_load") => {
+                    on_load_info(&self.core, session, key, &mut heap).ok_or(TraceError::BadOpt)?
+                }
+                _ => return Err(TraceError::BadTarget.into()),
+            }
+        };
+        Ok(Term::from_parts(heap, answer))
+    }
+
+    // ---- Host events --------------------------------------------------------------
+
+    fn declare_module(&mut self, name: TermRef<'_>, functions: TermRef<'_>) -> Reply {
+        let module = name.as_atom().ok_or(Failure::World("bad_module"))?;
+        let items = functions.proper_list().ok_or(Failure::World("bad_module"))?;
+        let mut declared = Vec::with_capacity(items.len());
+        for item in items {
+            let t = item.as_tuple().ok_or(Failure::World("bad_module"))?;
+            let f = t.get(0).and_then(|f| f.as_atom());
+            let a = t.get(1).and_then(|a| a.as_i64()).and_then(|a| u8::try_from(a).ok());
+            let exported = match (t.len(), t.get(2).and_then(|l| l.as_atom()).map(Atom::name)) {
+                (2, _) => true,
+                (3, Some("local")) => false,
+                _ => return Err(Failure::World("bad_module")),
+            };
+            match (f, a) {
+                (Some(f), Some(a)) => declared.push((f, a, exported)),
+                _ => return Err(Failure::World("bad_module")),
+            }
+        }
+        self.core.declare_module(module, &declared)?;
+        Ok(Term::atom(Atom::OK))
+    }
+
+    fn spawn(&mut self, parent: TermRef<'_>, child: TermRef<'_>) -> Reply {
+        let parent = Pid::from_term(parent).ok_or(Failure::World("not_a_pid"))?;
+        let child = Pid::from_term(child).ok_or(Failure::World("not_a_pid"))?;
+        if !self.processes.contains_key(&parent) {
+            return Err(Failure::World("noproc"));
+        }
+        if self.processes.contains_key(&child) {
+            return Err(Failure::World("already_exists"));
+        }
+        let process = self.core.spawn(child, Some(idle()));
+        self.processes.insert(child, process);
+        Ok(Term::atom(Atom::OK))
+    }
+
+    fn call(&mut self, p: TermRef<'_>, call: TermRef<'_>, remote: bool, style: CallStyle) -> Reply {
+        let t = call.as_tuple().filter(|t| t.len() == 3).ok_or(Failure::World("bad_call"))?;
+        let (m, f, args) = (t.get(0).expect("3"), t.get(1).expect("3"), t.get(2).expect("3"));
+        let arity = args.list_len().ok_or(Failure::World("bad_call"))?;
+        let mfa = Mfa {
+            module: m.as_atom().ok_or(Failure::World("bad_call"))?,
+            function: f.as_atom().ok_or(Failure::World("bad_call"))?,
+            arity: u8::try_from(arity).map_err(|_| Failure::World("bad_call"))?,
+        };
+        let entry = self.core.function(mfa).ok_or(Failure::World("undef"))?;
+        if remote && !entry.is_exported() {
+            return Err(Failure::World("undef"));
+        }
+        let process = self.process(p)?;
+        if !remote && process.functions().next().map(|f| f.module) != Some(mfa.module) {
+            return Err(Failure::World("not_local"));
+        }
+        process.call(&entry, args, remote, style)?;
+        Ok(Term::atom(Atom::OK))
+    }
+}
+
+/// The idle loop every scenario process starts in.
+fn idle() -> Mfa {
+    Mfa::new("scenario", "idle", 0)
+}
+
+/// `{M, F, A}` without wildcards.
+fn exact_mfa(term: TermRef<'_>) -> Option<Mfa> {
+    let t = term.as_tuple().filter(|t| t.len() == 3)?;
+    Some(Mfa {
+        module: t.get(0)?.as_atom()?,
+        function: t.get(1)?.as_atom()?,
+        arity: u8::try_from(t.get(2)?.as_i64()?).ok()?,
+    })
+}

@@ -1,0 +1,106 @@
+//! Trace sessions: independent sets of trace settings, each with its own
+//! tracer (OTP 27's `trace:session_create/3`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use matchspec::term::{Atom, Heap, Word};
+use parking_lot::Mutex;
+
+use crate::flags::TraceFlags;
+use crate::tracer::TracerRef;
+
+/// A session's number, unique for the core's lifetime (ERTS's weak id).
+/// The legacy session is number 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(pub u32);
+
+/// One trace session.
+///
+/// Everything a session sets (process flags, function patterns) lives with
+/// the things it is set on and names the session; destroying a session
+/// marks it dead at once (every trace point checks that before acting) and
+/// then removes its settings everywhere.
+#[derive(Debug)]
+pub struct Session {
+    id: SessionId,
+    name: Atom,
+    tracer: Option<TracerRef>,
+    alive: AtomicBool,
+    trace_control_word: AtomicU32,
+    pub(crate) new_processes: Mutex<NewTracing>,
+}
+
+/// The flags and tracer new processes get from a session.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct NewTracing {
+    pub(crate) flags: TraceFlags,
+    pub(crate) tracer: Option<TracerRef>,
+}
+
+/// A shared session.
+pub type SessionRef = Arc<Session>;
+
+impl Session {
+    pub(crate) fn new(id: SessionId, name: Atom, tracer: Option<TracerRef>) -> Session {
+        Session {
+            id,
+            name,
+            tracer,
+            alive: AtomicBool::new(true),
+            trace_control_word: AtomicU32::new(0),
+            new_processes: Mutex::new(NewTracing::default()),
+        }
+    }
+
+    /// The session's number.
+    pub fn id(&self) -> SessionId {
+        self.id
+    }
+
+    /// The session's name.
+    pub fn name(&self) -> Atom {
+        self.name
+    }
+
+    /// The session's tracer; `None` for the legacy session and sessions
+    /// created with tracer `undefined`, whose tracer is given per process.
+    pub fn tracer(&self) -> Option<&TracerRef> {
+        self.tracer.as_ref()
+    }
+
+    /// Is this the legacy session of `erlang:trace/3`?
+    pub fn is_legacy(&self) -> bool {
+        self.id == SessionId(0)
+    }
+
+    /// Has the session not been destroyed?
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn kill(&self) -> bool {
+        self.alive.swap(false, Ordering::AcqRel)
+    }
+
+    /// The session's trace control word (`get_tcw`/`set_tcw` in specs).
+    pub fn trace_control_word(&self) -> u32 {
+        self.trace_control_word.load(Ordering::Relaxed)
+    }
+
+    /// Replaces the trace control word, returning the old one.
+    pub fn set_trace_control_word(&self, value: u32) -> u32 {
+        self.trace_control_word.swap(value, Ordering::Relaxed)
+    }
+
+    /// The weak reference `{Name, WeakId}` (`{legacy, default}` for the
+    /// legacy session), as `trace:session_info/1` lists sessions.
+    pub fn weak_ref(&self, heap: &mut Heap) -> Word {
+        let id = if self.is_legacy() {
+            Word::atom(Atom::new("default"))
+        } else {
+            heap.int(i64::from(self.id.0))
+        };
+        heap.tuple(&[Word::atom(self.name), id])
+    }
+}

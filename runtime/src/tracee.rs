@@ -1,0 +1,126 @@
+//! What the core knows of a traced process: per session, its tracer and
+//! flags (ERTS's `ErtsTracerRef` list), readable by any thread without a
+//! lock.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use arc_swap::ArcSwap;
+use parking_lot::Mutex;
+
+use crate::flags::TraceFlags;
+use crate::ids::Pid;
+use crate::session::SessionRef;
+use crate::tracer::TracerRef;
+
+/// One session's tracing of one tracee.
+#[derive(Clone, Debug)]
+pub struct TracerLink {
+    /// The session.
+    pub session: SessionRef,
+    /// Where the tracee's events go in this session.
+    pub tracer: TracerRef,
+    /// The tracee's flags in this session.
+    pub flags: TraceFlags,
+}
+
+/// The shared state of a process: its trace settings in every session.
+///
+/// Readers (trace points, on any thread) load a snapshot of the links;
+/// writers (trace commands, match-spec `enable_trace`) copy, change and
+/// publish a new snapshot under a small lock.
+#[derive(Debug)]
+pub struct Tracee {
+    pid: Pid,
+    links: ArcSwap<Vec<TracerLink>>,
+    any_flags: AtomicU32,
+    alive: AtomicBool,
+    write: Mutex<()>,
+}
+
+impl Tracee {
+    pub(crate) fn new(pid: Pid, links: Vec<TracerLink>) -> Tracee {
+        let tracee = Tracee {
+            pid,
+            links: ArcSwap::from_pointee(Vec::new()),
+            any_flags: AtomicU32::new(0),
+            alive: AtomicBool::new(true),
+            write: Mutex::new(()),
+        };
+        tracee.publish(links);
+        tracee
+    }
+
+    /// The process.
+    pub fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    /// Is the process alive?
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn exit(&self) {
+        self.alive.store(false, Ordering::Release);
+    }
+
+    /// Is the process traced at all, in any session? (The fast pre-check
+    /// every trace point makes.)
+    #[inline]
+    pub fn is_traced(&self) -> bool {
+        self.any_flags.load(Ordering::Relaxed) != 0
+    }
+
+    /// The links of every session.
+    pub fn links(&self) -> Arc<Vec<TracerLink>> {
+        self.links.load_full()
+    }
+
+    /// The link of `session`, if the process is traced there.
+    pub fn link(&self, session: &SessionRef) -> Option<TracerLink> {
+        self.links.load().iter().find(|l| Arc::ptr_eq(&l.session, session)).cloned()
+    }
+
+    /// The flags of `session` (empty if not traced there).
+    pub fn flags(&self, session: &SessionRef) -> TraceFlags {
+        self.links
+            .load()
+            .iter()
+            .find(|l| Arc::ptr_eq(&l.session, session))
+            .map_or(TraceFlags::empty(), |l| l.flags)
+    }
+
+    /// Changes the link of `session`: `change` sees it (or `None`) and
+    /// leaves it as it should be; a link without tracee flags is removed.
+    pub(crate) fn update<R>(
+        &self,
+        session: &SessionRef,
+        change: impl FnOnce(&mut Option<TracerLink>) -> R,
+    ) -> R {
+        let _writer = self.write.lock();
+        let mut links: Vec<TracerLink> = self.links.load().as_ref().clone();
+        let at = links.iter().position(|l| Arc::ptr_eq(&l.session, session));
+        let mut link = at.map(|i| links.remove(i));
+        let answer = change(&mut link);
+        if let Some(link) = link.filter(|l| l.flags.intersects(TraceFlags::TRACEE)) {
+            links.insert(at.unwrap_or(links.len()).min(links.len()), link);
+        }
+        self.publish(links);
+        answer
+    }
+
+    /// Removes every link of sessions that are no longer alive.
+    pub(crate) fn forget_dead_sessions(&self) {
+        let _writer = self.write.lock();
+        let mut links: Vec<TracerLink> = self.links.load().as_ref().clone();
+        links.retain(|l| l.session.is_alive());
+        self.publish(links);
+    }
+
+    fn publish(&self, links: Vec<TracerLink>) {
+        let any = links.iter().fold(TraceFlags::empty(), |acc, l| acc | l.flags);
+        self.any_flags.store(any.bits(), Ordering::Relaxed);
+        self.links.store(Arc::new(links));
+    }
+}

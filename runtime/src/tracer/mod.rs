@@ -1,0 +1,115 @@
+//! Tracers: where trace events go, as the `erl_tracer` behaviour defines it.
+//!
+//! ERTS never builds a trace message itself: it asks the tracer module
+//! whether it wants an event (`enabled/3` and its per-kind variants) and
+//! then hands it the pieces (`trace/5`: tag, tracee, message, options map).
+//! [`Tracer`] is that behaviour; [`ProcessTracer`] is `erl_tracer`, the
+//! default that builds the familiar `{trace, Pid, Tag, Msg...}` tuples and
+//! delivers them to a process (here: a channel).
+
+mod options;
+mod process;
+mod tag;
+
+pub use options::TraceOpts;
+pub use process::{Delivered, ProcessTracer};
+pub use tag::{TraceCategory, TraceTag};
+
+use std::fmt;
+use std::sync::Arc;
+
+use matchspec::term::{Heap, TermRef, Word};
+
+use crate::ids::Pid;
+
+/// What is traced: a process or a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraceeId {
+    /// A process.
+    Process(Pid),
+    /// A port, by number (`#Port<0.N>`).
+    Port(u64),
+}
+
+impl TraceeId {
+    /// Builds the pid or port term.
+    pub fn to_word(self, heap: &mut Heap) -> Word {
+        match self {
+            TraceeId::Process(pid) => pid.to_word(heap),
+            TraceeId::Port(id) => heap.port(matchspec::term::Atom::NONODE, id, 0),
+        }
+    }
+}
+
+/// A tracer's answer to `enabled`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Enabled {
+    /// Trace the event.
+    Trace,
+    /// Do not trace this event.
+    Discard,
+    /// Do not trace it, and remove the tracer from the tracee (honoured for
+    /// the `trace_status` check).
+    Remove,
+}
+
+/// A shared tracer.
+pub type TracerRef = Arc<dyn Tracer>;
+
+/// The `erl_tracer` behaviour.
+///
+/// Every per-kind callback falls back to the generic one, exactly as ERTS
+/// falls back to `enabled/3` and `trace/5` when a module does not export
+/// `enabled_call/3`, `trace_call/5` and friends. Callbacks run in the
+/// traced entity's thread and must not block.
+pub trait Tracer: Send + Sync + fmt::Debug {
+    /// `enabled(Tag, State, Tracee)`.
+    fn enabled(&self, tag: TraceTag, tracee: TraceeId) -> Enabled;
+
+    /// `enabled_<kind>(Tag, State, Tracee)`, for the event kind `category`.
+    fn enabled_kind(&self, category: TraceCategory, tag: TraceTag, tracee: TraceeId) -> Enabled {
+        let _ = category;
+        self.enabled(tag, tracee)
+    }
+
+    /// `trace(Tag, State, Tracee, Message, Opts)`.
+    fn trace(&self, tag: TraceTag, tracee: TraceeId, message: TermRef<'_>, opts: &TraceOpts<'_>);
+
+    /// `trace_<kind>(Tag, State, Tracee, Message, Opts)`.
+    fn trace_kind(
+        &self,
+        category: TraceCategory,
+        tag: TraceTag,
+        tracee: TraceeId,
+        message: TermRef<'_>,
+        opts: &TraceOpts<'_>,
+    ) {
+        let _ = category;
+        self.trace(tag, tracee, message, opts);
+    }
+
+    /// What `trace:info/3` shows as the tracer: a pid or port for
+    /// `erl_tracer`, `{Module, State}` for others.
+    fn to_term(&self, heap: &mut Heap) -> Word;
+
+    /// Is this the same tracer as `other` (same module and state)?
+    fn same_as(&self, other: &dyn Tracer) -> bool;
+}
+
+/// Is `tracer` enabled for `tag` on `tracee`, checking `trace_status`
+/// first as ERTS does before every call trace?
+pub(crate) fn status_then(
+    tracer: &dyn Tracer,
+    category: TraceCategory,
+    tag: TraceTag,
+    tracee: TraceeId,
+) -> Enabled {
+    match tracer.enabled(TraceTag::TraceStatus, tracee) {
+        Enabled::Trace | Enabled::Discard => {}
+        Enabled::Remove => return Enabled::Remove,
+    }
+    match tracer.enabled_kind(category, tag, tracee) {
+        Enabled::Trace => Enabled::Trace,
+        Enabled::Discard | Enabled::Remove => Enabled::Discard,
+    }
+}

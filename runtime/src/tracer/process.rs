@@ -1,0 +1,123 @@
+//! `erl_tracer`: the default tracer, which builds ERTS's trace tuples and
+//! delivers them to a tracer process.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossbeam_channel::Sender;
+use matchspec::term::{Atom, Heap, Term, TermRef, Word};
+
+use super::{Enabled, TraceOpts, TraceTag, TraceeId, Tracer};
+use crate::clock::Clock;
+use crate::ids::Pid;
+
+/// A trace message delivered to a tracer process.
+#[derive(Debug)]
+pub struct Delivered {
+    /// The tracer process it was delivered to.
+    pub tracer: Pid,
+    /// The message, as the tracer process would receive it.
+    pub message: Term,
+}
+
+/// A tracer process: the default tracer (`erl_tracer` with a pid).
+///
+/// Messages go to a channel, standing for the tracer's mailbox. The tracer
+/// is *dead* once [`ProcessTracer::kill`] was called or the receiving end
+/// of the channel is gone; a dead tracer answers `remove` to
+/// `trace_status`, so the core removes it from its tracees, as ERTS does.
+#[derive(Debug)]
+pub struct ProcessTracer {
+    pid: Pid,
+    mailbox: Sender<Delivered>,
+    clock: Arc<dyn Clock>,
+    alive: AtomicBool,
+}
+
+impl ProcessTracer {
+    /// A tracer process `pid` delivering to `mailbox`, taking timestamps
+    /// from `clock`.
+    pub fn new(pid: Pid, mailbox: Sender<Delivered>, clock: Arc<dyn Clock>) -> ProcessTracer {
+        ProcessTracer { pid, mailbox, clock, alive: AtomicBool::new(true) }
+    }
+
+    /// The tracer's pid.
+    pub fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    /// The tracer process exits.
+    pub fn kill(&self) {
+        self.alive.store(false, Ordering::Release);
+    }
+
+    fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    /// Builds the message `erl_tracer:trace/5` would send.
+    fn message(
+        &self,
+        tag: TraceTag,
+        tracee: TraceeId,
+        msg: TermRef<'_>,
+        opts: &TraceOpts<'_>,
+    ) -> Term {
+        let mut heap = Heap::new();
+        let mut elements: Vec<Word> = Vec::with_capacity(8);
+        elements.push(Word::atom(Atom::TRACE));
+        elements.push(tracee.to_word(&mut heap));
+        elements.push(Word::atom(tag.atom()));
+        elements.push(msg.copy_to(&mut heap));
+        if let Some(extra) = opts.extra {
+            elements.push(extra.copy_to(&mut heap));
+        }
+        if let Some(result) = opts.match_spec_result {
+            elements.push(result.copy_to(&mut heap));
+        }
+        if let Some(id) = opts.scheduler_id {
+            elements.push(heap.int(i64::from(id)));
+        }
+        if let Some(kind) = opts.timestamp {
+            elements.push(self.clock.timestamp(kind, &mut heap));
+            elements[0] = Word::atom(Atom::new("trace_ts"));
+        }
+        let root = heap.tuple(&elements);
+        Term::from_parts(heap, root)
+    }
+}
+
+impl Tracer for ProcessTracer {
+    fn enabled(&self, tag: TraceTag, tracee: TraceeId) -> Enabled {
+        if !self.is_alive() {
+            return if tag == TraceTag::TraceStatus { Enabled::Remove } else { Enabled::Discard };
+        }
+        if tracee == TraceeId::Process(self.pid) {
+            // A tracer never traces itself.
+            return Enabled::Discard;
+        }
+        Enabled::Trace
+    }
+
+    fn trace(&self, tag: TraceTag, tracee: TraceeId, message: TermRef<'_>, opts: &TraceOpts<'_>) {
+        if !self.is_alive() {
+            return;
+        }
+        let message = self.message(tag, tracee, message, opts);
+        if self.mailbox.send(Delivered { tracer: self.pid, message }).is_err() {
+            // Nobody reads the mailbox any more: the tracer is gone.
+            self.kill();
+        }
+    }
+
+    fn to_term(&self, heap: &mut Heap) -> Word {
+        self.pid.to_word(heap)
+    }
+
+    fn same_as(&self, other: &dyn Tracer) -> bool {
+        let mut a = Heap::new();
+        let mut b = Heap::new();
+        let (x, y) = (self.to_term(&mut a), other.to_term(&mut b));
+        a.view(x).eq_exact(&b.view(y))
+    }
+}
