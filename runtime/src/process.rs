@@ -197,6 +197,8 @@ impl Process {
             }
         }
         if self.stack.is_empty() {
+            let normal = Term::atom(Atom::new("normal"));
+            self.emit_exit(normal.as_ref());
             self.exit();
         }
         Ok(())
@@ -214,10 +216,24 @@ impl Process {
             }
             _ => return Err(StackError::NoActiveFunction),
         }
+        // A throw that nothing will catch is an error from the start, as
+        // in the BEAM: `{nocatch, Reason}`.
+        let caught = self.stack.iter().any(|f| matches!(f, Frame::Function { catches: true, .. }));
+        let mut converted = Heap::new();
+        let (class, reason) = if class.name() == "throw" && !caught {
+            let value = reason.copy_to(&mut converted);
+            let nocatch = converted.tuple(&[Word::atom(Atom::new("nocatch")), value]);
+            (Atom::ERROR, converted.view(nocatch))
+        } else {
+            (class, reason)
+        };
         let mut marked: Vec<SessionRef> = Vec::new();
         loop {
             match self.stack.last_mut() {
                 None => {
+                    let mut heap = Heap::new();
+                    let reason = exit_reason(class, reason, &mut heap);
+                    self.emit_exit(heap.view(reason));
                     self.exit();
                     return Ok(Raised::Exited);
                 }
@@ -525,6 +541,31 @@ impl Process {
         tracer.trace_kind(TraceCategory::Call, tag, tracee, heap.view(root), &opts);
     }
 
+    /// `{trace, Pid, exit, Reason}` to every session tracing `procs`.
+    fn emit_exit(&mut self, reason: TermRef<'_>) {
+        let tracee = TraceeId::Process(self.pid());
+        for link in self.tracee.links().iter() {
+            if !link.session.is_alive() || !link.flags.contains(TraceFlags::PROCS) {
+                continue;
+            }
+            if status_then(&*link.tracer, TraceCategory::Procs, TraceTag::Exit, tracee)
+                != Enabled::Trace
+            {
+                continue;
+            }
+            let opts = TraceOpts {
+                extra: None,
+                match_spec_result: None,
+                scheduler_id: link
+                    .flags
+                    .contains(TraceFlags::SCHEDULER_ID)
+                    .then_some(self.scheduler_id),
+                timestamp: link.flags.timestamp(),
+            };
+            link.tracer.trace_kind(TraceCategory::Procs, TraceTag::Exit, tracee, reason, &opts);
+        }
+    }
+
     /// `return_to` into `into` (`undefined` when it is not a function).
     fn emit_return_to(&mut self, session: &SessionRef, into: Option<Mfa>) {
         if !session.is_alive() {
@@ -563,5 +604,17 @@ impl Process {
             heap.view(root),
             &opts,
         );
+    }
+}
+
+/// The exit reason of an uncaught exception: `exit` exits with the reason
+/// itself; an `error` carries a stack trace, which a host without one
+/// reports as `[]` (`{Reason, []}`). (An uncaught throw is already an
+/// error here.)
+fn exit_reason(class: Atom, reason: TermRef<'_>, heap: &mut Heap) -> Word {
+    let reason = reason.copy_to(heap);
+    match class.name() {
+        "exit" => reason,
+        _ => heap.tuple(&[reason, Word::NIL]),
     }
 }

@@ -87,6 +87,8 @@ impl Runner {
         };
         let driver = runner.core.spawn(DRIVER, Some(idle()));
         runner.processes.insert(DRIVER, driver);
+        // The driver exists from the start, so its messages come first.
+        runner.tracer(DRIVER);
         runner
     }
 

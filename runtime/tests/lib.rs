@@ -1,0 +1,3 @@
+//! Integration tests of the trace core (one test binary).
+
+mod scenarios;

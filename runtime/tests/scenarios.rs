@@ -1,0 +1,81 @@
+//! Every scenario in `testdata/trace/` against its golden output, made by
+//! real OTP 27 (`testdata/trace/otp/generate.sh`), on every engine.
+//!
+//! Output lines are compared as terms (timestamps masked), so printing
+//! differences such as strings versus lists do not matter.
+
+use std::path::{Path, PathBuf};
+
+use matchspec::syntax::parse_terms;
+use matchspec::term::Term;
+use matchspec_jit::Engine;
+use matchspec_runtime::scenario::{Options, mask_output_term, run};
+
+fn scenario_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/trace")
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(scenario_dir())
+        .expect("testdata/trace")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "scenario"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn masked(terms: &[Term]) -> Vec<String> {
+    terms
+        .iter()
+        .map(|t| mask_output_term(t.as_ref()).as_ref().without_strings().to_string())
+        .collect()
+}
+
+/// Runs one scenario; `None` if it matches its golden file, else a diff.
+fn check(path: &Path, engine: Engine) -> Option<String> {
+    let text = std::fs::read_to_string(path).expect("read scenario");
+    let expected_path = path.with_extension("expected");
+    let Ok(expected) = std::fs::read_to_string(&expected_path) else {
+        return Some(format!("{}: no golden file", expected_path.display()));
+    };
+    let output = run(&text, &Options { engine, mask_timestamps: true }).expect("scenario parses");
+    let got = masked(&parse_terms(&output.lines.join("\n")).expect("output parses"));
+    let want = masked(&parse_terms(&expected).expect("golden file parses"));
+    if got == want {
+        return None;
+    }
+    let mut diff = format!("{} ({engine:?}):\n", path.display());
+    for i in 0..got.len().max(want.len()) {
+        let (g, w) = (got.get(i), want.get(i));
+        if g != w {
+            diff.push_str(&format!(
+                "  line {}: got      {}\n          expected {}\n",
+                i + 1,
+                g.map_or("(nothing)", String::as_str),
+                w.map_or("(nothing)", String::as_str)
+            ));
+        }
+    }
+    Some(diff)
+}
+
+#[test]
+fn every_scenario_matches_otp() {
+    let files = scenarios();
+    assert!(files.len() >= 10, "the scenarios are missing");
+    let mut failures = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        for path in &files {
+            if let Some(diff) = check(path, engine) {
+                failures.push(diff);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} scenario run(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
