@@ -99,6 +99,7 @@ pub mod scenario;
 pub mod session;
 pub mod tracee;
 pub mod tracer;
+pub mod workload;
 
 pub use breakpoint::FunctionEntry;
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -140,6 +140,7 @@ impl Process {
 
     /// The process calls `entry` with `args` (a list), remotely (`M:F(...)`)
     /// or locally.
+    #[inline]
     pub fn call(
         &mut self,
         entry: &FunctionEntry,
@@ -171,6 +172,7 @@ impl Process {
     }
 
     /// The innermost function returns `value`.
+    #[inline]
     pub fn return_value(&mut self, value: TermRef<'_>) -> Result<(), StackError> {
         if !self.tracee.is_alive() {
             return Err(StackError::Exited);
@@ -290,6 +292,7 @@ impl Process {
     // ---- Breakpoint hits ----------------------------------------------------------
 
     /// A call of a function with an installed breakpoint.
+    #[inline(never)]
     fn hit(&mut self, entry: &FunctionEntry, args: TermRef<'_>, remote: bool) {
         let _in_hit = HitGuard::enter();
         let generation = self.core.active();
@@ -367,7 +370,7 @@ impl Process {
         if local && flags.contains(TraceFlags::RETURN_TO) {
             asked.return_to = true;
         }
-        let mut heap = Heap::new();
+        let mut heap = Heap::with_capacity(32);
         let payload = if flags.contains(TraceFlags::ARITY) {
             Word::small(i64::from(mfa.arity)).expect("an arity is small")
         } else {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use matchspec::term::Heap;
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 
 use super::run::{engine_spec, load_inputs};
 use super::{EngineArg, KindArg};
@@ -16,11 +17,16 @@ use crate::input::spec_file;
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The spec: a match spec, or `{Kind, Spec}`.
-    #[arg(long, value_name = "FILE")]
-    spec: String,
+    #[arg(long, value_name = "FILE", required_unless_present = "trace")]
+    spec: Option<String>,
     /// The inputs (as for `msc run`).
-    #[arg(long, value_name = "FILE")]
-    input: String,
+    #[arg(long, value_name = "FILE", required_unless_present = "trace")]
+    input: Option<String>,
+    /// Time the trace core instead: the cost of one call when the function
+    /// is untraced, traced with a spec that rejects the call, and traced
+    /// with a message emitted (one JSON line each).
+    #[arg(long, conflicts_with_all = ["spec", "input", "kind"])]
+    trace: bool,
     /// The event kind (overrides the one the spec file names; else table).
     #[arg(long, value_enum)]
     kind: Option<KindArg>,
@@ -35,13 +41,16 @@ pub(crate) struct Args {
 /// Prints `{"workload":..,"engine":..,"events":..,"matched":..,"ns_per_event":..,"compile_us":..}`,
 /// keys in that order.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
-    if args.spec == "-" && args.input == "-" {
+    let (Some(spec_path), Some(input_path)) = (&args.spec, &args.input) else {
+        return trace(&args, out);
+    };
+    if spec_path == "-" && input_path == "-" {
         return Err(CliError::StdinTwice);
     }
-    let spec = spec_file(&args.spec)?;
+    let spec = spec_file(spec_path)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
     let mut heap = Heap::new();
-    let inputs = load_inputs(&args.input, &mut heap)?;
+    let inputs = load_inputs(input_path, &mut heap)?;
 
     let compile_start = Instant::now();
     let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
@@ -67,9 +76,9 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let elapsed = start.elapsed();
     let events = inputs.len() as u64;
     let ns_per_event = elapsed.as_nanos() as f64 / (events.max(1) * u64::from(rounds)) as f64;
-    let workload = Path::new(&args.spec)
+    let workload = Path::new(spec_path)
         .file_stem()
-        .map_or_else(|| args.spec.clone(), |s| s.to_string_lossy().into_owned());
+        .map_or_else(|| spec_path.clone(), |s| s.to_string_lossy().into_owned());
     let line = json_line(&[
         ("workload", workload.into()),
         ("engine", args.engine.name().into()),
@@ -79,6 +88,34 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         ("compile_us", (compile_us.round() as u64).into()),
     ]);
     outln!(out, "{line}")
+}
+
+/// `msc bench --trace`: prints
+/// `{"trace_case":..,"engine":..,"calls":..,"messages":..,"ns_per_call":..}`
+/// for each case.
+fn trace(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    const CALLS_PER_ROUND: u64 = 100_000;
+    for case in TraceCase::ALL {
+        let mut workload = TraceWorkload::new(case, args.engine.engine());
+        workload.run(CALLS_PER_ROUND);
+        let rounds = u64::from(args.rounds.max(1));
+        let start = Instant::now();
+        let mut messages = 0;
+        for _ in 0..rounds {
+            messages += workload.run(CALLS_PER_ROUND);
+        }
+        let calls = CALLS_PER_ROUND * rounds;
+        let ns_per_call = start.elapsed().as_nanos() as f64 / calls as f64;
+        let line = json_line(&[
+            ("trace_case", case.name().into()),
+            ("engine", args.engine.name().into()),
+            ("calls", calls.into()),
+            ("messages", messages.into()),
+            ("ns_per_call", ((ns_per_call * 100.0).round() / 100.0).into()),
+        ]);
+        outln!(out, "{line}")?;
+    }
+    Ok(())
 }
 
 /// A JSON object on one line with its keys in the order given. (`json!`

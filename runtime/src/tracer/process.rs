@@ -1,8 +1,8 @@
 //! `erl_tracer`: the default tracer, which builds ERTS's trace tuples and
 //! delivers them to a tracer process.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use crossbeam_channel::Sender;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
@@ -63,7 +63,7 @@ impl ProcessTracer {
         msg: TermRef<'_>,
         opts: &TraceOpts<'_>,
     ) -> Term {
-        let mut heap = Heap::new();
+        let mut heap = Heap::with_capacity(64);
         let mut elements: Vec<Word> = Vec::with_capacity(8);
         elements.push(Word::atom(Atom::TRACE));
         elements.push(tracee.to_word(&mut heap));
@@ -80,7 +80,8 @@ impl ProcessTracer {
         }
         if let Some(kind) = opts.timestamp {
             elements.push(self.clock.timestamp(kind, &mut heap));
-            elements[0] = Word::atom(Atom::new("trace_ts"));
+            static TRACE_TS: LazyLock<Atom> = LazyLock::new(|| Atom::new("trace_ts"));
+            elements[0] = Word::atom(*TRACE_TS);
         }
         let root = heap.tuple(&elements);
         Term::from_parts(heap, root)

@@ -1,5 +1,7 @@
 //! Trace event tags and the kinds the per-kind callbacks are named after.
 
+use std::sync::LazyLock;
+
 use matchspec::term::Atom;
 
 /// The tag of a trace event (the third element of a default trace tuple).
@@ -87,9 +89,43 @@ pub enum TraceCategory {
 }
 
 impl TraceTag {
-    /// The tag's atom.
+    /// Every tag, in declaration order (`tag as usize` indexes it).
+    pub const EVERY: [TraceTag; 28] = [
+        TraceTag::Call,
+        TraceTag::ReturnFrom,
+        TraceTag::ExceptionFrom,
+        TraceTag::ReturnTo,
+        TraceTag::Send,
+        TraceTag::SendToNonExistingProcess,
+        TraceTag::Receive,
+        TraceTag::Spawn,
+        TraceTag::Spawned,
+        TraceTag::Exit,
+        TraceTag::Link,
+        TraceTag::Unlink,
+        TraceTag::GettingLinked,
+        TraceTag::GettingUnlinked,
+        TraceTag::Register,
+        TraceTag::Unregister,
+        TraceTag::In,
+        TraceTag::Out,
+        TraceTag::InExiting,
+        TraceTag::OutExiting,
+        TraceTag::OutExited,
+        TraceTag::GcMinorStart,
+        TraceTag::GcMinorEnd,
+        TraceTag::GcMajorStart,
+        TraceTag::GcMajorEnd,
+        TraceTag::GcMaxHeapSize,
+        TraceTag::SeqTrace,
+        TraceTag::TraceStatus,
+    ];
+
+    /// The tag's atom (interned once).
     pub fn atom(self) -> Atom {
-        Atom::new(self.name())
+        static ATOMS: LazyLock<Vec<Atom>> =
+            LazyLock::new(|| TraceTag::EVERY.iter().map(|t| Atom::new(t.name())).collect());
+        ATOMS[self as usize]
     }
 
     /// The tag's name.

@@ -1,0 +1,59 @@
+//! The trace core's cost per call, with the engine as a parameter.
+//!
+//! `trace/CASE/ENGINE` times one call and its return, as the host reports
+//! them to the core ([`TraceWorkload`]): CASE is `untraced` (no
+//! breakpoint), `traced_rejected` (a breakpoint whose match spec rejects
+//! the call) or `traced_emitted` (the call message is built and delivered
+//! to a tracer process's channel, which is drained as it goes).
+//! `trace/is_traced` times the check alone that a host makes before
+//! calling into the core: one atomic load and a branch.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use matchspec::term::Atom;
+use matchspec_jit::Engine;
+use matchspec_runtime::workload::{TraceCase, TraceWorkload};
+use matchspec_runtime::{CoreConfig, TraceCore};
+
+/// Calls per timed batch.
+const CALLS: u64 = 1_000;
+
+fn trace(c: &mut Criterion) {
+    let mut group = c.benchmark_group("trace");
+    group.throughput(Throughput::Elements(CALLS));
+    for case in TraceCase::ALL {
+        for engine in [Engine::Interp, Engine::Jit] {
+            let mut workload = TraceWorkload::new(case, engine);
+            group.bench_function(BenchmarkId::new(case.name(), engine.name()), |b| {
+                b.iter(|| black_box(workload.run(CALLS)));
+            });
+        }
+    }
+    let core = TraceCore::new(CoreConfig::default());
+    let entry = core
+        .declare_module(Atom::new("m"), &[(Atom::new("f"), 0, true)])
+        .expect("a fresh core accepts a module")
+        .remove(0);
+    group.bench_function("is_traced", |b| {
+        b.iter(|| {
+            let mut traced = 0u32;
+            for _ in 0..CALLS {
+                traced += u32::from(black_box(&entry).is_traced());
+            }
+            traced
+        });
+    });
+    group.finish();
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    trace(&mut c);
+    c.final_summary();
+}

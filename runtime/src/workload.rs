@@ -1,0 +1,123 @@
+//! The trace-cost workloads that `msc bench --trace` and the criterion
+//! benchmarks time: what one call costs the host when the function is
+//! untraced, traced with a spec that rejects the call, and traced with a
+//! message emitted.
+
+use std::sync::Arc;
+
+use crossbeam_channel::Receiver;
+use matchspec::term::{Atom, Term};
+use matchspec_jit::Engine;
+
+use crate::breakpoint::{BpFlags, FunctionEntry};
+use crate::commands::{ProcessSpec, trace_processes};
+use crate::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
+use crate::tracer::{Delivered, ProcessTracer};
+use crate::{CallStyle, CoreConfig, ManualClock, Mfa, Pid, Process, TraceCore, TraceFlags};
+
+/// Which cost a [`TraceWorkload`] measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraceCase {
+    /// A call of a function without a breakpoint.
+    Untraced,
+    /// A traced call whose match spec rejects it.
+    Rejected,
+    /// A traced call that emits a call message to a tracer process.
+    Emitted,
+}
+
+impl TraceCase {
+    /// Every case.
+    pub const ALL: [TraceCase; 3] = [TraceCase::Untraced, TraceCase::Rejected, TraceCase::Emitted];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceCase::Untraced => "untraced",
+            TraceCase::Rejected => "traced_rejected",
+            TraceCase::Emitted => "traced_emitted",
+        }
+    }
+}
+
+/// A process calling one function over and over, set up for one case.
+#[derive(Debug)]
+pub struct TraceWorkload {
+    process: Process,
+    function: Arc<FunctionEntry>,
+    args: Term,
+    result: Term,
+    inbox: Receiver<Delivered>,
+}
+
+/// The spec of the traced cases: trace calls whose first argument is an
+/// integer above 100, with the second argument as extra term.
+const SPEC: &str = "[{['$1', '$2'], [{is_integer, '$1'}, {'>', '$1', 100}], [{message, '$2'}]}]";
+
+impl TraceWorkload {
+    /// Sets up `case` with match specs on `engine`.
+    pub fn new(case: TraceCase, engine: Engine) -> TraceWorkload {
+        let clock = Arc::new(ManualClock::new());
+        let core =
+            TraceCore::new(CoreConfig { engine, clock: clock.clone(), ..CoreConfig::default() });
+        let (mailbox, inbox) = crossbeam_channel::unbounded();
+        let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
+        let session = core.session_create(Atom::new("bench"), Some(tracer));
+        let function = core
+            .declare_module(Atom::new("shop"), &[(Atom::new("checkout"), 2, true)])
+            .expect("a fresh core accepts a module")
+            .remove(0);
+        let process = core.spawn(Pid::new(80, 0), Some(Mfa::new("shop", "loop", 0)));
+        trace_processes(
+            &core,
+            &session,
+            ProcessSpec::Pid(process.pid()),
+            true,
+            TraceFlags::CALL,
+            None,
+        )
+        .expect("the process exists");
+        if case != TraceCase::Untraced {
+            let spec = Term::parse(SPEC).expect("the spec parses");
+            let action = parse_pattern_action(&core, spec.as_ref()).expect("the spec compiles");
+            let pattern =
+                MfaPattern::from_term(Term::parse("{shop,checkout,2}").expect("mfa").as_ref())
+                    .expect("an exact MFA");
+            let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
+            set_pattern(&core, &session, pattern, &action, &local).expect("the pattern applies");
+        }
+        let first = if case == TraceCase::Emitted { "250" } else { "7" };
+        let args = Term::parse(&format!("[{first}, {{cart, 3}}]")).expect("args parse");
+        TraceWorkload { process, function, args, result: Term::atom(Atom::OK), inbox }
+    }
+
+    /// Makes `calls` calls (each with its return); returns how many trace
+    /// messages they delivered.
+    pub fn run(&mut self, calls: u64) -> u64 {
+        let mut delivered = 0;
+        for i in 0..calls {
+            self.process
+                .call(&self.function, self.args.as_ref(), true, CallStyle::Body)
+                .expect("the process is alive");
+            self.process.return_value(self.result.as_ref()).expect("a function is active");
+            if i % 1024 == 1023 {
+                delivered += self.inbox.try_iter().count() as u64;
+            }
+        }
+        delivered + self.inbox.try_iter().count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cases_trace_what_they_say() {
+        for engine in [Engine::Interp, Engine::Jit] {
+            assert_eq!(TraceWorkload::new(TraceCase::Untraced, engine).run(10), 0);
+            assert_eq!(TraceWorkload::new(TraceCase::Rejected, engine).run(10), 0);
+            assert_eq!(TraceWorkload::new(TraceCase::Emitted, engine).run(10), 10);
+        }
+    }
+}
