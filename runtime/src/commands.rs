@@ -41,6 +41,8 @@ pub fn trace_processes(
     if !session.is_alive() {
         return Err(TraceError::Session);
     }
+    // Port events are not a process's.
+    let flags = flags - TraceFlags::PORT_ONLY;
     let tracer = match (on, tracer.or_else(|| session.tracer().cloned())) {
         (true, None) => return Err(TraceError::BadOpt),
         (_, tracer) => tracer,
@@ -257,4 +259,26 @@ pub fn session_info_process(core: &TraceCore, pid: Pid, heap: &mut Heap) -> Word
     let refs: Vec<Word> =
         links.iter().filter(|l| l.session.is_alive()).map(|l| l.session.weak_ref(heap)).collect();
     heap.list(&refs)
+}
+
+/// `trace:session_info(What)` for the atoms: `all` (every session, the
+/// legacy one last), `on_load` (sessions with an `on_load` pattern),
+/// `new`/`new_processes` (sessions that trace new processes). `None` for
+/// anything else.
+pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>> {
+    let mut sessions = core.sessions();
+    // The legacy session is the list's tail, as ERTS builds it.
+    sessions.rotate_left(1);
+    match what.name() {
+        "all" => {}
+        "on_load" => {
+            let staged = core.staged.lock();
+            sessions.retain(|s| staged.on_load.contains_key(&s.id()));
+        }
+        "new" | "new_processes" => {
+            sessions.retain(|s| s.new_processes.lock().flags.intersects(TraceFlags::TRACEE));
+        }
+        _ => return None,
+    }
+    Some(sessions)
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use arc_swap::{ArcSwap, Guard};
 use matchspec::Config;
-use matchspec::term::{Atom, TermRef};
+use matchspec::term::{Atom, Heap, TermRef};
 use matchspec_jit::Engine;
 use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
@@ -29,12 +29,15 @@ use rustc_hash::FxHashMap;
 use crate::breakpoint::{Breakpoint, FunctionEntry};
 use crate::clock::{Clock, SystemClock};
 use crate::error::TraceError;
+use crate::flags::TraceFlags;
 use crate::ids::{Mfa, Pid};
 use crate::on_load::OnLoad;
 use crate::process::Process;
 use crate::session::{Session, SessionId, SessionRef};
 use crate::tracee::{Tracee, TracerLink};
-use crate::tracer::TracerRef;
+use crate::tracer::{
+    Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef, status_then,
+};
 
 /// How a [`TraceCore`] is set up.
 #[derive(Clone, Debug)]
@@ -278,16 +281,69 @@ impl TraceCore {
 
     // ---- Processes --------------------------------------------------------------
 
-    /// A new process `pid`, spawned by `parent` (`None` for the first
+    /// A new process `pid`, not spawned by a traced process (the first
     /// processes of a system), starting in `initial` (the bottom frame of
     /// its stack). It gets each session's flags for new processes.
     pub fn spawn(self: &Arc<Self>, pid: Pid, initial: Option<Mfa>) -> Process {
-        let mut links = Vec::new();
+        self.spawn_with(Vec::new(), pid, initial)
+    }
+
+    /// A new process `pid` spawned by `parent`: in each session, it
+    /// inherits the parent's flags and tracer with `set_on_spawn` (all of
+    /// them) or `set_on_first_spawn` (all but the two inheritance flags,
+    /// which the parent then loses), else gets the session's flags for
+    /// new processes.
+    ///
+    /// With `procs`, the parent's sessions get `{trace, Parent, spawn,
+    /// Child, Start}` and the child's `{trace, Child, spawned, Parent,
+    /// Start}`, where `start` is `{M, F, Args}`.
+    pub fn spawn_from(
+        self: &Arc<Self>,
+        parent: &Tracee,
+        pid: Pid,
+        initial: Option<Mfa>,
+        start: TermRef<'_>,
+    ) -> Process {
+        let mut inherited = Vec::new();
+        for link in parent.links().iter().filter(|l| l.session.is_alive()) {
+            let inheritance = TraceFlags::SET_ON_SPAWN | TraceFlags::SET_ON_FIRST_SPAWN;
+            if link.flags.contains(TraceFlags::SET_ON_FIRST_SPAWN) {
+                let flags = link.flags - inheritance;
+                inherited.push(TracerLink {
+                    session: link.session.clone(),
+                    tracer: link.tracer.clone(),
+                    flags,
+                });
+                parent.update(&link.session, |l| {
+                    if let Some(l) = l {
+                        l.flags -= inheritance;
+                    }
+                });
+            } else if link.flags.contains(TraceFlags::SET_ON_SPAWN) {
+                inherited.push(link.clone());
+            }
+        }
+        let mut heap = Heap::new();
+        let child_word = pid.to_word(&mut heap);
+        trace_procs(parent, TraceTag::Spawn, heap.view(child_word), Some(start));
+        let child = self.spawn_with(inherited, pid, initial);
+        let parent_word = parent.pid().to_word(&mut heap);
+        trace_procs(child.tracee(), TraceTag::Spawned, heap.view(parent_word), Some(start));
+        child
+    }
+
+    fn spawn_with(
+        self: &Arc<Self>,
+        mut links: Vec<TracerLink>,
+        pid: Pid,
+        initial: Option<Mfa>,
+    ) -> Process {
         for session in self.sessions() {
+            if links.iter().any(|l| Arc::ptr_eq(&l.session, &session)) {
+                continue;
+            }
             let new = session.new_processes.lock().clone();
-            if let Some(tracer) =
-                new.tracer.filter(|_| new.flags.intersects(crate::flags::TraceFlags::TRACEE))
-            {
+            if let Some(tracer) = new.tracer.filter(|_| new.flags.intersects(TraceFlags::TRACEE)) {
                 links.push(TracerLink { session: session.clone(), tracer, flags: new.flags });
             }
         }
@@ -397,5 +453,32 @@ impl Stage<'_> {
         if !self.touched.iter().any(|e| Arc::ptr_eq(e, entry)) {
             self.touched.push(entry.clone());
         }
+    }
+}
+
+/// A process event (`procs`) to every session that traces `tracee` with
+/// `procs`.
+pub(crate) fn trace_procs(
+    tracee: &Tracee,
+    tag: TraceTag,
+    message: TermRef<'_>,
+    extra: Option<TermRef<'_>>,
+) {
+    let id = TraceeId::Process(tracee.pid());
+    for link in tracee.links().iter() {
+        if !link.session.is_alive() || !link.flags.contains(TraceFlags::PROCS) {
+            continue;
+        }
+        if status_then(&*link.tracer, TraceCategory::Procs, tag, id) != Enabled::Trace {
+            continue;
+        }
+        let opts = TraceOpts {
+            extra,
+            match_spec_result: None,
+            // The core does not know schedulers outside a running process.
+            scheduler_id: link.flags.contains(TraceFlags::SCHEDULER_ID).then_some(1),
+            timestamp: link.flags.timestamp(),
+        };
+        link.tracer.trace_kind(TraceCategory::Procs, tag, id, message, &opts);
     }
 }

@@ -107,6 +107,14 @@ impl TraceFlags {
     /// Every flag a tracee can have (what `all` means), timestamps excluded.
     pub const TRACEE: TraceFlags = TraceFlags::from_bits_truncate(bit::ALL);
 
+    /// The three timestamp flags.
+    pub const TIMESTAMPS: TraceFlags = TraceFlags::TIMESTAMP
+        .union(TraceFlags::MONOTONIC_TIMESTAMP)
+        .union(TraceFlags::STRICT_MONOTONIC_TIMESTAMP);
+
+    /// The flags only ports have (a process ignores them).
+    pub const PORT_ONLY: TraceFlags = TraceFlags::PORTS.union(TraceFlags::RUNNING_PORTS);
+
     /// The flags that only modify how other events are reported; setting
     /// them with `all`/`existing` visits both processes and ports.
     pub const MODIFIERS: TraceFlags = TraceFlags::SILENT

@@ -546,27 +546,7 @@ impl Process {
 
     /// `{trace, Pid, exit, Reason}` to every session tracing `procs`.
     fn emit_exit(&mut self, reason: TermRef<'_>) {
-        let tracee = TraceeId::Process(self.pid());
-        for link in self.tracee.links().iter() {
-            if !link.session.is_alive() || !link.flags.contains(TraceFlags::PROCS) {
-                continue;
-            }
-            if status_then(&*link.tracer, TraceCategory::Procs, TraceTag::Exit, tracee)
-                != Enabled::Trace
-            {
-                continue;
-            }
-            let opts = TraceOpts {
-                extra: None,
-                match_spec_result: None,
-                scheduler_id: link
-                    .flags
-                    .contains(TraceFlags::SCHEDULER_ID)
-                    .then_some(self.scheduler_id),
-                timestamp: link.flags.timestamp(),
-            };
-            link.tracer.trace_kind(TraceCategory::Procs, TraceTag::Exit, tracee, reason, &opts);
-        }
+        crate::core::trace_procs(&self.tracee, TraceTag::Exit, reason, None);
     }
 
     /// `return_to` into `into` (`undefined` when it is not a function).

@@ -11,6 +11,13 @@ use matchspec::term::Term;
 use matchspec_jit::Engine;
 use matchspec_runtime::scenario::{Options, mask_output_term, run};
 
+/// Scenarios that need parts of the core that are not built yet, and what
+/// they need. They must still fail: one that passes must leave this list.
+const PENDING: &[(&str, &str)] = &[(
+    "trace_session_SUITE-destroy",
+    "send and receive patterns, ports and trace:info on them (issue 6)",
+)];
+
 fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/trace")
 }
@@ -67,8 +74,12 @@ fn every_scenario_matches_otp() {
     let mut failures = Vec::new();
     for engine in [Engine::Interp, Engine::Jit] {
         for path in &files {
-            if let Some(diff) = check(path, engine) {
-                failures.push(diff);
+            let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
+            let pending = PENDING.iter().any(|(p, _)| *p == name);
+            match check(path, engine) {
+                Some(diff) if !pending => failures.push(diff),
+                None if pending => failures.push(format!("{name} passes: take it off PENDING")),
+                Some(_) | None => {}
             }
         }
     }

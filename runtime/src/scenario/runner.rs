@@ -155,7 +155,7 @@ impl Runner {
         match (tag.name(), args.as_slice()) {
             ("session_create", [name, tracer, opts]) => self.session_create(*name, *tracer, *opts),
             ("session_destroy", [name]) => {
-                let session = self.session(*name)?;
+                let session = self.any_session(*name)?;
                 let destroyed = self.core.session_destroy(&session)?;
                 Ok(Term::atom(if destroyed { Atom::TRUE } else { Atom::FALSE }))
             }
@@ -212,7 +212,17 @@ impl Runner {
 
     // ---- Names --------------------------------------------------------------------
 
+    /// The live session `name` (a destroyed one is `badarg`, as in OTP).
     fn session(&self, name: TermRef<'_>) -> Result<SessionRef, Failure> {
+        let session = self.any_session(name)?;
+        if !session.is_alive() {
+            return Err(Failure::Trace(TraceError::Session));
+        }
+        Ok(session)
+    }
+
+    /// The session `name`, alive or destroyed.
+    fn any_session(&self, name: TermRef<'_>) -> Result<SessionRef, Failure> {
         let name = name.as_atom().ok_or(Failure::Trace(TraceError::Session))?;
         if name.name() == "legacy" {
             return Ok(self.core.legacy().clone());
@@ -279,9 +289,10 @@ impl Runner {
         } else if what.as_tuple().is_some() {
             let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
             commands::session_info_function(&self.core, mfa, &mut heap)
-        } else if what.as_atom() == Some(Atom::new("all")) {
-            let refs: Vec<Word> =
-                self.core.sessions().iter().map(|s| s.weak_ref(&mut heap)).collect();
+        } else if let Some(which) = what.as_atom() {
+            let sessions =
+                commands::sessions_tracing(&self.core, which).ok_or(TraceError::BadTarget)?;
+            let refs: Vec<Word> = sessions.iter().map(|s| s.weak_ref(&mut heap)).collect();
             heap.list(&refs)
         } else {
             return Err(TraceError::BadTarget.into());
@@ -305,7 +316,7 @@ impl Runner {
         session: &SessionRef,
         spec: TermRef<'_>,
         how: TermRef<'_>,
-        flags: TermRef<'_>,
+        flags_term: TermRef<'_>,
     ) -> Reply {
         let spec = match spec.as_atom().map(Atom::name) {
             Some("all" | "processes") => ProcessSpec::All,
@@ -318,7 +329,7 @@ impl Runner {
             Some(Atom::FALSE) => false,
             _ => return Err(TraceError::BadOpt.into()),
         };
-        let list = parse_flag_list(flags).ok_or(TraceError::BadOpt)?;
+        let list = parse_flag_list(flags_term).ok_or(TraceError::BadOpt)?;
         if list.cpu_timestamp {
             return Err(TraceError::BadOpt.into());
         }
@@ -333,7 +344,11 @@ impl Runner {
             None if session.tracer().is_none() && on => Some(self.tracer(DRIVER)),
             None => None,
         };
-        let flags = TraceFlags::from_bits_truncate(list.mask);
+        let mut flags = TraceFlags::from_bits_truncate(list.mask);
+        // `all` also sets the timestamp flags.
+        if has_atom(flags_term, "all") {
+            flags |= TraceFlags::TIMESTAMPS;
+        }
         let n = commands::trace_processes(&self.core, session, spec, on, flags, tracer)?;
         Ok(Term::from(n as i64))
     }
@@ -416,7 +431,9 @@ impl Runner {
         if self.processes.contains_key(&child) {
             return Err(Failure::World("already_exists"));
         }
-        let process = self.core.spawn(child, Some(idle()));
+        let parent = self.processes[&parent].tracee().clone();
+        let start = Term::parse("{scenario, idle, []}").expect("a literal");
+        let process = self.core.spawn_from(&parent, child, Some(idle()), start.as_ref());
         self.processes.insert(child, process);
         Ok(Term::atom(Atom::OK))
     }
@@ -446,6 +463,11 @@ impl Runner {
 /// The idle loop every scenario process starts in.
 fn idle() -> Mfa {
     Mfa::new("scenario", "idle", 0)
+}
+
+/// Does the list `list` hold the atom `name`?
+fn has_atom(list: TermRef<'_>, name: &str) -> bool {
+    list.list_items().any(|item| item.as_atom().is_some_and(|a| a.name() == name))
 }
 
 /// `{M, F, A}` without wildcards.
