@@ -69,6 +69,10 @@ pub struct TraceSpec {
     pub source: Term,
     /// The compiled spec, run by the engine the core was configured with.
     pub spec: EngineSpec,
+    /// Can a run change the process's trace flags (`enable_trace`,
+    /// `disable_trace`, `trace`, `silent`)? If not, the flags read before
+    /// the run still hold after it.
+    pub has_side_effects: bool,
 }
 
 /// A meta tracer that a breakpoint can drop while threads are using it

@@ -112,6 +112,10 @@ impl TraceFlags {
         .union(TraceFlags::MONOTONIC_TIMESTAMP)
         .union(TraceFlags::STRICT_MONOTONIC_TIMESTAMP);
 
+    /// The flags a port can have (`all` on a port).
+    pub const PORT_TRACEE: TraceFlags =
+        TraceFlags::MODIFIERS.union(TraceFlags::PORTS).union(TraceFlags::RUNNING_PORTS);
+
     /// The flags only ports have (a process ignores them).
     pub const PORT_ONLY: TraceFlags = TraceFlags::PORTS.union(TraceFlags::RUNNING_PORTS);
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use matchspec::CompiledSpec;
+use matchspec::ir::Op;
 use matchspec::spec::{Kind as SpecKind, SpecErrorKind};
 use matchspec::term::{Atom, Kind, TermRef};
 use matchspec_jit::EngineSpec;
@@ -181,8 +182,13 @@ pub(crate) fn compile_trace_spec(
             TraceError::MatchSpec(Box::new(errors))
         }
     })?;
+    let has_side_effects = compiled
+        .program()
+        .code()
+        .iter()
+        .any(|op| matches!(op, Op::ChangeTrace { .. } | Op::Silent { .. }));
     let spec = EngineSpec::new(compiled, core.engine());
-    Ok(Arc::new(TraceSpec { source: term.to_owned(), spec }))
+    Ok(Arc::new(TraceSpec { source: term.to_owned(), spec, has_side_effects }))
 }
 
 /// `trace:function(Session, Pattern, Action, Flags)`: the number of

@@ -308,12 +308,13 @@ impl Process {
                 // Global trace sits on the export entry: remote calls only.
                 flags -= BpFlags::GLOBAL;
             }
-            let needs_call_flag =
-                BpFlags::CALL_TRACE | BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
-            if flags.intersects(needs_call_flag)
+            // Call trace needs the process's `call` flag in the session
+            // (`trace_call` checks it); call time and memory do too.
+            let accounting = BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
+            if flags.intersects(accounting)
                 && !self.tracee.flags(&sbp.session).contains(TraceFlags::CALL)
             {
-                flags -= needs_call_flag;
+                flags -= accounting;
             }
             if flags.intersects(BpFlags::CALL_TRACE) {
                 let local = flags.contains(BpFlags::LOCAL);
@@ -346,19 +347,32 @@ impl Process {
         local: bool,
         session: &SessionRef,
     ) -> ReturnFlags {
-        let tracee = TraceeId::Process(self.pid());
-        let Some(link) = self.tracee.link(session) else { return ReturnFlags::default() };
-        match status_then(&*link.tracer, TraceCategory::Call, TraceTag::Call, tracee) {
+        let Process { core, tracee, stack, scratch, scheduler_id } = self;
+        let id = TraceeId::Process(tracee.pid());
+        // A borrowed snapshot: no reference counts change on this path.
+        let links = tracee.links_snapshot();
+        let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else {
+            return ReturnFlags::default();
+        };
+        if !link.flags.contains(TraceFlags::CALL) {
+            return ReturnFlags::default();
+        }
+        match status_then(&*link.tracer, TraceCategory::Call, TraceTag::Call, id) {
             Enabled::Trace => {}
             Enabled::Discard => return ReturnFlags::default(),
             Enabled::Remove => {
-                self.tracee.update(session, |l| *l = None);
+                tracee.update(session, |l| *l = None);
                 return ReturnFlags::default();
             }
         }
-        let (decision, mut asked) = self.run_spec(mfa, args, spec, session);
-        // The spec may have changed the flags (or removed the tracer).
-        let flags = self.tracee.flags(session);
+        let (decision, mut asked) =
+            run_spec(core, tracee, stack, scratch, mfa, args, spec, session);
+        // A spec may have changed the flags (or removed the tracer).
+        let flags = if spec.is_some_and(|s| s.has_side_effects) {
+            tracee.flags(session)
+        } else {
+            link.flags
+        };
         if flags.contains(TraceFlags::SILENT) {
             return ReturnFlags::default();
         }
@@ -380,10 +394,10 @@ impl Process {
         let opts = TraceOpts {
             extra: None,
             match_spec_result: extra.as_ref().map(Term::as_ref),
-            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(self.scheduler_id),
+            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(*scheduler_id),
             timestamp: flags.timestamp(),
         };
-        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, heap.view(root), &opts);
+        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, heap.view(root), &opts);
         asked
     }
 
@@ -410,7 +424,16 @@ impl Process {
         if tracer.enabled_kind(TraceCategory::Call, TraceTag::Call, tracee) != Enabled::Trace {
             return None;
         }
-        let (decision, asked) = self.run_spec(mfa, args, spec, session);
+        let (decision, asked) = run_spec(
+            &self.core,
+            &self.tracee,
+            &self.stack,
+            &mut self.scratch,
+            mfa,
+            args,
+            spec,
+            session,
+        );
         let extra = match decision {
             Decision::Skip => return Some((asked, tracer)),
             Decision::Trace => None,
@@ -427,37 +450,6 @@ impl Process {
         };
         tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, heap.view(root), &opts);
         Some((asked, tracer))
-    }
-
-    /// Runs a call's match spec, if it has one.
-    fn run_spec(
-        &mut self,
-        mfa: Mfa,
-        args: TermRef<'_>,
-        spec: Option<&TraceSpec>,
-        session: &SessionRef,
-    ) -> (Decision, ReturnFlags) {
-        let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
-        let Process { core, tracee, stack, scratch, .. } = self;
-        let mut host = ProcessHost::new(core, tracee, stack, session, mfa);
-        let outcome = spec.spec.run(args, scratch, &mut host);
-        match outcome {
-            Ok(Outcome::Match(matched)) => {
-                let asked = ReturnFlags {
-                    return_trace: matched.flags.return_trace,
-                    exception_trace: matched.flags.exception_trace,
-                    return_to: false,
-                };
-                let decision = match matched.result.kind() {
-                    Kind::Atom(Atom::TRUE) => Decision::Trace,
-                    Kind::Atom(Atom::FALSE) => Decision::Skip,
-                    _ => Decision::Message(matched.result.to_owned()),
-                };
-                (decision, asked)
-            }
-            // An argument list always runs; a failed run traces nothing.
-            Ok(Outcome::NoMatch) | Err(_) => (Decision::Skip, ReturnFlags::default()),
-        }
     }
 
     /// Pushes the return frames a call trace asked for.
@@ -587,6 +579,40 @@ impl Process {
             heap.view(root),
             &opts,
         );
+    }
+}
+
+/// Runs a call's match spec, if it has one, for the process whose parts
+/// are given (so that callers can hold borrows of the others).
+#[allow(clippy::too_many_arguments, reason = "the parts of a Process, borrowed apart")]
+fn run_spec(
+    core: &TraceCore,
+    tracee: &Arc<Tracee>,
+    stack: &[Frame],
+    scratch: &mut Scratch,
+    mfa: Mfa,
+    args: TermRef<'_>,
+    spec: Option<&TraceSpec>,
+    session: &SessionRef,
+) -> (Decision, ReturnFlags) {
+    let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
+    let mut host = ProcessHost::new(core, tracee, stack, session, mfa);
+    match spec.spec.run(args, scratch, &mut host) {
+        Ok(Outcome::Match(matched)) => {
+            let asked = ReturnFlags {
+                return_trace: matched.flags.return_trace,
+                exception_trace: matched.flags.exception_trace,
+                return_to: false,
+            };
+            let decision = match matched.result.kind() {
+                Kind::Atom(Atom::TRUE) => Decision::Trace,
+                Kind::Atom(Atom::FALSE) => Decision::Skip,
+                _ => Decision::Message(matched.result.to_owned()),
+            };
+            (decision, asked)
+        }
+        // An argument list always runs; a failed run traces nothing.
+        Ok(Outcome::NoMatch) | Err(_) => (Decision::Skip, ReturnFlags::default()),
     }
 }
 

@@ -4,8 +4,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+use arc_swap::ArcSwap;
 use matchspec::term::{Atom, Heap, Word};
 use parking_lot::Mutex;
+
+use crate::breakpoint::TraceSpec;
 
 use crate::flags::TraceFlags;
 use crate::tracer::TracerRef;
@@ -29,6 +32,21 @@ pub struct Session {
     alive: AtomicBool,
     trace_control_word: AtomicU32,
     pub(crate) new_processes: Mutex<NewTracing>,
+    pub(crate) new_ports: Mutex<NewTracing>,
+    pub(crate) send_pattern: ArcSwap<EventPattern>,
+    pub(crate) receive_pattern: ArcSwap<EventPattern>,
+}
+
+/// A session's send or receive trace pattern (`trace:send/3`,
+/// `trace:recv/3`). Sessions start with both on, without a match spec.
+#[derive(Clone, Debug)]
+pub enum EventPattern {
+    /// `false`: events of this kind are not traced.
+    Off,
+    /// `true`: every event is traced.
+    On,
+    /// Events the match spec selects are traced.
+    Spec(Arc<TraceSpec>),
 }
 
 /// The flags and tracer new processes get from a session.
@@ -50,6 +68,9 @@ impl Session {
             alive: AtomicBool::new(true),
             trace_control_word: AtomicU32::new(0),
             new_processes: Mutex::new(NewTracing::default()),
+            new_ports: Mutex::new(NewTracing::default()),
+            send_pattern: ArcSwap::from_pointee(EventPattern::On),
+            receive_pattern: ArcSwap::from_pointee(EventPattern::On),
         }
     }
 
@@ -91,6 +112,16 @@ impl Session {
     /// Replaces the trace control word, returning the old one.
     pub fn set_trace_control_word(&self, value: u32) -> u32 {
         self.trace_control_word.swap(value, Ordering::Relaxed)
+    }
+
+    /// The send pattern.
+    pub fn send_pattern(&self) -> Arc<EventPattern> {
+        self.send_pattern.load_full()
+    }
+
+    /// The receive pattern.
+    pub fn receive_pattern(&self) -> Arc<EventPattern> {
+        self.receive_pattern.load_full()
     }
 
     /// The weak reference `{Name, WeakId}` (`{legacy, default}` for the

@@ -77,6 +77,12 @@ impl Tracee {
         self.links.load_full()
     }
 
+    /// The links of every session, borrowed (cheaper than [`Tracee::links`]
+    /// for a short look).
+    pub fn links_snapshot(&self) -> arc_swap::Guard<Arc<Vec<TracerLink>>> {
+        self.links.load()
+    }
+
     /// The link of `session`, if the process is traced there.
     pub fn link(&self, session: &SessionRef) -> Option<TracerLink> {
         self.links.load().iter().find(|l| Arc::ptr_eq(&l.session, session)).cloned()

@@ -95,11 +95,12 @@ impl TraceWorkload {
     /// messages they delivered.
     pub fn run(&mut self, calls: u64) -> u64 {
         let mut delivered = 0;
+        let (args, result) = (self.args.as_ref(), self.result.as_ref());
         for i in 0..calls {
             self.process
-                .call(&self.function, self.args.as_ref(), true, CallStyle::Body)
+                .call(&self.function, args, true, CallStyle::Body)
                 .expect("the process is alive");
-            self.process.return_value(self.result.as_ref()).expect("a function is active");
+            self.process.return_value(result).expect("a function is active");
             if i % 1024 == 1023 {
                 delivered += self.inbox.try_iter().count() as u64;
             }

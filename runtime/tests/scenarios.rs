@@ -13,10 +13,7 @@ use matchspec_runtime::scenario::{Options, mask_output_term, run};
 
 /// Scenarios that need parts of the core that are not built yet, and what
 /// they need. They must still fail: one that passes must leave this list.
-const PENDING: &[(&str, &str)] = &[(
-    "trace_session_SUITE-destroy",
-    "send and receive patterns, ports and trace:info on them (issue 6)",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/trace")

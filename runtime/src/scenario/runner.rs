@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Options, Output, mask_timestamps};
 use crate::ManualClock;
-use crate::commands::{self, ProcessSpec};
+use crate::commands::{self, MessageEvent, ProcessSpec};
 use crate::core::{CoreConfig, TraceCore};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
@@ -167,6 +167,18 @@ impl Runner {
             ("function", [s, mfa, pattern, flags]) => {
                 let session = self.session(*s)?;
                 self.trace_function(&session, *mfa, *pattern, *flags)
+            }
+            ("send", [s, pattern, flags]) => {
+                let session = self.session(*s)?;
+                message_pattern(&self.core, &session, MessageEvent::Send, *pattern, *flags)
+            }
+            ("recv", [s, pattern, flags]) => {
+                let session = self.session(*s)?;
+                message_pattern(&self.core, &session, MessageEvent::Receive, *pattern, *flags)
+            }
+            ("port", [s, spec, how, flags]) => {
+                let session = self.session(*s)?;
+                self.trace_port(&session, *spec, *how, *flags)
             }
             ("info", [s, what, item]) => {
                 let session = self.session(*s)?;
@@ -353,6 +365,37 @@ impl Runner {
         Ok(Term::from(n as i64))
     }
 
+    /// `trace:port/4`: only `new_ports` so far (ports are issue 6's).
+    fn trace_port(
+        &mut self,
+        session: &SessionRef,
+        spec: TermRef<'_>,
+        how: TermRef<'_>,
+        flags_term: TermRef<'_>,
+    ) -> Reply {
+        if !matches!(spec.as_atom().map(Atom::name), Some("new" | "new_ports")) {
+            return Err(Failure::World("ports_not_supported"));
+        }
+        let on = match how.as_atom() {
+            Some(Atom::TRUE) => true,
+            Some(Atom::FALSE) => false,
+            _ => return Err(TraceError::BadOpt.into()),
+        };
+        let list = parse_flag_list(flags_term).ok_or(TraceError::BadOpt)?;
+        let tracer = match list.tracer {
+            Some(_) if session.tracer().is_some() => return Err(TraceError::BadOpt.into()),
+            Some(t) => Some(self.tracer_term(t).ok_or(TraceError::BadOpt)?),
+            None if session.tracer().is_none() && on => Some(self.tracer(DRIVER)),
+            None => None,
+        };
+        let mut flags = TraceFlags::from_bits_truncate(list.mask);
+        if has_atom(flags_term, "all") {
+            flags |= TraceFlags::TIMESTAMPS;
+        }
+        let n = commands::trace_new_ports(session, on, flags, tracer)?;
+        Ok(Term::from(n as i64))
+    }
+
     fn trace_function(
         &mut self,
         session: &SessionRef,
@@ -392,6 +435,13 @@ impl Runner {
                 Some("on_load") => {
                     on_load_info(&self.core, session, key, &mut heap).ok_or(TraceError::BadOpt)?
                 }
+                Some("send") => {
+                    commands::message_pattern_info(session, MessageEvent::Send, key, &mut heap)?
+                }
+                Some("receive") => {
+                    commands::message_pattern_info(session, MessageEvent::Receive, key, &mut heap)?
+                }
+                Some("new_ports") => commands::new_ports_info(session, key, &mut heap)?,
                 _ => return Err(TraceError::BadTarget.into()),
             }
         };
@@ -478,4 +528,19 @@ fn exact_mfa(term: TermRef<'_>) -> Option<Mfa> {
         function: t.get(1)?.as_atom()?,
         arity: u8::try_from(t.get(2)?.as_i64()?).ok()?,
     })
+}
+
+/// `trace:send/3` and `trace:recv/3` (the flag list must be empty).
+fn message_pattern(
+    core: &TraceCore,
+    session: &SessionRef,
+    event: MessageEvent,
+    pattern: TermRef<'_>,
+    flags: TermRef<'_>,
+) -> Reply {
+    if !flags.is_nil() {
+        return Err(TraceError::BadOpt.into());
+    }
+    let n = commands::set_message_pattern(core, session, event, pattern)?;
+    Ok(Term::from(n as i64))
 }
