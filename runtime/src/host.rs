@@ -40,7 +40,7 @@ impl<'a> ProcessHost<'a> {
     fn callers(&self) -> impl Iterator<Item = Mfa> + '_ {
         self.stack.iter().rev().filter_map(|f| match f {
             Frame::Function { mfa, .. } => Some(*mfa),
-            Frame::ReturnTrace { .. } | Frame::ReturnTo { .. } => None,
+            Frame::ReturnTrace(_) | Frame::ReturnTo { .. } => None,
         })
     }
 

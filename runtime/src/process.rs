@@ -57,10 +57,23 @@ pub(crate) enum Frame {
     /// An active function; `catches` if it is inside a `try` around the
     /// call above it.
     Function { mfa: Mfa, catches: bool },
-    /// Report the return (or exception) of `mfa` to a session.
-    ReturnTrace { mfa: Mfa, session: SessionRef, tracer: FrameTracer, exception: bool },
+    /// Report the return (or exception) of a function to a session (boxed:
+    /// it is rare, and function frames, the common kind, stay small).
+    ReturnTrace(Box<ReturnTrace>),
     /// Report where execution returns to, to a session.
     ReturnTo { session: SessionRef },
+}
+
+// Function frames are pushed and popped on every call: keep them small.
+const _: () = assert!(size_of::<Frame>() <= 24);
+
+/// A `return_trace` or `exception_trace` frame.
+#[derive(Clone, Debug)]
+pub(crate) struct ReturnTrace {
+    mfa: Mfa,
+    session: SessionRef,
+    tracer: FrameTracer,
+    exception: bool,
 }
 
 /// Whose tracer a return frame reports to.
@@ -129,7 +142,7 @@ impl Process {
     pub fn functions(&self) -> impl Iterator<Item = Mfa> + '_ {
         self.stack.iter().rev().filter_map(|f| match f {
             Frame::Function { mfa, .. } => Some(*mfa),
-            Frame::ReturnTrace { .. } | Frame::ReturnTo { .. } => None,
+            Frame::ReturnTrace(_) | Frame::ReturnTo { .. } => None,
         })
     }
 
@@ -191,7 +204,7 @@ impl Process {
                     *catches = false;
                     break;
                 }
-                Some(Frame::ReturnTrace { .. } | Frame::ReturnTo { .. }) => {
+                Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. }) => {
                     let frame = self.stack.pop().expect("a frame");
                     self.on_return_frame(frame, value);
                 }
@@ -250,12 +263,11 @@ impl Process {
                 Some(Frame::Function { .. }) => {
                     self.stack.pop();
                 }
-                Some(Frame::ReturnTrace { .. }) => {
-                    let Some(Frame::ReturnTrace { mfa, session, tracer, exception }) =
-                        self.stack.pop()
-                    else {
+                Some(Frame::ReturnTrace(_)) => {
+                    let Some(Frame::ReturnTrace(frame)) = self.stack.pop() else {
                         unreachable!("the frame just seen")
                     };
+                    let ReturnTrace { mfa, session, tracer, exception } = *frame;
                     if exception {
                         let mut heap = Heap::new();
                         let value = reason.copy_to(&mut heap);
@@ -464,12 +476,12 @@ impl Process {
             self.stack.push(Frame::ReturnTo { session: session.clone() });
         }
         if asked.return_trace || asked.exception_trace {
-            self.stack.push(Frame::ReturnTrace {
+            self.stack.push(Frame::ReturnTrace(Box::new(ReturnTrace {
                 mfa,
                 session: session.clone(),
                 tracer,
                 exception: asked.exception_trace,
-            });
+            })));
         }
     }
 
@@ -480,7 +492,7 @@ impl Process {
             match frame {
                 Frame::Function { .. } => return false,
                 Frame::ReturnTo { session: s } if Arc::ptr_eq(s, session) => return true,
-                Frame::ReturnTo { .. } | Frame::ReturnTrace { .. } => {}
+                Frame::ReturnTo { .. } | Frame::ReturnTrace(_) => {}
             }
         }
         false
@@ -490,7 +502,8 @@ impl Process {
 
     fn on_return_frame(&mut self, frame: Frame, value: TermRef<'_>) {
         match frame {
-            Frame::ReturnTrace { mfa, session, tracer, .. } => {
+            Frame::ReturnTrace(frame) => {
+                let ReturnTrace { mfa, session, tracer, .. } = *frame;
                 self.emit_return(&session, &tracer, mfa, TraceTag::ReturnFrom, value);
             }
             Frame::ReturnTo { session } => {
