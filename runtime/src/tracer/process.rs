@@ -122,3 +122,74 @@ impl Tracer for ProcessTracer {
         a.view(x).eq_exact(&b.view(y))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::flags::TimestampKind;
+
+    fn tracer() -> (ProcessTracer, crossbeam_channel::Receiver<Delivered>) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        (ProcessTracer::new(Pid::new(90, 0), tx, Arc::new(ManualClock::new())), rx)
+    }
+
+    fn deliver(
+        tracer: &ProcessTracer,
+        rx: &crossbeam_channel::Receiver<Delivered>,
+        opts: &TraceOpts<'_>,
+    ) -> String {
+        let msg = Term::parse("{m,f,[1]}").expect("term");
+        tracer.trace(TraceTag::Call, TraceeId::Process(Pid::new(80, 0)), msg.as_ref(), opts);
+        rx.try_recv().expect("a message").message.as_ref().without_strings().to_string()
+    }
+
+    #[test]
+    fn elements_follow_erl_tracer_order() {
+        let (t, rx) = tracer();
+        assert_eq!(deliver(&t, &rx, &TraceOpts::default()), "{trace,<0.80.0>,call,{m,f,[1]}}");
+        let pam = Term::parse("hello").expect("term");
+        let opts = TraceOpts {
+            extra: None,
+            match_spec_result: Some(pam.as_ref()),
+            scheduler_id: Some(3),
+            timestamp: Some(TimestampKind::Monotonic),
+        };
+        // Result of the spec, then the scheduler, then the timestamp last.
+        assert_eq!(deliver(&t, &rx, &opts), "{trace_ts,<0.80.0>,call,{m,f,[1]},hello,3,0}");
+        let value = Term::parse("42").expect("term");
+        let opts = TraceOpts { extra: Some(value.as_ref()), ..TraceOpts::default() };
+        assert_eq!(deliver(&t, &rx, &opts), "{trace,<0.80.0>,call,{m,f,[1]},42}");
+    }
+
+    #[test]
+    fn a_tracer_never_traces_itself_and_a_dead_one_asks_to_be_removed() {
+        let (t, _rx) = tracer();
+        let me = TraceeId::Process(Pid::new(90, 0));
+        let other = TraceeId::Process(Pid::new(80, 0));
+        assert_eq!(t.enabled(TraceTag::Call, me), Enabled::Discard);
+        assert_eq!(t.enabled(TraceTag::Call, other), Enabled::Trace);
+        t.kill();
+        assert_eq!(t.enabled(TraceTag::TraceStatus, other), Enabled::Remove);
+        assert_eq!(t.enabled(TraceTag::Call, other), Enabled::Discard);
+    }
+
+    #[test]
+    fn options_become_the_map_trace_5_gets() {
+        let mut heap = Heap::new();
+        let empty = TraceOpts::default().to_map(&mut heap);
+        assert_eq!(heap.view(empty).to_string(), "#{}");
+        let value = Term::parse("{ok, 1}").expect("term");
+        let opts = TraceOpts {
+            extra: Some(value.as_ref()),
+            match_spec_result: None,
+            scheduler_id: Some(1),
+            timestamp: Some(TimestampKind::Now),
+        };
+        let map = opts.to_map(&mut heap);
+        assert_eq!(
+            heap.view(map).to_string(),
+            "#{extra => {ok,1},scheduler_id => 1,timestamp => timestamp}"
+        );
+    }
+}
