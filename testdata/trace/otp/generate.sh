@@ -7,6 +7,12 @@
 #     testdata/trace/otp/generate.sh              # every scenario
 #     testdata/trace/otp/generate.sh NAME ...     # only these (NAME.scenario)
 #
+# Without arguments it first rewrites the *-dynamic.scenario files: for every
+# scenario of call_trace_SUITE, trace_local_SUITE, trace_meta_SUITE and
+# match_spec_SUITE that uses only the legacy API (no session_create),
+# dynamic-variant.escript writes NAME-dynamic.scenario, the same scenario as
+# OTP's dynamic_pre_post test group runs it.
+#
 # Needs: an OTP 27 installation in a chroot (default /opt/otp27, override
 # with OTP_CHROOT=/path) whose `escript` is on the chroot's PATH, and a
 # scratch directory inside it (default /tmp/scenario-gen, relative to the
@@ -28,6 +34,19 @@ mkdir -p "$root$scratch"
 cp "$here/run-scenario.escript" "$root$scratch/run-scenario.escript"
 
 if [ "$#" -eq 0 ]; then
+    cp "$here/dynamic-variant.escript" "$root$scratch/dynamic-variant.escript"
+    for scenario in "$tracedir"/call_trace_SUITE-*.scenario \
+                    "$tracedir"/trace_local_SUITE-*.scenario \
+                    "$tracedir"/trace_meta_SUITE-*.scenario \
+                    "$tracedir"/match_spec_SUITE-*.scenario; do
+        name=$(basename "$scenario" .scenario)
+        case "$name" in *-dynamic) continue ;; esac
+        if grep -q session_create "$scenario"; then continue; fi
+        cp "$scenario" "$root$scratch/$name.scenario"
+        chroot "$root" escript "$scratch/dynamic-variant.escript" \
+            "$scratch/$name.scenario" "$scratch/$name-dynamic.scenario"
+        cp "$root$scratch/$name-dynamic.scenario" "$tracedir/$name-dynamic.scenario"
+    done
     set -- "$tracedir"/*.scenario
 else
     names=""
