@@ -6,8 +6,9 @@
 %% Runs one trace scenario (docs/scenarios.md) on a real Erlang/OTP 27 VM and
 %% prints what `msc trace --mask-timestamps SCENARIO` is expected to print:
 %% for every term `{reply, Tag, Reply}.`, then the trace messages the term
-%% caused as `{Tracer, Message}.`, grouped by tracer (tracers in the order of
-%% their first appearance in the scenario), timestamps replaced by '$ts'.
+%% caused as `{Tracer, Message}.`, grouped by tracer (the driver first, then
+%% the tracers in the order commands first name them), timestamps replaced by
+%% '$ts'.
 %%
 %% Run it inside the OTP 27 chroot, e.g.
 %%
@@ -30,7 +31,10 @@
 %% * {spawn, Parent, Child}: Parent (the driver or a puppet) calls
 %%   erlang:spawn(scenario, idle, []). Module `scenario` is compiled here; its
 %%   idle/0 loop receives steps from the driver and performs calls from its
-%%   own body, so {caller} and return_to show {scenario, idle, 0}.
+%%   own body, so {caller} and return_to show {scenario, idle, 0}. The idle
+%%   loop is the process's bottom function as in msc: returning or raising
+%%   from it ends the process, and a tail call replaces it (the process ends
+%%   when the called function returns).
 %% * {module, M, Functions}: Erlang source is generated with exactly those
 %%   functions (plus the compiler's module_info/0,1), compiled with
 %%   compile:forms/2 and loaded with code:load_binary/3. Every body receives
@@ -72,7 +76,8 @@
             mons = #{},        % puppet -> monitor ref
             modules = #{},     % module -> [{F, Arity, exported|local}]
             sessions = #{},    % session name -> handle
-            order = []}).      % scenario pid atoms, tracer print order
+            order = []}).      % tracers in print order: the driver, then
+                               % collectors in the order they were made
 
 %% frame(): {M, F, Arity, Catches, NonTailStepsDone}
 
@@ -99,8 +104,8 @@ run(File) ->
     Self = self(),
     W0 = #w{pids = #{?DRIVER => Self}, rev = #{Self => ?DRIVER},
             kind = #{?DRIVER => driver},
-            order = tracer_order(Terms)},
-    lists:foldl(fun run_term/2, placeholders(W0), Terms),
+            order = [?DRIVER]},
+    lists:foldl(fun run_term/2, placeholders(W0, Terms), Terms),
     halt(0).
 
 %%% Reading ----------------------------------------------------------------
@@ -134,15 +139,6 @@ spids([H | T], Acc) -> spids(T, spids(H, Acc));
 spids(T, Acc) when is_tuple(T) -> spids(tuple_to_list(T), Acc);
 spids(M, Acc) when is_map(M) -> spids(maps:to_list(M), Acc);
 spids(_, Acc) -> Acc.
-
-%% Tracers are printed in the order the scenario first names the pids; the
-%% driver, if never named, comes last.
-tracer_order(Terms) ->
-    Named = spids(Terms),
-    case lists:member(?DRIVER, Named) of
-        true -> Named;
-        false -> Named ++ [?DRIVER]
-    end.
 
 %%% Running a term ---------------------------------------------------------
 
@@ -233,24 +229,20 @@ do_term({module, M, Fs}, W) ->
     declare_module(M, Fs, W);
 do_term({spawn, Parent, Child}, W) ->
     spawn_event(Parent, Child, W);
-do_term({call, P, {M, F, Args}}, W) ->
-    call_event(call, P, M, F, Args, W);
-do_term({try_call, P, {M, F, Args}}, W) ->
-    call_event(try_call, P, M, F, Args, W);
-do_term({local_call, P, {M, F, Args}}, W) ->
-    call_event(local_call, P, M, F, Args, W);
-do_term({tail_call, P, {M, F, Args}}, W) ->
-    call_event(tail_call, P, M, F, Args, W);
-do_term({local_tail_call, P, {M, F, Args}}, W) ->
-    call_event(local_tail_call, P, M, F, Args, W);
+do_term({Kind, P, Call}, W)
+  when Kind =:= call; Kind =:= try_call; Kind =:= local_call;
+       Kind =:= tail_call; Kind =:= local_tail_call ->
+    call_event(Kind, P, Call, W);
 do_term({return, P, Value}, W) ->
     return_event(P, Value, W);
 do_term({raise, P, Class, Reason}, W) ->
     raise_event(P, Class, Reason, W);
-do_term({advance_clock, Ns}, W) when is_integer(Ns), Ns >= 0 ->
+do_term({advance_clock, Ns}, W) ->
+    %% msc's injected clock moves on; OTP's clock is its own.
+    is_integer(Ns) orelse world_error(not_an_integer),
     {ok, W};
 do_term(_, _W) ->
-    throw({scenario_error, badarg}).
+    world_error(unknown_term).
 
 %% Runs a trace BIF; errors become {error, Reason} like the format says.
 call(Fun) ->
@@ -304,16 +296,18 @@ count(Spec, What, Fun, W) ->
 %% Every pid the scenario names stands for a dead process until it is
 %% spawned or named in a tracer position of a command; these placeholders are
 %% made before the first term runs, so they never see any trace flags.
-placeholders(W0) ->
+placeholders(W0, Terms) ->
     lists:foldl(fun(S, W) -> bind(S, dead_pid(), dead, W) end,
-                W0, [S || S <- W0#w.order, S =/= ?DRIVER]).
+                W0, [S || S <- spids(Terms), S =/= ?DRIVER]).
 
 %% Makes the pids a command names in tracer positions exist as collectors.
 prepare(Term, W0) ->
     lists:foldl(
       fun(S, W) ->
               case maps:get(S, W#w.kind, none) of
-                  dead -> bind(S, spawn_link(fun collector/0), collector, W);
+                  dead ->
+                      W1 = bind(S, spawn_link(fun collector/0), collector, W),
+                      W1#w{order = W1#w.order ++ [S]};
                   _ -> W
               end
       end, W0, tracer_spids(Term)).
@@ -414,12 +408,13 @@ mask(M) -> M.
 %%% Modules ----------------------------------------------------------------
 
 declare_module(M, Fs0, W) ->
+    (is_atom(M) andalso is_list(Fs0)) orelse world_error(bad_module),
     Fs = [case F of
               {Name, A} when is_atom(Name), is_integer(A), A >= 0 ->
                   {Name, A, exported};
               {Name, A, local} when is_atom(Name), is_integer(A), A >= 0 ->
                   {Name, A, local};
-              _ -> throw({scenario_error, badarg})
+              _ -> world_error(bad_module)
           end || F <- Fs0],
     Keys = [{F, A} || {F, A, _} <- Fs],
     ok = case is_atom(M) andalso M =/= scenario andalso is_list(Fs0)
@@ -427,7 +422,7 @@ declare_module(M, Fs0, W) ->
              andalso not lists:member({module_info, 0}, Keys)
              andalso not lists:member({module_info, 1}, Keys) of
              true -> ok;
-             false -> throw({scenario_error, badarg})
+             false -> world_error(bad_module)
          end,
     Src = module_source(M, Fs),
     {ok, M, Bin} = compile_source(Src),
@@ -467,7 +462,13 @@ load_idle_module() ->
         "        {'$scenario_step', {try_call, M, F, As}} ->\n"
         "            _ = try apply(M, F, As) catch _:_ -> caught end, idle();\n"
         "        {'$scenario_step', spawn} ->\n"
-        "            _ = erlang:spawn(scenario, idle, []), idle()\n"
+        "            _ = erlang:spawn(scenario, idle, []), idle();\n"
+        "        {'$scenario_step', {return, V}} ->\n"
+        "            V;\n"
+        "        {'$scenario_step', {raise, C, R}} ->\n"
+        "            erlang:raise(C, R, []);\n"
+        "        {'$scenario_step', {tail_call, M, F, As}} ->\n"
+        "            apply(M, F, As)\n"
         "    end.\n",
     {ok, scenario, Bin} = compile_source(Src),
     {module, scenario} = code:load_binary(scenario, "scenario.erl", Bin),
@@ -562,25 +563,50 @@ local_case(I, Fs) ->
                   [FV, AV, lists:join("; ", Clauses)]).
 
 %%% Processes and calls ------------------------------------------------------
+%%
+%% The model of a puppet's stack: frames innermost first, the idle loop
+%% {scenario, idle, 0} at the bottom until it returns, raises or tail-calls
+%% away. A frame is {M, F, Arity, Catches, NonTailSteps}; Catches says the
+%% frame below called it inside try ... catch. When the last frame ends the
+%% process exits.
+%%
+%% Host events that do not fit the world reply {error, Reason} with the
+%% reasons msc uses: not_a_pid, noproc, already_exists, bad_call, undef,
+%% not_local, bad_class, bad_module, not_an_integer, unknown_term. Two more
+%% are this script's own: unsupported (calls or spawns by the driver or a
+%% collector, which msc allows and this script cannot make) and
+%% too_many_steps (more than ?SLOTS non-tail steps in one activation).
 
+-define(IDLE, {scenario, idle, 0, false, 0}).
+
+world_error(Reason) -> throw({scenario_error, Reason}).
+
+%% The live puppet P.
 puppet(P, W) ->
+    is_spid(P) orelse world_error(not_a_pid),
     case maps:get(P, W#w.kind, none) of
         puppet ->
             Pid = maps:get(P, W#w.pids),
-            case is_process_alive(Pid) of
+            case maps:is_key(P, W#w.stacks) andalso is_process_alive(Pid) of
                 true -> Pid;
-                false -> throw({scenario_error, badarg})
+                false -> world_error(noproc)
             end;
-        _ -> throw({scenario_error, badarg})
+        driver -> world_error(unsupported);
+        collector -> world_error(unsupported);
+        _ -> world_error(noproc)
     end.
 
 spawn_event(Parent, Child, W) ->
-    case is_spid(Child) andalso
-        lists:member(maps:get(Child, W#w.kind, none), [none, dead]) of
-        true -> ok;
-        false -> throw({scenario_error, badarg})
+    (is_spid(Parent) andalso is_spid(Child)) orelse world_error(not_a_pid),
+    ParentKind = maps:get(Parent, W#w.kind, none),
+    case ParentKind of
+        driver -> ok;
+        puppet -> ok;
+        collector -> world_error(unsupported);
+        _ -> world_error(noproc)
     end,
-    Pid = case maps:get(Parent, W#w.kind, none) of
+    maps:get(Child, W#w.kind, none) =:= dead orelse world_error(already_exists),
+    Pid = case ParentKind of
               driver ->
                   erlang:spawn(scenario, idle, []);
               puppet ->
@@ -593,32 +619,27 @@ spawn_event(Parent, Child, W) ->
                   [C] = [C || C <- processes() -- Before,
                               erlang:process_info(C, initial_call)
                                   =:= {initial_call, {scenario, idle, 0}}],
-                  C;
-              _ -> throw({scenario_error, badarg})
+                  C
           end,
     wait_state(Pid, {scenario, idle, 0}),
     Mon = erlang:monitor(process, Pid),
     W1 = bind(Child, Pid, puppet, W),
-    W2 = case maps:get(Parent, W#w.kind) of
+    W2 = case ParentKind of
              puppet -> bump(Parent, W1);
              driver -> W1
          end,
-    {ok, W2#w{stacks = (W2#w.stacks)#{Child => []},
+    {ok, W2#w{stacks = (W2#w.stacks)#{Child => [?IDLE]},
               mons = (W2#w.mons)#{Child => Mon}}}.
 
-where([]) -> {scenario, idle, 0};
 where([{M, F, A, _, _} | _]) -> {M, F, A}.
 
-check_slots([{_, _, _, _, N} | _]) when N >= ?SLOTS ->
-    throw({scenario_error, too_many_steps});
+check_slots([{scenario, idle, 0, _, _} | _]) -> ok;
+check_slots([{_, _, _, _, N} | _]) when N >= ?SLOTS -> world_error(too_many_steps);
 check_slots(_) -> ok.
 
 bump(P, W) ->
-    case maps:get(P, W#w.stacks) of
-        [{M, F, A, C, N} | Rest] ->
-            W#w{stacks = (W#w.stacks)#{P => [{M, F, A, C, N + 1} | Rest]}};
-        [] -> W
-    end.
+    [{M, F, A, C, N} | Rest] = maps:get(P, W#w.stacks),
+    W#w{stacks = (W#w.stacks)#{P => [{M, F, A, C, N + 1} | Rest]}}.
 
 exported(M, F, A, W) ->
     case maps:find(M, W#w.modules) of
@@ -632,31 +653,20 @@ declared(M, F, A, W) ->
         error -> false
     end.
 
-call_event(Kind, P, M, F, Args, W) ->
-    Pid = puppet(P, W),
-    ok = case is_atom(M) andalso is_atom(F) andalso is_list(Args) of
-             true -> ok;
-             false -> throw({scenario_error, badarg})
-         end,
+call_event(Kind, P, {M, F, Args}, W) when is_atom(M), is_atom(F) ->
+    proper_list(Args) orelse world_error(bad_call),
     A = length(Args),
-    Stack = maps:get(P, W#w.stacks),
     Local = Kind =:= local_call orelse Kind =:= local_tail_call,
     Tail = Kind =:= tail_call orelse Kind =:= local_tail_call,
     case Local of
-        true ->
-            case Stack of
-                [{M, _, _, _, _} | _] -> ok;
-                _ -> throw({scenario_error, badarg})
-            end,
-            declared(M, F, A, W) orelse throw({scenario_error, undef});
-        false ->
-            exported(M, F, A, W) orelse throw({scenario_error, undef})
+        true -> declared(M, F, A, W) orelse world_error(undef);
+        false -> exported(M, F, A, W) orelse world_error(undef)
     end,
-    case {Tail, Stack} of
-        {true, []} -> throw({scenario_error, badarg});
-        {false, _} -> check_slots(Stack);
-        _ -> ok
-    end,
+    Pid = puppet(P, W),
+    Stack = maps:get(P, W#w.stacks),
+    [{M0, F0, A0, C0, N0} | Rest] = Stack,
+    Local andalso M0 =/= M andalso world_error(not_local),
+    Tail orelse check_slots(Stack),
     Step = case Kind of
                call -> {call, M, F, Args};
                try_call -> {try_call, M, F, Args};
@@ -664,49 +674,47 @@ call_event(Kind, P, M, F, Args, W) ->
                tail_call -> {tail_call, M, F, Args};
                local_tail_call -> {local_tail_call, F, Args}
            end,
-    Stack1 = case {Tail, Stack} of
-                 {true, [{_, _, _, C, _} | Rest]} -> [{M, F, A, C, 0} | Rest];
-                 {false, [{M0, F0, A0, C0, N0} | Rest]} ->
-                     [{M, F, A, Kind =:= try_call, 0}, {M0, F0, A0, C0, N0 + 1}
-                      | Rest];
-                 {false, []} -> [{M, F, A, Kind =:= try_call, 0}]
+    Stack1 = case Tail of
+                 true -> [{M, F, A, C0, 0} | Rest];
+                 false -> [{M, F, A, Kind =:= try_call, 0}, {M0, F0, A0, C0, N0 + 1}
+                           | Rest]
              end,
-    Pid ! {?STEP, Step},
+    Pid ! {?STEP, real(Step, W)},
     wait_state(Pid, where(Stack1)),
-    {ok, W#w{stacks = (W#w.stacks)#{P => Stack1}}}.
+    {ok, W#w{stacks = (W#w.stacks)#{P => Stack1}}};
+call_event(_Kind, _P, _Call, _W) ->
+    world_error(bad_call).
+
+proper_list([]) -> true;
+proper_list([_ | T]) -> proper_list(T);
+proper_list(_) -> false.
 
 return_event(P, Value, W) ->
     Pid = puppet(P, W),
-    case maps:get(P, W#w.stacks) of
-        [_ | Rest] ->
-            Pid ! {?STEP, {return, real(Value, W)}},
-            wait_state(Pid, where(Rest)),
-            {ok, W#w{stacks = (W#w.stacks)#{P => Rest}}};
-        [] ->
-            throw({scenario_error, badarg})
-    end.
+    [_ | Rest] = maps:get(P, W#w.stacks),
+    Pid ! {?STEP, {return, real(Value, W)}},
+    after_end(P, Pid, Rest, W).
 
 raise_event(P, Class, Reason, W) ->
+    lists:member(Class, [error, exit, throw]) orelse world_error(bad_class),
     Pid = puppet(P, W),
-    lists:member(Class, [error, exit, throw])
-        orelse throw({scenario_error, badarg}),
-    Stack = maps:get(P, W#w.stacks),
-    Stack =/= [] orelse throw({scenario_error, badarg}),
     Pid ! {?STEP, {raise, Class, real(Reason, W)}},
-    case unwind(Stack) of
-        {caught, Rest} ->
-            wait_state(Pid, where(Rest)),
-            {ok, W#w{stacks = (W#w.stacks)#{P => Rest}}};
-        uncaught ->
-            Mon = maps:get(P, W#w.mons),
-            receive {'DOWN', Mon, process, Pid, _} -> ok
-            after ?WAIT_MS -> error({no_exit, P})
-            end,
-            {ok, W#w{stacks = maps:remove(P, W#w.stacks)}}
-    end.
+    after_end(P, Pid, unwind(maps:get(P, W#w.stacks)), W).
 
-unwind([]) -> uncaught;
-unwind([{_, _, _, true, _} | Rest]) -> {caught, Rest};
+%% The innermost function has ended (returned, or raised up to the frame
+%% that catches): Rest is what is left of the stack.
+after_end(P, Pid, [], W) ->
+    Mon = maps:get(P, W#w.mons),
+    receive {'DOWN', Mon, process, Pid, _} -> ok
+    after ?WAIT_MS -> error({no_exit, P})
+    end,
+    {ok, W#w{stacks = maps:remove(P, W#w.stacks)}};
+after_end(P, Pid, Rest, W) ->
+    wait_state(Pid, where(Rest)),
+    {ok, W#w{stacks = (W#w.stacks)#{P => Rest}}}.
+
+unwind([]) -> [];
+unwind([{_, _, _, true, _} | Rest]) -> Rest;
 unwind([_ | Rest]) -> unwind(Rest).
 
 %% Waits until Pid is blocked in a receive in function MFA with an empty
