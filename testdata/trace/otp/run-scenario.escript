@@ -574,8 +574,9 @@ local_case(I, Fs) ->
 %% reasons msc uses: not_a_pid, noproc, already_exists, bad_call, undef,
 %% not_local, bad_class, bad_module, not_an_integer, unknown_term. Two more
 %% are this script's own: unsupported (calls or spawns by the driver or a
-%% collector, which msc allows and this script cannot make) and
-%% too_many_steps (more than ?SLOTS non-tail steps in one activation).
+%% collector, and calls of module_info/0,1, which msc allows and this script
+%% cannot make) and too_many_steps (more than ?SLOTS non-tail steps in one
+%% activation).
 
 -define(IDLE, {scenario, idle, 0, false, 0}).
 
@@ -658,6 +659,10 @@ call_event(Kind, P, {M, F, Args}, W) when is_atom(M), is_atom(F) ->
     A = length(Args),
     Local = Kind =:= local_call orelse Kind =:= local_tail_call,
     Tail = Kind =:= tail_call orelse Kind =:= local_tail_call,
+    %% module_info/0,1 are the compiler's: in OTP they return at once, so
+    %% the frame the scenario would go on with cannot be made.
+    F =:= module_info andalso (A =:= 0 orelse A =:= 1) andalso
+        maps:is_key(M, W#w.modules) andalso world_error(unsupported),
     case Local of
         true -> declared(M, F, A, W) orelse world_error(undef);
         false -> exported(M, F, A, W) orelse world_error(undef)
