@@ -220,16 +220,29 @@ impl Translator<'_, '_> {
                 let header = self.b.create_block();
                 self.brif(boxed, header, self.label(fail));
                 self.continue_in(header);
-                // One bounds check covers the header and every element.
-                let base = self.input_cells(w, arity);
+                // One bounds check covers the header and every element. A
+                // smaller tuple may end the input's heap before `arity`
+                // elements would: off the hot path, such a term fails the
+                // test if its header says so, and only a tuple of the
+                // right arity sticking out of the heap is a malformed input.
+                let header = layout::tuple_header(arity.into()) as i64;
+                let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
+                let last = self.b.ins().iadd_imm_s(offset, i64::from(arity));
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+                let read = self.b.create_block();
+                let short = self.b.create_block();
+                self.brif(inside, read, short);
+                self.continue_in(read);
+                let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+                let base = self.b.ins().iadd(self.input, byte_offset);
                 let h = self.b.ins().load(I64, mem(), base, 0);
-                let ok = self.b.ins().icmp_imm_s(
-                    IntCC::Equal,
-                    h,
-                    layout::tuple_header(arity.into()) as i64,
-                );
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, h, header);
                 self.known[src.index()].cells = Some((base, arity));
                 self.branch(ok, pc + 1, fail);
+                self.switch_off(short);
+                let h = self.input_cell(w, 0);
+                let malformed = self.b.ins().icmp_imm_s(IntCC::Equal, h, header);
+                self.brif(malformed, self.bad_input, self.label(fail));
             }
             Op::GetElement { src, index, dst } => {
                 let v = self.cell(src, 1 + index);
@@ -525,8 +538,11 @@ impl Translator<'_, '_> {
         // `and`: all true; `or`: any true; both only once every operand is
         // known to be a boolean.
         let mut result = self.b.ins().iconst(I64, i64::from(op == LogicOp::And));
-        for r in regs {
-            let w = self.load(r);
+        // Every operand is loaded before the first test: in a body a
+        // non-boolean goes on to the next op as `'EXIT'`, and the loads the
+        // next op reuses must be on every path to it.
+        let words: Vec<Value> = regs.iter().map(|&r| self.load(r)).collect();
+        for w in words {
             let is_true = self.is_word(w, TRUE);
             let is_false = self.is_word(w, FALSE);
             let is_boolean = self.b.ins().bor(is_true, is_false);
