@@ -5,3 +5,4 @@ mod corpus;
 mod memory;
 mod ops;
 mod panics;
+mod regression;

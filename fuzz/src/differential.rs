@@ -1,0 +1,245 @@
+//! The `differential` target's oracle: the interpreter and the JIT give
+//! exactly the same answers.
+//!
+//! This file is not a module of `lib.rs`: `matchspec/tests/regression.rs`
+//! includes `lib.rs`, and `matchspec`'s tests cannot depend on the JIT.
+//! `fuzz_targets/differential.rs` and `jit/tests/regression.rs` include it
+//! next to `lib.rs`, which each of them calls `oracles`, so the target and
+//! the regression tests check exactly the same thing.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::Once;
+
+use arbitrary::Unstructured;
+use matchspec::host::{Effect, Recording};
+use matchspec::term::{Heap, Term, TermRef, Word};
+use matchspec::{CompiledSpec, Config, EvalError, Flags, Outcome, Scratch, TestHost};
+use matchspec_jit::{JitError, JitProgram};
+
+use super::oracles::{DiffCase, MAX_INPUT, differential_case};
+
+/// Generated specs of every kind, compiled with the default configuration
+/// and with `match_spec_test`'s, run on generated inputs by the interpreter
+/// and by the JIT, one input at a time and as a batch, give the same
+/// outcomes (terms compared with `=:=` and as text), the same flags, the
+/// same effects on the host and leave the host in the same state. The JIT
+/// compiles every spec the checker takes (it may only refuse one as too
+/// large), and neither engine panics.
+pub fn differential(data: &[u8]) -> bool {
+    if data.len() > MAX_INPUT {
+        return false;
+    }
+    let Ok(case) = differential_case(&mut Unstructured::new(data)) else {
+        return false;
+    };
+    check(&case);
+    true
+}
+
+/// Runs `case` on both engines and panics (printing the case as Erlang
+/// text) if they disagree.
+pub fn check(case: &DiffCase) {
+    let _current = Current::set(case);
+    for config in [Config::default(), matchspec::conformance::test_config()] {
+        let Ok(spec) = CompiledSpec::from_term(case.spec.as_ref(), case.kind, &config) else {
+            continue;
+        };
+        let jit = match JitProgram::compile(&spec) {
+            Ok(jit) => jit,
+            Err(JitError::TooLarge { .. }) => continue,
+            Err(err) => panic!("the JIT failed to compile a checked spec: {err}"),
+        };
+        let config_name = if config.get_fake_destructive() { "test_config()" } else { "default" };
+        single_runs(case, &spec, &jit, config_name);
+        batch_runs(case, &spec, &jit, config_name);
+    }
+}
+
+/// What one run gave, owned.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Error(EvalError),
+    NoMatch,
+    Match { result: Term, text: String, flags: Flags },
+}
+
+impl Answer {
+    fn of(outcome: &Result<Outcome<'_>, EvalError>) -> Answer {
+        match outcome {
+            Err(err) => Answer::Error(err.clone()),
+            Ok(Outcome::NoMatch) => Answer::NoMatch,
+            Ok(Outcome::Match(m)) => Answer::Match {
+                result: m.result.to_owned(),
+                text: m.result.to_string(),
+                flags: m.flags,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Error(err) => write!(f, "error: {err}"),
+            Answer::NoMatch => f.write_str("nomatch"),
+            Answer::Match { text, flags, .. } => write!(f, "match {text} {flags:?}"),
+        }
+    }
+}
+
+/// What a host saw: the effects asked of it and its state.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    effects: Vec<Effect>,
+    tcw: u32,
+    flags: u32,
+    silent: bool,
+    displayed: Vec<String>,
+}
+
+impl Seen {
+    fn of(host: &mut Recording<TestHost>) -> Seen {
+        let effects = host.take_effects();
+        let inner = host.inner();
+        Seen {
+            effects,
+            tcw: inner.tcw,
+            flags: inner.flags,
+            silent: inner.silent,
+            displayed: inner.displayed.clone(),
+        }
+    }
+}
+
+fn host() -> Recording<TestHost> {
+    Recording::new(TestHost::default())
+}
+
+/// Each input on its own, in order, each engine keeping its scratch and
+/// host from one input to the next; then each matching result (a term
+/// spanning several heaps) as an input of its own.
+fn single_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &str) {
+    let (mut interp_scratch, mut jit_scratch) = (Scratch::new(), Scratch::new());
+    let (mut interp_host, mut jit_host) = (host(), host());
+    for (i, input) in case.inputs.iter().enumerate() {
+        let input = input.as_ref();
+        let interp = spec.run_with_host(input, &mut interp_scratch, &mut interp_host);
+        let interp_answer = Answer::of(&interp);
+        let interp_seen = Seen::of(&mut interp_host);
+        let jit_answer = Answer::of(&jit.run(spec, input, &mut jit_scratch, &mut jit_host));
+        let jit_seen = Seen::of(&mut jit_host);
+        agree(&format!("input {} ({config})", i + 1), input, &interp_answer, &jit_answer);
+        assert!(
+            interp_seen == jit_seen,
+            "input {} ({config}): the hosts differ\ninterp: {interp_seen:?}\njit:    {jit_seen:?}",
+            i + 1
+        );
+        if let Ok(Outcome::Match(m)) = &interp {
+            rerun(spec, jit, m.result, &format!("the result of input {} ({config})", i + 1));
+        }
+    }
+}
+
+/// `input` (a result of another run) on both engines, with fresh scratches
+/// and hosts.
+fn rerun(spec: &CompiledSpec, jit: &JitProgram, input: TermRef<'_>, what: &str) {
+    let (mut interp_host, mut jit_host) = (host(), host());
+    let interp = Answer::of(&spec.run_with_host(input, &mut Scratch::new(), &mut interp_host));
+    let jit_answer = Answer::of(&jit.run(spec, input, &mut Scratch::new(), &mut jit_host));
+    agree(what, input, &interp, &jit_answer);
+    let (interp_seen, jit_seen) = (Seen::of(&mut interp_host), Seen::of(&mut jit_host));
+    assert!(
+        interp_seen == jit_seen,
+        "{what}: the hosts differ\ninterp: {interp_seen:?}\njit:    {jit_seen:?}"
+    );
+}
+
+/// All inputs as one batch from one heap: both engines' batches agree with
+/// each other and with the interpreter's single runs.
+fn batch_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &str) {
+    let mut heap = Heap::new();
+    let words: Vec<Word> = case.inputs.iter().map(|t| t.copy_to(&mut heap)).collect();
+
+    let mut singles = Vec::with_capacity(words.len());
+    let (mut scratch, mut single_host) = (Scratch::new(), host());
+    for input in &case.inputs {
+        singles.push(Answer::of(&spec.run_with_host(
+            input.as_ref(),
+            &mut scratch,
+            &mut single_host,
+        )));
+    }
+    let single_seen = Seen::of(&mut single_host);
+
+    let (mut interp_host, mut jit_host) = (host(), host());
+    let mut interp = Vec::with_capacity(words.len());
+    spec.run_each(&heap, &words, &mut Scratch::new(), &mut interp_host, |i, outcome| {
+        assert_eq!(i, interp.len(), "the interpreter's batch skipped or repeated an input");
+        interp.push(Answer::of(&outcome));
+    });
+    let mut jitted = Vec::with_capacity(words.len());
+    jit.run_each(spec, &heap, &words, &mut Scratch::new(), &mut jit_host, |i, outcome| {
+        assert_eq!(i, jitted.len(), "the JIT's batch skipped or repeated an input");
+        jitted.push(Answer::of(&outcome));
+    });
+    assert_eq!(interp.len(), words.len(), "the interpreter's batch left out inputs");
+    assert_eq!(jitted.len(), words.len(), "the JIT's batch left out inputs");
+    for (i, &word) in words.iter().enumerate() {
+        let input = heap.view(word);
+        let what = format!("input {} in a batch ({config})", i + 1);
+        agree(&what, input, &interp[i], &jitted[i]);
+        agree(&format!("{what}, interpreter batch vs single"), input, &singles[i], &interp[i]);
+    }
+    let (interp_seen, jit_seen) = (Seen::of(&mut interp_host), Seen::of(&mut jit_host));
+    assert!(
+        interp_seen == jit_seen,
+        "batch ({config}): the hosts differ\ninterp: {interp_seen:?}\njit:    {jit_seen:?}"
+    );
+    assert!(
+        single_seen == interp_seen,
+        "batch ({config}): the interpreter's batch and single runs leave different hosts\n\
+         single: {single_seen:?}\nbatch:  {interp_seen:?}"
+    );
+}
+
+#[track_caller]
+fn agree(what: &str, input: TermRef<'_>, a: &Answer, b: &Answer) {
+    assert!(a == b, "{what}: the engines disagree on {input}\ninterp: {a}\njit:    {b}");
+}
+
+thread_local! {
+    /// The case being checked on this thread, for the panic hook to print.
+    static CURRENT: RefCell<Option<DiffCase>> = const { RefCell::new(None) };
+}
+
+/// Marks a case as being checked: a panic until this is dropped prints the
+/// case first, as Erlang text ready for a regression case.
+struct Current;
+
+impl Current {
+    fn set(case: &DiffCase) -> Current {
+        static HOOK: Once = Once::new();
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                let _ = CURRENT.try_with(|current| {
+                    if let Ok(current) = current.try_borrow()
+                        && let Some(case) = current.as_ref()
+                    {
+                        eprintln!("differential case ({{Kind, MatchSpec, Input}}):\n{case}");
+                    }
+                });
+                previous(info);
+            }));
+        });
+        CURRENT.with(|current| *current.borrow_mut() = Some(case.clone()));
+        Current
+    }
+}
+
+impl Drop for Current {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|current| current.borrow_mut().take());
+    }
+}
