@@ -68,9 +68,3 @@ mod translate;
 pub use engine::{AUTO_THRESHOLD, Engine, EngineRunner, EngineSpec};
 pub use error::JitError;
 pub use program::{JitProgram, Listing, MAX_OPS};
-
-/// The README's examples, run as doctests (here, where both crates are in
-/// reach) so they cannot go stale.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

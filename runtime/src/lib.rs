@@ -110,3 +110,9 @@ pub use ids::{Mfa, Pid};
 pub use process::{CallStyle, Process, Raised, StackError};
 pub use session::{Session, SessionId, SessionRef};
 pub use tracer::{Enabled, ProcessTracer, TraceOpts, TraceTag, TraceeId, Tracer};
+
+/// The README's examples, run as doctests (here, where every crate they
+/// use is in reach) so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
