@@ -20,6 +20,13 @@
 # OTP 27.3 (erts 15.2.7). The tests never need Erlang: the .expected files
 # are checked in.
 #
+# Scenarios that name the tracer module tracer_test (tracer_SUITE-*,
+# tracer_module-*) also need the NIF library tracer_test.so: it is built
+# here from tracer_test.c with the host's C compiler (CC, default cc) against
+# the chroot's erl_nif.h, which comes with the chroot's erlang-dev package
+# (`chroot /opt/otp27 apt-get install erlang-dev`; override the include
+# directory with ERL_NIF_INCLUDE=/path, relative to the host).
+#
 # A scenario whose run fails (the escript exits non-zero, e.g. because a
 # puppet process did not reach the state the scenario model expects) stops
 # the script with an error and leaves the old .expected file alone.
@@ -55,6 +62,16 @@ else
     done
     # shellcheck disable=SC2086
     set -- $names
+fi
+
+if grep -q tracer_test "$@"; then
+    include=${ERL_NIF_INCLUDE:-$root/usr/lib/erlang/usr/include}
+    if [ ! -f "$include/erl_nif.h" ]; then
+        echo "no erl_nif.h in $include: chroot $root apt-get install erlang-dev" >&2
+        exit 1
+    fi
+    ${CC:-cc} -shared -fPIC -O2 -Wall -Wextra -Werror -I"$include" \
+        -o "$root$scratch/tracer_test.so" "$here/tracer_test.c"
 fi
 
 chroot "$root" erl -noshell -eval \

@@ -1,6 +1,6 @@
 #!/usr/bin/env escript
 %% -*- erlang -*-
-%%
+%%! +S 1
 %% run-scenario.escript SCENARIO
 %%
 %% Runs one trace scenario (docs/scenarios.md) on a real Erlang/OTP 27 VM and
@@ -25,9 +25,17 @@
 %% * A pid in a tracer position ({session_create, _, Tracer, _}, {tracer, P},
 %%   {meta, P}, {tracer|meta, Mod, P}, anywhere in a command) that does not
 %%   exist yet becomes a collector process that keeps the messages it gets
-%%   until the driver drains it. Until a pid is spawned or becomes a
-%%   collector it stands for a dead process (a real pid that has exited,
-%%   made before the first term runs).
+%%   until the driver drains it. So does the collector of a tracer module's
+%%   state (the second element of State in {tracer|meta, tracer_test, State}
+%%   and in a session tracer {tracer_test, State}). Until a pid is spawned or
+%%   becomes a collector it stands for a dead process (a real pid that has
+%%   exited, made before the first term runs).
+%% * Tracer module tracer_test: if the scenario names the atom tracer_test,
+%%   module tracer_test is loaded before the first term runs, with the NIFs
+%%   enabled/3 and trace/5 of tracer_test.so next to this script (built from
+%%   tracer_test.c by generate.sh). It forwards {Tag, State, Tracee, Msg,
+%%   Opts} to the collector, which prints it like any trace message.
+%% * The VM runs one scheduler (+S 1 above), so scheduler_id is always 1.
 %% * {spawn, Parent, Child}: Parent (the driver or a puppet) calls
 %%   erlang:spawn(scenario, idle, []). Module `scenario` is compiled here; its
 %%   idle/0 loop receives steps from the driver and performs calls from its
@@ -101,6 +109,10 @@ run(File) ->
     process_flag(trap_exit, true),
     Terms = read_scenario(File),
     load_idle_module(),
+    case names_atom(tracer_test, Terms) of
+        true -> load_tracer_test();
+        false -> ok
+    end,
     Self = self(),
     W0 = #w{pids = #{?DRIVER => Self}, rev = #{Self => ?DRIVER},
             kind = #{?DRIVER => driver},
@@ -313,14 +325,24 @@ prepare(Term, W0) ->
       end, W0, tracer_spids(Term)).
 
 tracer_spids({session_create, _, T, Opts}) ->
-    [T || is_spid(T)] ++ tracer_spids(Opts);
+    Module = case T of
+                 {Mod, State} when is_atom(Mod) -> state_collector(State);
+                 _ -> []
+             end,
+    [T || is_spid(T)] ++ Module ++ tracer_spids(Opts);
 tracer_spids({Key, P}) when Key =:= tracer; Key =:= meta ->
     [P || is_spid(P)] ++ tracer_spids(P);
 tracer_spids({Key, _Mod, P}) when Key =:= tracer; Key =:= meta ->
-    [P || is_spid(P)] ++ tracer_spids(P);
+    [P || is_spid(P)] ++ state_collector(P) ++ tracer_spids(P);
 tracer_spids(T) when is_tuple(T) -> tracer_spids(tuple_to_list(T));
 tracer_spids([H | T]) -> tracer_spids(H) ++ tracer_spids(T);
 tracer_spids(_) -> [].
+
+%% The collector of a tracer module's state {Decisions, Collector, Extra}.
+state_collector(State) when is_tuple(State), tuple_size(State) >= 2 ->
+    C = element(2, State),
+    [C || is_spid(C)];
+state_collector(_) -> [].
 
 bind(S, Pid, Kind, W) ->
     W#w{pids = (W#w.pids)#{S => Pid}, rev = (W#w.rev)#{Pid => S},
@@ -472,6 +494,30 @@ load_idle_module() ->
         "    end.\n",
     {ok, scenario, Bin} = compile_source(Src),
     {module, scenario} = code:load_binary(scenario, "scenario.erl", Bin),
+    ok.
+
+names_atom(A, A) -> true;
+names_atom(A, [H | T]) -> names_atom(A, H) orelse names_atom(A, T);
+names_atom(A, T) when is_tuple(T) -> names_atom(A, tuple_to_list(T));
+names_atom(A, M) when is_map(M) -> names_atom(A, maps:to_list(M));
+names_atom(_, _) -> false.
+
+%% Module tracer_test: the erl_tracer callbacks enabled/3 and trace/5 are the
+%% NIFs of tracer_test.so (see tracer_test.c), loaded by its on_load function.
+load_tracer_test() ->
+    So = filename:join(filename:dirname(filename:absname(escript:script_name())),
+                       "tracer_test"),
+    Src = io_lib:format(
+            "-module(tracer_test).\n"
+            "-export([enabled/3, trace/5]).\n"
+            "-nifs([enabled/3, trace/5]).\n"
+            "-on_load(init/0).\n"
+            "init() -> erlang:load_nif(~w, 0).\n"
+            "enabled(_, _, _) -> erlang:nif_error(nif_not_loaded).\n"
+            "trace(_, _, _, _, _) -> erlang:nif_error(nif_not_loaded).\n",
+            [So]),
+    {ok, tracer_test, Bin} = compile_source(lists:flatten(Src)),
+    {module, tracer_test} = code:load_binary(tracer_test, "tracer_test.erl", Bin),
     ok.
 
 %% The source of a declared module. Each function:
