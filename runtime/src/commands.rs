@@ -196,7 +196,9 @@ pub fn function_info(
         false_
     };
     let meta = match sbp.meta_tracer.as_ref().filter(|_| sbp.flags.contains(BpFlags::META)) {
-        Some(slot) => slot.get().map_or(Word::NIL, |t| t.to_term(heap)),
+        // A meta tracer that asked to be removed is gone: `false` (`[]` for
+        // the `meta` item alone, below), as `erts_tracer_to_term` of nil.
+        Some(slot) => slot.get().map_or(false_, |t| t.to_term(heap)),
         None => false_,
     };
     let meta_match_spec = if sbp.flags.contains(BpFlags::META) {

@@ -535,9 +535,8 @@ impl Process {
             },
             FrameTracer::Meta(tracer) => (tracer.clone(), TraceFlags::CALL | TraceFlags::TIMESTAMP),
         };
-        if status_then(&*tracer, TraceCategory::Call, tag, tracee) != Enabled::Trace {
-            return;
-        }
+        // ERTS asks the tracer nothing here (`erts_trace_return`,
+        // `erts_trace_exception`): the call it allowed decides.
         let mut heap = Heap::new();
         let root = mfa.to_word(&mut heap);
         let opts = TraceOpts {
@@ -566,11 +565,7 @@ impl Process {
         {
             return;
         }
-        if status_then(&*link.tracer, TraceCategory::Call, TraceTag::ReturnTo, tracee)
-            != Enabled::Trace
-        {
-            return;
-        }
+        // No enabled check either (`erts_trace_return_to`).
         let mut heap = Heap::new();
         let root = match into {
             Some(mfa) => mfa.to_word(&mut heap),

@@ -98,6 +98,12 @@ pub trait Tracer: Send + Sync + fmt::Debug {
 
 /// Is `tracer` enabled for `tag` on `tracee`, checking `trace_status`
 /// first as ERTS does before every call trace?
+///
+/// `Remove` from either check is `Remove`: ERTS's `is_tracer_ref_enabled`
+/// takes any answer to an event other than `trace` and `discard` as
+/// `remove`. Only the caller knows whether the tracer really goes (ERTS
+/// removes it only from the process that is running, e.g. at a call, not
+/// at process events).
 pub(crate) fn status_then(
     tracer: &dyn Tracer,
     category: TraceCategory,
@@ -108,8 +114,5 @@ pub(crate) fn status_then(
         Enabled::Trace | Enabled::Discard => {}
         Enabled::Remove => return Enabled::Remove,
     }
-    match tracer.enabled_kind(category, tag, tracee) {
-        Enabled::Trace => Enabled::Trace,
-        Enabled::Discard | Enabled::Remove => Enabled::Discard,
-    }
+    tracer.enabled_kind(category, tag, tracee)
 }
