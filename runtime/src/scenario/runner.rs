@@ -18,7 +18,7 @@ use crate::on_load::{on_load_info, set_on_load};
 use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
 use crate::process::{CallStyle, Process, StackError};
 use crate::session::SessionRef;
-use crate::tracer::{Delivered, ProcessTracer, TracerRef};
+use crate::tracer::{Delivered, ProcessTracer, TestTracerModule, TracerRef};
 
 /// The driver process, which runs the commands.
 const DRIVER: Pid = Pid::new(70, 0);
@@ -161,22 +161,27 @@ impl Runner {
             }
             ("session_info", [what]) => self.session_info(*what),
             ("process", [s, spec, how, flags]) => {
+                self.ensure_tracer_modules("tracer", *flags, false)?;
                 let session = self.session(*s)?;
                 self.trace_process(&session, *spec, *how, *flags)
             }
             ("function", [s, mfa, pattern, flags]) => {
+                self.ensure_tracer_modules("meta", *flags, false)?;
                 let session = self.session(*s)?;
                 self.trace_function(&session, *mfa, *pattern, *flags)
             }
             ("send", [s, pattern, flags]) => {
+                self.ensure_tracer_modules("meta", *flags, false)?;
                 let session = self.session(*s)?;
                 message_pattern(&self.core, &session, MessageEvent::Send, *pattern, *flags)
             }
             ("recv", [s, pattern, flags]) => {
+                self.ensure_tracer_modules("meta", *flags, false)?;
                 let session = self.session(*s)?;
                 message_pattern(&self.core, &session, MessageEvent::Receive, *pattern, *flags)
             }
             ("port", [s, spec, how, flags]) => {
+                self.ensure_tracer_modules("tracer", *flags, false)?;
                 let session = self.session(*s)?;
                 self.trace_port(&session, *spec, *how, *flags)
             }
@@ -185,10 +190,12 @@ impl Runner {
                 self.info(&session, *what, *item)
             }
             ("erlang_trace", [spec, how, flags]) => {
+                self.ensure_tracer_modules("tracer", *flags, true)?;
                 let legacy = self.core.legacy().clone();
                 self.trace_process(&legacy, *spec, *how, *flags)
             }
             ("erlang_trace_pattern", [mfa, pattern, flags]) => {
+                self.ensure_tracer_modules("meta", *flags, true)?;
                 let legacy = self.core.legacy().clone();
                 self.trace_function(&legacy, *mfa, *pattern, *flags)
             }
@@ -263,14 +270,77 @@ impl Runner {
         tracer
     }
 
-    /// A tracer given as a pid, or `{tracer|meta, Pid}`.
+    /// A tracer given as a pid, `{tracer|meta, Pid}` or `{tracer|meta,
+    /// Module, State}`.
     fn tracer_term(&mut self, spec: TermRef<'_>) -> Option<TracerRef> {
         let pid = match spec.as_tuple() {
             Some(t) if t.len() == 2 => t.get(1)?,
+            Some(t) if t.len() == 3 => return self.module_tracer(t.get(1)?, t.get(2)?),
             Some(_) => return None,
             None => spec,
         };
         Some(self.tracer(Pid::from_term(pid)?))
+    }
+
+    /// A session's tracer: a pid or `{Module, State}` (no prefix).
+    fn session_tracer(&mut self, spec: TermRef<'_>) -> Option<TracerRef> {
+        match spec.as_tuple() {
+            Some(t) if t.len() == 2 => self.module_tracer(t.get(0)?, t.get(1)?),
+            Some(_) => None,
+            None => Some(self.tracer(Pid::from_term(spec)?)),
+        }
+    }
+
+    /// Tracer module `module` with `state`: `erl_tracer` with a pid (the
+    /// tracer process), or `tracer_test`, whose collector is a tracer
+    /// process from now on. Other modules have no tracer callbacks (badarg).
+    fn module_tracer(&mut self, module: TermRef<'_>, state: TermRef<'_>) -> Option<TracerRef> {
+        match module.as_atom()?.name() {
+            TestTracerModule::MODULE => {}
+            "erl_tracer" => return Some(self.tracer(Pid::from_term(state)?)),
+            _ => return None,
+        }
+        let tracer = TestTracerModule::new(state, self.mailbox.clone());
+        if let Some(collector) = tracer.collector() {
+            self.tracer(collector);
+        }
+        Some(Arc::new(tracer))
+    }
+
+    /// What `ensure_tracer_module_loaded/2` of `erlang` and `trace` does
+    /// before the BIF: it calls `Module:enabled/3` of a tracer module named
+    /// in the flag list as `{Key, Module, State}` that is not loaded, which
+    /// raises `undef` when there is no such module. `erlang`'s looks only at
+    /// the first `{Key, ...}` tuple (`lists:keyfind/3`), `trace`'s at every
+    /// one. Loaded here: `erl_tracer`, `tracer_test`, `scenario` and the
+    /// declared modules.
+    fn ensure_tracer_modules(
+        &self,
+        key: &str,
+        flags: TermRef<'_>,
+        first_only: bool,
+    ) -> Result<(), Failure> {
+        for item in flags.list_items() {
+            let Some(t) = item.as_tuple() else { continue };
+            if t.get(0).and_then(|k| k.as_atom()).is_none_or(|k| k.name() != key) {
+                continue;
+            }
+            if let (3, Some(module)) = (t.len(), t.get(1).and_then(|m| m.as_atom()))
+                && !self.module_loaded(module)
+            {
+                return Err(Failure::World("undef"));
+            }
+            if first_only {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn module_loaded(&self, module: Atom) -> bool {
+        let module_info = Mfa { module, function: Atom::new("module_info"), arity: 0 };
+        matches!(module.name(), "erl_tracer" | TestTracerModule::MODULE | "scenario")
+            || self.core.function(module_info).is_some()
     }
 
     // ---- Commands -----------------------------------------------------------------
@@ -287,7 +357,7 @@ impl Runner {
         }
         let tracer = match tracer.as_atom() {
             Some(Atom::UNDEFINED) => None,
-            _ => Some(self.tracer_term(tracer).ok_or(TraceError::BadOpt)?),
+            _ => Some(self.session_tracer(tracer).ok_or(TraceError::BadOpt)?),
         };
         let session = self.core.session_create(name, tracer);
         self.sessions.insert(name, session);

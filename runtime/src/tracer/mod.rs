@@ -5,12 +5,16 @@
 //! then hands it the pieces (`trace/5`: tag, tracee, message, options map).
 //! [`Tracer`] is that behaviour; [`ProcessTracer`] is `erl_tracer`, the
 //! default that builds the familiar `{trace, Pid, Tag, Msg...}` tuples and
-//! delivers them to a process (here: a channel).
+//! delivers them to a process (here: a channel). [`TestTracerModule`] is
+//! the tracer module `tracer_test` of OTP's `tracer_SUITE`, which forwards
+//! the callbacks' arguments to a collector process.
 
+mod module;
 mod options;
 mod process;
 mod tag;
 
+pub use module::TestTracerModule;
 pub use options::TraceOpts;
 pub use process::{Delivered, ProcessTracer};
 pub use tag::{TraceCategory, TraceTag};
