@@ -38,12 +38,13 @@ impl Engine {
 /// How many runs [`Engine::Auto`] interprets before compiling.
 ///
 /// Measured on the six benchmark workloads (`benches/README.md`): compiling
-/// takes 48-271 µs (warm) and the machine code saves 3.6-31 ns per run, so
-/// compiling pays for itself after 3,800 to 24,000 runs (break-even =
-/// compile time / saving per run; median about 10,000). The threshold is
-/// the worst case rounded down, so a spec that runs twice the threshold
-/// has paid back its compile time in every workload measured, and a spec
-/// that runs only a few thousand times never pays for a compile.
+/// takes 110-513 µs (warm) and the machine code saves 4-29 ns per run, so
+/// compiling pays for itself after 8,000 to 35,000 runs (break-even =
+/// compile time / saving per run; median about 20,000). A spec that runs
+/// twice the threshold has paid back its compile time in every workload
+/// measured, and a spec that runs only a few thousand times never pays
+/// for a compile. (The threshold was chosen when compiling took 48-271 µs,
+/// as the worst break-even then, rounded down.)
 pub const AUTO_THRESHOLD: u64 = 20_000;
 
 /// A compiled spec together with the engine that runs it.
