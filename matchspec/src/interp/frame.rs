@@ -604,7 +604,14 @@ fn load_args(input: TermRef<'_>, program: &Program, args: &mut Vec<Word>) -> Res
         }
         return Err(EvalError::NotAnArgumentList { kind: program.kind, input: text });
     }
-    args.extend(input.list_items().map(|t| t.word()));
+    // Walk the cells directly: this runs on every traced call.
+    let heaps = input.heaps();
+    let mut rest = input.word();
+    while rest.is_cons() {
+        let cell = heaps.cells(rest);
+        args.push(cell[0]);
+        rest = cell[1];
+    }
     Ok(())
 }
 
