@@ -45,22 +45,9 @@ pub fn trace_processes(
     }
     // Port events are not a process's.
     let flags = flags - TraceFlags::PORT_ONLY;
-    let tracer = match (on, tracer.or_else(|| session.tracer().cloned())) {
-        (true, None) => return Err(TraceError::BadOpt),
-        (_, tracer) => tracer,
-    };
+    let tracer = tracer_to_use(session, on, tracer)?;
     if matches!(spec, ProcessSpec::All | ProcessSpec::New) {
-        let mut new = session.new_processes.lock();
-        if on {
-            new.flags |= flags;
-            new.tracer = tracer.clone();
-        } else {
-            new.flags -= flags;
-        }
-        if !new.flags.intersects(TraceFlags::TRACEE) {
-            new.flags = TraceFlags::empty();
-            new.tracer = None;
-        }
+        session.new_processes.lock().change(on, flags, tracer.clone());
     }
     match spec {
         ProcessSpec::Pid(pid) => {
@@ -78,6 +65,19 @@ pub fn trace_processes(
             Ok(changed)
         }
         ProcessSpec::New => Ok(0),
+    }
+}
+
+/// The tracer that turning flags on uses: the command's, else the
+/// session's; `badarg` if there is none. (Turning flags off needs none.)
+fn tracer_to_use(
+    session: &SessionRef,
+    on: bool,
+    tracer: Option<TracerRef>,
+) -> Result<Option<TracerRef>, TraceError> {
+    match (on, tracer.or_else(|| session.tracer().cloned())) {
+        (true, None) => Err(TraceError::BadOpt),
+        (_, tracer) => Ok(tracer),
     }
 }
 
@@ -370,22 +370,8 @@ pub fn trace_new_ports(
     if !session.is_alive() {
         return Err(TraceError::Session);
     }
-    let flags = flags & TraceFlags::PORT_TRACEE;
-    let tracer = match (on, tracer.or_else(|| session.tracer().cloned())) {
-        (true, None) => return Err(TraceError::BadOpt),
-        (_, tracer) => tracer,
-    };
-    let mut new = session.new_ports.lock();
-    if on {
-        new.flags |= flags;
-        new.tracer = tracer;
-    } else {
-        new.flags -= flags;
-    }
-    if !new.flags.intersects(TraceFlags::TRACEE) {
-        new.flags = TraceFlags::empty();
-        new.tracer = None;
-    }
+    let tracer = tracer_to_use(session, on, tracer)?;
+    session.new_ports.lock().change(on, flags & TraceFlags::PORT_TRACEE, tracer);
     Ok(0)
 }
 

@@ -472,13 +472,8 @@ pub(crate) fn trace_procs(
         if status_then(&*link.tracer, TraceCategory::Procs, tag, id) != Enabled::Trace {
             continue;
         }
-        let opts = TraceOpts {
-            extra,
-            match_spec_result: None,
-            // The core does not know schedulers outside a running process.
-            scheduler_id: link.flags.contains(TraceFlags::SCHEDULER_ID).then_some(1),
-            timestamp: link.flags.timestamp(),
-        };
+        // The core does not know schedulers outside a running process.
+        let opts = TraceOpts { extra, ..TraceOpts::for_flags(link.flags, 1) };
         link.tracer.trace_kind(TraceCategory::Procs, tag, id, message, &opts);
     }
 }

@@ -129,12 +129,6 @@ impl TraceFlags {
         .union(TraceFlags::RECEIVE)
         .union(TraceFlags::SEND);
 
-    /// The flag an atom names (`all` is every tracee flag).
-    pub fn named(name: &str) -> Option<TraceFlags> {
-        let bits = bit::of(name);
-        (bits != 0).then(|| TraceFlags::from_bits_truncate(bits))
-    }
-
     /// The timestamp messages carry: the least significant of the three
     /// timestamp flags wins, as in ERTS (`timestamp` >
     /// `strict_monotonic_timestamp` > `monotonic_timestamp`).

@@ -11,7 +11,7 @@ use matchspec::term::{Atom, Heap, TermRef, Word};
 use crate::core::TraceCore;
 use crate::flags::TraceFlags;
 use crate::ids::{Mfa, Pid};
-use crate::process::Frame;
+use crate::process::{Frame, active_functions};
 use crate::session::SessionRef;
 use crate::tracee::{Tracee, TracerLink};
 use crate::tracer::TracerRef;
@@ -38,10 +38,7 @@ impl<'a> ProcessHost<'a> {
 
     /// The active functions below the callee, innermost first.
     fn callers(&self) -> impl Iterator<Item = Mfa> + '_ {
-        self.stack.iter().rev().filter_map(|f| match f {
-            Frame::Function { mfa, .. } => Some(*mfa),
-            Frame::ReturnTrace(_) | Frame::ReturnTo { .. } => None,
-        })
+        active_functions(self.stack)
     }
 
     /// The process a `{enable_trace, Target, ...}` names.
@@ -120,20 +117,7 @@ impl Host for ProcessHost<'_> {
     }
 
     fn seq_trace_info(&mut self, key: Option<Atom>, heap: &mut Heap) -> Option<Word> {
-        let key = key?;
-        match key.name() {
-            "send"
-            | "spawn"
-            | "receive"
-            | "print"
-            | "timestamp"
-            | "monotonic_timestamp"
-            | "strict_monotonic_timestamp" => {
-                Some(heap.tuple(&[Word::atom(key), Word::atom(Atom::FALSE)]))
-            }
-            "label" | "serial" => Some(Word::NIL),
-            _ => None,
-        }
+        matchspec::host::seq_trace_info_without_token(key, heap)
     }
 
     fn process_dump(&mut self, heap: &mut Heap) -> Word {

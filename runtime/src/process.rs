@@ -67,6 +67,14 @@ pub(crate) enum Frame {
 // Function frames are pushed and popped on every call: keep them small.
 const _: () = assert!(size_of::<Frame>() <= 24);
 
+/// The active functions of `stack`, innermost first (trace frames skipped).
+pub(crate) fn active_functions(stack: &[Frame]) -> impl Iterator<Item = Mfa> + '_ {
+    stack.iter().rev().filter_map(|f| match f {
+        Frame::Function { mfa, .. } => Some(*mfa),
+        Frame::ReturnTrace(_) | Frame::ReturnTo { .. } => None,
+    })
+}
+
 /// A `return_trace` or `exception_trace` frame.
 #[derive(Clone, Debug)]
 pub(crate) struct ReturnTrace {
@@ -140,10 +148,7 @@ impl Process {
 
     /// The active functions, innermost first.
     pub fn functions(&self) -> impl Iterator<Item = Mfa> + '_ {
-        self.stack.iter().rev().filter_map(|f| match f {
-            Frame::Function { mfa, .. } => Some(*mfa),
-            Frame::ReturnTrace(_) | Frame::ReturnTo { .. } => None,
-        })
+        active_functions(&self.stack)
     }
 
     /// How many frames the core keeps, trace frames included.
@@ -406,10 +411,8 @@ impl Process {
         };
         let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
         let opts = TraceOpts {
-            extra: None,
             match_spec_result: extra.as_ref().map(Term::as_ref),
-            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(*scheduler_id),
-            timestamp: flags.timestamp(),
+            ..TraceOpts::for_flags(flags, *scheduler_id)
         };
         link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, heap.view(root), &opts);
         asked
@@ -541,12 +544,8 @@ impl Process {
         // `erts_trace_exception`): the call it allowed decides.
         let mut heap = Heap::new();
         let root = mfa.to_word(&mut heap);
-        let opts = TraceOpts {
-            extra: Some(extra),
-            match_spec_result: None,
-            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(self.scheduler_id),
-            timestamp: flags.timestamp(),
-        };
+        let opts =
+            TraceOpts { extra: Some(extra), ..TraceOpts::for_flags(flags, self.scheduler_id) };
         tracer.trace_kind(TraceCategory::Call, tag, tracee, heap.view(root), &opts);
     }
 
@@ -573,15 +572,7 @@ impl Process {
             Some(mfa) => mfa.to_word(&mut heap),
             None => Word::atom(Atom::UNDEFINED),
         };
-        let opts = TraceOpts {
-            extra: None,
-            match_spec_result: None,
-            scheduler_id: link
-                .flags
-                .contains(TraceFlags::SCHEDULER_ID)
-                .then_some(self.scheduler_id),
-            timestamp: link.flags.timestamp(),
-        };
+        let opts = TraceOpts::for_flags(link.flags, self.scheduler_id);
         link.tracer.trace_kind(
             TraceCategory::Call,
             TraceTag::ReturnTo,

@@ -49,11 +49,27 @@ pub enum EventPattern {
     Spec(Arc<TraceSpec>),
 }
 
-/// The flags and tracer new processes get from a session.
+/// The flags and tracer new processes (or ports) get from a session.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct NewTracing {
     pub(crate) flags: TraceFlags,
     pub(crate) tracer: Option<TracerRef>,
+}
+
+impl NewTracing {
+    /// Sets (`on`, with `tracer`) or clears `flags`; without tracee flags
+    /// left, nothing is traced and the tracer is dropped.
+    pub(crate) fn change(&mut self, on: bool, flags: TraceFlags, tracer: Option<TracerRef>) {
+        if on {
+            self.flags |= flags;
+            self.tracer = tracer;
+        } else {
+            self.flags -= flags;
+        }
+        if !self.flags.intersects(TraceFlags::TRACEE) {
+            *self = NewTracing::default();
+        }
+    }
 }
 
 /// A shared session.

@@ -16,6 +16,28 @@ pub use flags::{FlagList, parse_flag_list, trace_flag};
 pub use recording::{Effect, Recording};
 pub use test_host::TestHost;
 
+/// What `seq_trace:get_token(Key)` answers for a process without a
+/// sequential trace token: `{Flag, false}` for the flags, `[]` for `label`
+/// and `serial` (as `erl_bif_trace.c` answers), `None` for anything else.
+/// Hosts whose process has no token
+/// answer [`Host::seq_trace_info`] with this.
+pub fn seq_trace_info_without_token(key: Option<Atom>, heap: &mut Heap) -> Option<Word> {
+    let key = key?;
+    match key.name() {
+        "send"
+        | "spawn"
+        | "receive"
+        | "print"
+        | "timestamp"
+        | "monotonic_timestamp"
+        | "strict_monotonic_timestamp" => {
+            Some(heap.tuple(&[Word::atom(key), Word::atom(Atom::FALSE)]))
+        }
+        "label" | "serial" => Some(Word::NIL),
+        _ => None,
+    }
+}
+
 use crate::ir::ChangeTrace;
 use crate::term::{Atom, Heap, TermRef, Word};
 

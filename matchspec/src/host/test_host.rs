@@ -64,22 +64,7 @@ impl Host for TestHost {
     }
 
     fn seq_trace_info(&mut self, key: Option<Atom>, heap: &mut Heap) -> Option<Word> {
-        // Without a token, `seq_trace_info/1` says `{Key, false}` for the
-        // flags and `[]` for label and serial (erl_bif_trace.c).
-        let key = key?;
-        match key.name() {
-            "send"
-            | "spawn"
-            | "receive"
-            | "print"
-            | "timestamp"
-            | "monotonic_timestamp"
-            | "strict_monotonic_timestamp" => {
-                Some(heap.tuple(&[Word::atom(key), Word::atom(Atom::FALSE)]))
-            }
-            "label" | "serial" => Some(Word::NIL),
-            _ => None,
-        }
+        super::seq_trace_info_without_token(key, heap)
     }
 
     fn process_dump(&mut self, heap: &mut Heap) -> Word {

@@ -87,8 +87,9 @@ pub fn mask_timestamps(term: TermRef<'_>) -> Term {
     Term::from_parts(heap, root)
 }
 
-/// Is `term` a `{Tracer, Message}` output line's term whose message should
-/// be masked? (Used by tests comparing with golden files.)
+/// An output line's term with its timestamps masked: a `{Tracer, Message}`
+/// line gets [`mask_timestamps`] on the message, any other line is kept
+/// as it is. (Tests compare with golden files through this.)
 pub fn mask_output_term(term: TermRef<'_>) -> Term {
     match term.as_tuple() {
         Some(t) if t.len() == 2 && matches!(t.get(0).map(TermRef::kind), Some(Kind::Pid(_))) => {

@@ -406,32 +406,15 @@ impl Runner {
             Some("new" | "new_processes") => ProcessSpec::New,
             _ => ProcessSpec::Pid(Pid::from_term(spec).ok_or(TraceError::BadTarget)?),
         };
-        let on = match how.as_atom() {
-            Some(Atom::TRUE) => true,
-            Some(Atom::FALSE) => false,
-            _ => return Err(TraceError::BadOpt.into()),
-        };
-        let list = parse_flag_list(flags_term).ok_or(TraceError::BadOpt)?;
-        if list.cpu_timestamp {
-            return Err(TraceError::BadOpt.into());
-        }
-        let explicit = match list.tracer {
-            Some(_) if session.tracer().is_some() => return Err(TraceError::BadOpt.into()),
-            Some(t) => Some(self.tracer_term(t).ok_or(TraceError::BadOpt)?),
-            None => None,
-        };
-        // Legacy default: the calling process traces.
-        let tracer = match explicit {
-            Some(t) => Some(t),
-            None if session.tracer().is_none() && on => Some(self.tracer(DRIVER)),
-            None => None,
-        };
-        let mut flags = TraceFlags::from_bits_truncate(list.mask);
-        // `all` also sets the timestamp flags.
-        if has_atom(flags_term, "all") {
-            flags |= TraceFlags::TIMESTAMPS;
-        }
-        let n = commands::trace_processes(&self.core, session, spec, on, flags, tracer)?;
+        let change = self.flag_change(session, how, flags_term)?;
+        let n = commands::trace_processes(
+            &self.core,
+            session,
+            spec,
+            change.on,
+            change.flags,
+            change.tracer,
+        )?;
         Ok(Term::from(n as i64))
     }
 
@@ -446,12 +429,31 @@ impl Runner {
         if !matches!(spec.as_atom().map(Atom::name), Some("new" | "new_ports")) {
             return Err(Failure::World("ports_not_supported"));
         }
+        let change = self.flag_change(session, how, flags_term)?;
+        let n = commands::trace_new_ports(session, change.on, change.flags, change.tracer)?;
+        Ok(Term::from(n as i64))
+    }
+
+    /// Reads the `How` and `Flags` arguments of `trace:process/4` and
+    /// `trace:port/4`, resolving the tracer: `{tracer, T}` (only in a
+    /// session without a tracer), else in such a session the calling
+    /// process (the legacy default). `cpu_timestamp` is refused: the core
+    /// has no CPU clock.
+    fn flag_change(
+        &mut self,
+        session: &SessionRef,
+        how: TermRef<'_>,
+        flags_term: TermRef<'_>,
+    ) -> Result<FlagChange, Failure> {
         let on = match how.as_atom() {
             Some(Atom::TRUE) => true,
             Some(Atom::FALSE) => false,
             _ => return Err(TraceError::BadOpt.into()),
         };
         let list = parse_flag_list(flags_term).ok_or(TraceError::BadOpt)?;
+        if list.cpu_timestamp {
+            return Err(TraceError::BadOpt.into());
+        }
         let tracer = match list.tracer {
             Some(_) if session.tracer().is_some() => return Err(TraceError::BadOpt.into()),
             Some(t) => Some(self.tracer_term(t).ok_or(TraceError::BadOpt)?),
@@ -459,11 +461,11 @@ impl Runner {
             None => None,
         };
         let mut flags = TraceFlags::from_bits_truncate(list.mask);
+        // `all` also sets the timestamp flags.
         if has_atom(flags_term, "all") {
             flags |= TraceFlags::TIMESTAMPS;
         }
-        let n = commands::trace_new_ports(session, on, flags, tracer)?;
-        Ok(Term::from(n as i64))
+        Ok(FlagChange { on, flags, tracer })
     }
 
     fn trace_function(
@@ -578,6 +580,13 @@ impl Runner {
         process.call(&entry, args, remote, style)?;
         Ok(Term::atom(Atom::OK))
     }
+}
+
+/// The `How` and `Flags` of a `trace:process/4` or `trace:port/4` command.
+struct FlagChange {
+    on: bool,
+    flags: TraceFlags,
+    tracer: Option<TracerRef>,
 }
 
 /// The idle loop every scenario process starts in.

@@ -96,8 +96,14 @@ pub trait Tracer: Send + Sync + fmt::Debug {
     /// `erl_tracer`, `{Module, State}` for others.
     fn to_term(&self, heap: &mut Heap) -> Word;
 
-    /// Is this the same tracer as `other` (same module and state)?
-    fn same_as(&self, other: &dyn Tracer) -> bool;
+    /// Is this the same tracer as `other` (same module and state, so the
+    /// same [`Tracer::to_term`])?
+    fn same_as(&self, other: &dyn Tracer) -> bool {
+        let mut a = Heap::new();
+        let mut b = Heap::new();
+        let (x, y) = (self.to_term(&mut a), other.to_term(&mut b));
+        a.view(x).eq_exact(&b.view(y))
+    }
 }
 
 /// Is `tracer` enabled for `tag` on `tracee`, checking `trace_status`

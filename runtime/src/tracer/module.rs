@@ -104,13 +104,6 @@ impl Tracer for TestTracerModule {
         let state = self.state.copy_to(heap);
         heap.tuple(&[Word::atom(Atom::new(Self::MODULE)), state])
     }
-
-    fn same_as(&self, other: &dyn Tracer) -> bool {
-        let mut a = Heap::new();
-        let mut b = Heap::new();
-        let (x, y) = (self.to_term(&mut a), other.to_term(&mut b));
-        a.view(x).eq_exact(&b.view(y))
-    }
 }
 
 #[cfg(test)]

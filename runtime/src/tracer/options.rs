@@ -2,7 +2,7 @@
 
 use matchspec::term::{Atom, Heap, TermRef, Word};
 
-use crate::flags::TimestampKind;
+use crate::flags::{TimestampKind, TraceFlags};
 
 /// What ERTS puts in the `Opts` map of `trace/5`; absent keys are `None`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -19,6 +19,17 @@ pub struct TraceOpts<'a> {
 }
 
 impl TraceOpts<'_> {
+    /// The options a tracee's `flags` ask for: `scheduler_id` (the tracee
+    /// runs on `scheduler`) and the timestamp; no extra, no spec result.
+    pub fn for_flags(flags: TraceFlags, scheduler: u32) -> TraceOpts<'static> {
+        TraceOpts {
+            extra: None,
+            match_spec_result: None,
+            scheduler_id: flags.contains(TraceFlags::SCHEDULER_ID).then_some(scheduler),
+            timestamp: flags.timestamp(),
+        }
+    }
+
     /// The options as the map `trace/5` gets (`#{}` when empty). The terms
     /// are copied into `heap`.
     pub fn to_map(&self, heap: &mut Heap) -> Word {

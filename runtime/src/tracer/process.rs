@@ -64,26 +64,32 @@ impl ProcessTracer {
         opts: &TraceOpts<'_>,
     ) -> Term {
         let mut heap = Heap::with_capacity(64);
-        let mut elements: Vec<Word> = Vec::with_capacity(8);
-        elements.push(Word::atom(Atom::TRACE));
-        elements.push(tracee.to_word(&mut heap));
-        elements.push(Word::atom(tag.atom()));
-        elements.push(msg.copy_to(&mut heap));
+        // At most eight elements: no allocation besides the heap.
+        let mut elements = [Word::NIL; 8];
+        let mut len = 0;
+        let mut push = |word: Word| {
+            elements[len] = word;
+            len += 1;
+        };
+        push(Word::atom(Atom::TRACE));
+        push(tracee.to_word(&mut heap));
+        push(Word::atom(tag.atom()));
+        push(msg.copy_to(&mut heap));
         if let Some(extra) = opts.extra {
-            elements.push(extra.copy_to(&mut heap));
+            push(extra.copy_to(&mut heap));
         }
         if let Some(result) = opts.match_spec_result {
-            elements.push(result.copy_to(&mut heap));
+            push(result.copy_to(&mut heap));
         }
         if let Some(id) = opts.scheduler_id {
-            elements.push(heap.int(i64::from(id)));
+            push(heap.int(i64::from(id)));
         }
         if let Some(kind) = opts.timestamp {
-            elements.push(self.clock.timestamp(kind, &mut heap));
+            push(self.clock.timestamp(kind, &mut heap));
             static TRACE_TS: LazyLock<Atom> = LazyLock::new(|| Atom::new("trace_ts"));
             elements[0] = Word::atom(*TRACE_TS);
         }
-        let root = heap.tuple(&elements);
+        let root = heap.tuple(&elements[..len]);
         Term::from_parts(heap, root)
     }
 }
@@ -113,13 +119,6 @@ impl Tracer for ProcessTracer {
 
     fn to_term(&self, heap: &mut Heap) -> Word {
         self.pid.to_word(heap)
-    }
-
-    fn same_as(&self, other: &dyn Tracer) -> bool {
-        let mut a = Heap::new();
-        let mut b = Heap::new();
-        let (x, y) = (self.to_term(&mut a), other.to_term(&mut b));
-        a.view(x).eq_exact(&b.view(y))
     }
 }
 
