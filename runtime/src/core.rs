@@ -17,7 +17,7 @@
 
 use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use arc_swap::{ArcSwap, Guard};
 use matchspec::Config;
@@ -119,6 +119,11 @@ pub struct TraceCore {
     functions: RwLock<FunctionTable>,
     processes: RwLock<FxHashMap<Pid, Arc<Tracee>>>,
     tracers: RwLock<FxHashMap<Pid, TracerRef>>,
+    /// The system sequential tracer (`seq_trace:set_system_tracer/1`).
+    pub(crate) seq_tracer: RwLock<Option<TracerRef>>,
+    /// How many times `seq_trace:reset_trace/0` ran: tokens of messages
+    /// sent before the last reset are void.
+    pub(crate) seq_epoch: AtomicU64,
 }
 
 impl TraceCore {
@@ -135,6 +140,8 @@ impl TraceCore {
             functions: RwLock::new(FunctionTable::default()),
             processes: RwLock::new(FxHashMap::default()),
             tracers: RwLock::new(FxHashMap::default()),
+            seq_tracer: RwLock::new(None),
+            seq_epoch: AtomicU64::new(0),
         })
     }
 

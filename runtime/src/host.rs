@@ -22,7 +22,8 @@ pub(crate) struct ProcessHost<'a> {
     tracee: &'a Arc<Tracee>,
     stack: &'a [Frame],
     session: &'a SessionRef,
-    callee: Mfa,
+    /// The function being called (`None` for message events).
+    callee: Option<Mfa>,
 }
 
 impl<'a> ProcessHost<'a> {
@@ -31,7 +32,7 @@ impl<'a> ProcessHost<'a> {
         tracee: &'a Arc<Tracee>,
         stack: &'a [Frame],
         session: &'a SessionRef,
-        callee: Mfa,
+        callee: Option<Mfa>,
     ) -> ProcessHost<'a> {
         ProcessHost { core, tracee, stack, session, callee }
     }
@@ -102,28 +103,27 @@ impl Host for ProcessHost<'_> {
         self.session.set_trace_control_word(value);
     }
 
-    // Sequential trace tokens arrive with seq_trace (issue 6): until then
-    // a process never has one, and these answer as for a process without.
     fn is_seq_trace(&mut self) -> bool {
-        false
+        self.tracee.seq.lock().token().is_some()
     }
 
-    fn seq_token(&mut self, _heap: &mut Heap) -> Word {
-        Word::NIL
+    fn seq_token(&mut self, heap: &mut Heap) -> Word {
+        self.tracee.seq.lock().token_word(heap)
     }
 
-    fn set_seq_token(&mut self, _key: TermRef<'_>, _value: TermRef<'_>) -> bool {
-        false
+    fn set_seq_token(&mut self, key: TermRef<'_>, value: TermRef<'_>) -> bool {
+        // The old value is not needed: the spec's value is `true`.
+        let mut scratch = Heap::new();
+        self.tracee.seq.lock().set(self.tracee.pid(), key, value, &mut scratch).is_some()
     }
 
     fn seq_trace_info(&mut self, key: Option<Atom>, heap: &mut Heap) -> Option<Word> {
-        matchspec::host::seq_trace_info_without_token(key, heap)
+        self.tracee.seq.lock().info(key, heap)
     }
 
     fn process_dump(&mut self, heap: &mut Heap) -> Word {
         let mut text = format!("=proc:{}\nState: Running\nStack:\n", self.tracee.pid());
-        text.push_str(&format!("  {}\n", self.callee));
-        for mfa in self.callers() {
+        for mfa in self.callee.into_iter().chain(self.callers()) {
             text.push_str(&format!("  {mfa}\n"));
         }
         heap.binary(text.as_bytes())
@@ -192,7 +192,7 @@ impl Host for ProcessHost<'_> {
 
     fn current_stacktrace(&mut self, depth: u32, heap: &mut Heap) -> Word {
         let frames: Vec<Mfa> =
-            std::iter::once(self.callee).chain(self.callers()).take(depth as usize).collect();
+            self.callee.into_iter().chain(self.callers()).take(depth as usize).collect();
         let mut items = Vec::with_capacity(frames.len());
         for mfa in frames {
             let [m, f] = [mfa.module, mfa.function].map(Word::atom);

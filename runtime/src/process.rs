@@ -32,12 +32,12 @@ pub enum CallStyle {
 }
 
 /// How an exception ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub enum Raised {
     /// A `try` in this function caught it; the function goes on.
     Caught(Mfa),
-    /// Nothing caught it: the process exited.
-    Exited,
+    /// Nothing caught it: the process exited with this reason.
+    Exited(Term),
 }
 
 /// The host did something its stack does not allow.
@@ -144,6 +144,19 @@ impl Process {
     /// Which scheduler runs it (what `scheduler_id` reports).
     pub fn set_scheduler_id(&mut self, id: u32) {
         self.scheduler_id = id;
+    }
+
+    pub(crate) fn scheduler_id(&self) -> u32 {
+        self.scheduler_id
+    }
+
+    pub(crate) fn core(&self) -> &Arc<TraceCore> {
+        &self.core
+    }
+
+    /// The parts a match-spec host borrows, apart.
+    pub(crate) fn parts(&mut self) -> (&TraceCore, &Arc<Tracee>, &[Frame], &mut Scratch) {
+        (&self.core, &self.tracee, &self.stack, &mut self.scratch)
     }
 
     /// The active functions, innermost first.
@@ -257,7 +270,7 @@ impl Process {
                     let reason = exit_reason(class, reason, &mut heap);
                     self.emit_exit(heap.view(reason));
                     self.exit();
-                    return Ok(Raised::Exited);
+                    return Ok(Raised::Exited(Term::from_parts(heap, reason)));
                 }
                 Some(Frame::Function { mfa, catches }) if *catches => {
                     let mfa = *mfa;
@@ -597,7 +610,7 @@ fn run_spec(
     session: &SessionRef,
 ) -> (Decision, ReturnFlags) {
     let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
-    let mut host = ProcessHost::new(core, tracee, stack, session, mfa);
+    let mut host = ProcessHost::new(core, tracee, stack, session, Some(mfa));
     match spec.spec.run(args, scratch, &mut host) {
         Ok(Outcome::Match(matched)) => {
             let asked = ReturnFlags {

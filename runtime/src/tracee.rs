@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 
 use crate::flags::TraceFlags;
 use crate::ids::Pid;
+use crate::seq_trace::SeqState;
 use crate::session::SessionRef;
 use crate::tracer::TracerRef;
 
@@ -36,6 +37,10 @@ pub struct Tracee {
     any_flags: AtomicU32,
     alive: AtomicBool,
     write: Mutex<()>,
+    /// The sequential trace token and counters. Its thread uses it on
+    /// sends and receives; `reset_trace` and token queries reach it from
+    /// others, hence the (uncontended) lock.
+    pub(crate) seq: Mutex<SeqState>,
 }
 
 impl Tracee {
@@ -46,6 +51,7 @@ impl Tracee {
             any_flags: AtomicU32::new(0),
             alive: AtomicBool::new(true),
             write: Mutex::new(()),
+            seq: Mutex::new(SeqState::default()),
         };
         tracee.publish(links);
         tracee
@@ -95,6 +101,11 @@ impl Tracee {
             .iter()
             .find(|l| Arc::ptr_eq(&l.session, session))
             .map_or(TraceFlags::empty(), |l| l.flags)
+    }
+
+    /// The process's sequential trace state (a copy).
+    pub fn seq_state(&self) -> SeqState {
+        self.seq.lock().clone()
     }
 
     /// Changes the link of `session`: `change` sees it (or `None`) and

@@ -39,6 +39,16 @@ impl Tracer for Checker {
         Enabled::Trace
     }
 
+    fn trace_seq(
+        &self,
+        _label: matchspec::term::TermRef<'_>,
+        _info: matchspec::term::TermRef<'_>,
+        _opts: &TraceOpts<'_>,
+    ) {
+        // The workers carry no sequential trace tokens.
+        self.bad.fetch_add(1, Ordering::Relaxed);
+    }
+
     fn trace(
         &self,
         tag: TraceTag,

@@ -118,7 +118,7 @@ impl<W: Write> Printer<'_, W> {
                 }
                 Ok(())
             }
-            Kind::Bits(bits) => write_bits(self.out, bits.bytes(), bits.bit_len()),
+            Kind::Bits(bits) => write_bits(self.out, bits.bytes(), bits.bit_len(), self.strings),
             Kind::Pid(p) if is_local(p.node, p.creation) => {
                 write!(self.out, "<0.{}.{}>", p.id, p.serial)
             }
@@ -255,10 +255,10 @@ fn is_printable(c: char) -> bool {
     matches!(c as u32, 32..=126 | 0xa0..=0xff | 8..=13 | 27)
 }
 
-fn write_bits<W: Write>(out: &mut W, bytes: &[u8], bit_len: u64) -> fmt::Result {
+fn write_bits<W: Write>(out: &mut W, bytes: &[u8], bit_len: u64, text: bool) -> fmt::Result {
     let whole = (bit_len / 8) as usize;
     let rest = (bit_len % 8) as u32;
-    if whole > 0 && rest == 0 {
+    if text && whole > 0 && rest == 0 {
         // As `~tp`: UTF-8 text first, then Latin-1 text, else bytes.
         let bytes = &bytes[..whole];
         if let Ok(text) = std::str::from_utf8(bytes)

@@ -404,8 +404,9 @@ impl<'a> TermRef<'a> {
         Term::from_parts(heap, root)
     }
 
-    /// Displays the term with every list printed as a list, as `~w` does
-    /// (`[104,105]`, not `"hi"`).
+    /// Displays the term with every list and binary printed as its
+    /// elements, as `~w` does (`[104,105]`, not `"hi"`; `<<104,105>>`, not
+    /// `<<"hi">>`).
     pub fn without_strings(self) -> super::display::WithoutStrings<'a> {
         super::display::WithoutStrings(self)
     }

@@ -1,5 +1,7 @@
 //! Runs scenario terms one at a time.
 
+mod world;
+
 use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -63,6 +65,7 @@ pub struct Runner {
     tracers: Vec<(Pid, Arc<ProcessTracer>)>,
     mailbox: Sender<Delivered>,
     inbox: Receiver<Delivered>,
+    world: world::World,
 }
 
 impl Runner {
@@ -84,6 +87,7 @@ impl Runner {
             tracers: Vec::new(),
             mailbox,
             inbox,
+            world: world::World::default(),
         };
         let driver = runner.core.spawn(DRIVER, Some(idle()));
         runner.processes.insert(DRIVER, driver);
@@ -211,16 +215,32 @@ impl Runner {
             ("local_tail_call", [p, mfa]) => self.call(*p, *mfa, false, CallStyle::Tail),
             ("try_call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Try),
             ("return", [p, value]) => {
+                let pid = self.process(*p)?.pid();
+                self.active(pid)?;
+                self.step_if_puppet(pid, world::step(&[world::atom("return")], &[*value]));
                 self.process(*p)?.return_value(*value)?;
+                self.after_end(pid, None);
                 Ok(Term::atom(Atom::OK))
             }
             ("raise", [p, class, reason]) => {
                 let class =
                     class.as_atom().filter(|c| matches!(c.name(), "error" | "exit" | "throw"));
                 let class = class.ok_or(Failure::World("bad_class"))?;
-                self.process(*p)?.raise(class, *reason)?;
+                let pid = self.process(*p)?.pid();
+                self.active(pid)?;
+                let head = [world::atom("raise"), Word::atom(class)];
+                self.step_if_puppet(pid, world::step(&head, &[*reason]));
+                let raised = self.process(*p)?.raise(class, *reason)?;
+                self.after_end(pid, Some(raised));
                 Ok(Term::atom(Atom::OK))
             }
+            ("do", [p, actions]) => self.do_actions(*p, *actions),
+            ("system_tracer", [tracer]) => self.system_tracer(*tracer),
+            ("reset_seq_trace", []) => {
+                self.core.reset_seq_trace();
+                Ok(Term::atom(Atom::TRUE))
+            }
+            ("seq_token", [p]) => self.seq_token(*p),
             ("advance_clock", [ns]) => {
                 self.clock.advance(ns.as_i64().ok_or(Failure::World("not_an_integer"))?);
                 Ok(Term::atom(Atom::OK))
@@ -553,6 +573,9 @@ impl Runner {
         if self.processes.contains_key(&child) {
             return Err(Failure::World("already_exists"));
         }
+        if parent != DRIVER {
+            self.step_if_puppet(parent, world::step(&[world::atom("spawn")], &[]));
+        }
         let parent = self.processes[&parent].tracee().clone();
         let start = Term::parse("{scenario, idle, []}").expect("a literal");
         let process = self.core.spawn_from(&parent, child, Some(idle()), start.as_ref());
@@ -577,8 +600,42 @@ impl Runner {
         if !remote && process.functions().next().map(|f| f.module) != Some(mfa.module) {
             return Err(Failure::World("not_local"));
         }
-        process.call(&entry, args, remote, style)?;
+        let pid = process.pid();
+        if matches!(style, CallStyle::Tail | CallStyle::Try) {
+            self.active(pid)?;
+        }
+        let (m, f) = (Word::atom(mfa.module), Word::atom(mfa.function));
+        let step = match (remote, style) {
+            (true, CallStyle::Body) => world::step(&[world::atom("call"), m, f], &[args]),
+            (true, CallStyle::Try) => world::step(&[world::atom("try_call"), m, f], &[args]),
+            (true, CallStyle::Tail) => world::step(&[world::atom("tail_call"), m, f], &[args]),
+            (false, CallStyle::Tail) => world::step(&[world::atom("local_tail_call"), f], &[args]),
+            (false, _) => world::step(&[world::atom("local_call"), f], &[args]),
+        };
+        self.step_if_puppet(pid, step);
+        self.process(p)?.call(&entry, args, remote, style)?;
+        self.run_signals();
         Ok(Term::atom(Atom::OK))
+    }
+}
+
+impl Runner {
+    /// Fails unless the process has an active function (what a return,
+    /// raise or tail call needs), before any step is sent.
+    fn active(&mut self, pid: Pid) -> Result<(), Failure> {
+        match self.processes.get(&pid) {
+            Some(p) if p.functions().next().is_some() => Ok(()),
+            Some(_) => Err(Failure::World("no_active_function")),
+            None => Err(Failure::World("noproc")),
+        }
+    }
+
+    /// Sends the step to `pid` if it is a puppet (the driver and tracer
+    /// processes act without steps).
+    fn step_if_puppet(&mut self, pid: Pid, step: Term) {
+        if pid != DRIVER && !self.tracers.iter().any(|(p, _)| *p == pid) {
+            self.step_to(pid, step);
+        }
     }
 }
 

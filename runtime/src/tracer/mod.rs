@@ -33,6 +33,9 @@ pub enum TraceeId {
     Process(Pid),
     /// A port, by number (`#Port<0.N>`).
     Port(u64),
+    /// No tracee: what `trace_status` is asked about for the system
+    /// sequential tracer (`undefined`).
+    Undefined,
 }
 
 impl TraceeId {
@@ -41,6 +44,7 @@ impl TraceeId {
         match self {
             TraceeId::Process(pid) => pid.to_word(heap),
             TraceeId::Port(id) => heap.port(matchspec::term::Atom::NONODE, id, 0),
+            TraceeId::Undefined => Word::atom(matchspec::term::Atom::UNDEFINED),
         }
     }
 }
@@ -91,6 +95,11 @@ pub trait Tracer: Send + Sync + fmt::Debug {
         let _ = category;
         self.trace(tag, tracee, message, opts);
     }
+
+    /// `trace(seq_trace, State, Label, Info, Opts)`: a sequential trace
+    /// event for the system sequential tracer; `info` is `{Kind, {LastCnt,
+    /// Serial}, From, To, Msg}`.
+    fn trace_seq(&self, label: TermRef<'_>, info: TermRef<'_>, opts: &TraceOpts<'_>);
 
     /// What `trace:info/3` shows as the tracer: a pid or port for
     /// `erl_tracer`, `{Module, State}` for others.

@@ -84,12 +84,39 @@ impl Tracer for TestTracerModule {
     }
 
     fn trace(&self, tag: TraceTag, tracee: TraceeId, message: TermRef<'_>, opts: &TraceOpts<'_>) {
-        let Some(collector) = self.collector else { return };
         let mut heap = Heap::with_capacity(64);
+        let tracee = tracee.to_word(&mut heap);
+        self.forward(tag, heap, tracee, message, opts);
+    }
+
+    fn trace_seq(&self, label: TermRef<'_>, info: TermRef<'_>, opts: &TraceOpts<'_>) {
+        let mut heap = Heap::with_capacity(64);
+        let label = label.copy_to(&mut heap);
+        self.forward(TraceTag::SeqTrace, heap, label, info, opts);
+    }
+
+    fn to_term(&self, heap: &mut Heap) -> Word {
+        let state = self.state.copy_to(heap);
+        heap.tuple(&[Word::atom(Atom::new(Self::MODULE)), state])
+    }
+}
+
+impl TestTracerModule {
+    /// Sends `{Tag, State, Tracee, Msg, Opts}` to the collector (`tracee`
+    /// is already in `heap`; for `seq_trace` it is the label).
+    fn forward(
+        &self,
+        tag: TraceTag,
+        mut heap: Heap,
+        tracee: Word,
+        message: TermRef<'_>,
+        opts: &TraceOpts<'_>,
+    ) {
+        let Some(collector) = self.collector else { return };
         let elements = [
             Word::atom(tag.atom()),
             self.state.copy_to(&mut heap),
-            tracee.to_word(&mut heap),
+            tracee,
             message.copy_to(&mut heap),
             opts.to_map(&mut heap),
         ];
@@ -98,11 +125,6 @@ impl Tracer for TestTracerModule {
         // A collector nobody reads any more: the message is lost, as a
         // message to a process that has exited is.
         let _ = self.mailbox.send(Delivered { tracer: collector, message });
-    }
-
-    fn to_term(&self, heap: &mut Heap) -> Word {
-        let state = self.state.copy_to(heap);
-        heap.tuple(&[Word::atom(Atom::new(Self::MODULE)), state])
     }
 }
 

@@ -117,6 +117,24 @@ impl Tracer for ProcessTracer {
         }
     }
 
+    fn trace_seq(&self, label: TermRef<'_>, info: TermRef<'_>, opts: &TraceOpts<'_>) {
+        if !self.is_alive() {
+            return;
+        }
+        static SEQ_TRACE: LazyLock<Atom> = LazyLock::new(|| Atom::new("seq_trace"));
+        let mut heap = Heap::with_capacity(32);
+        let mut elements = vec![Word::atom(*SEQ_TRACE), label.copy_to(&mut heap)];
+        elements.push(info.copy_to(&mut heap));
+        if let Some(kind) = opts.timestamp {
+            elements.push(self.clock.timestamp(kind, &mut heap));
+        }
+        let root = heap.tuple(&elements);
+        let message = Term::from_parts(heap, root);
+        if self.mailbox.send(Delivered { tracer: self.pid, message }).is_err() {
+            self.kill();
+        }
+    }
+
     fn to_term(&self, heap: &mut Heap) -> Word {
         self.pid.to_word(heap)
     }

@@ -109,6 +109,8 @@ run(File) ->
     process_flag(trap_exit, true),
     Terms = read_scenario(File),
     load_idle_module(),
+    load_act_module(),
+    {module, seq_trace} = code:ensure_loaded(seq_trace),
     case names_atom(tracer_test, Terms) of
         true -> load_tracer_test();
         false -> ok
@@ -162,10 +164,41 @@ run_term(Term, W0) ->
     {Reply, W1} = try do_term(Term, W0)
                   catch throw:{scenario_error, Reason} -> {{error, Reason}, W0}
                   end,
-    print({reply, Tag, Reply}, W1),
+    W2 = settle(W1),
+    print({reply, Tag, Reply}, W2),
     delivered(),
-    drain_all(W1),
-    W1.
+    drain_all(W2),
+    W2.
+
+%% Waits until every puppet has handled its signals (it is waiting, or it
+%% has exited: linked exits take puppets with them); exited ones leave the
+%% world.
+settle(W) ->
+    settle(W, erlang:monotonic_time(millisecond) + ?WAIT_MS).
+
+settle(W, Deadline) ->
+    Puppets = maps:keys(W#w.stacks),
+    States = [{P, erlang:process_info(maps:get(P, W#w.pids), [status])}
+              || P <- Puppets],
+    Busy = [P || {P, I} <- States, I =/= undefined, I =/= [{status, waiting}]],
+    case Busy of
+        [] ->
+            Dead = [P || {P, undefined} <- States],
+            lists:foldl(fun(P, Acc) -> gone(P, Acc) end, W, Dead);
+        _ ->
+            erlang:monotonic_time(millisecond) > Deadline
+                andalso error({unsettled, Busy}),
+            receive after 1 -> ok end,
+            settle(W, Deadline)
+    end.
+
+gone(P, W) ->
+    Mon = maps:get(P, W#w.mons),
+    Pid = maps:get(P, W#w.pids),
+    receive {'DOWN', Mon, process, Pid, _} -> ok
+    after ?WAIT_MS -> error({no_exit, P})
+    end,
+    W#w{stacks = maps:remove(P, W#w.stacks)}.
 
 delivered() ->
     Ref = erlang:trace_delivered(all),
@@ -230,6 +263,16 @@ do_term({erlang_trace_pattern, MFA, Pattern, Flags} = T, W0) ->
     W = prepare(T, W0),
     {result(fun() -> erlang:trace_pattern(real(MFA, W), real(Pattern, W),
                                           real(Flags, W)) end, W), W};
+do_term({system_tracer, Tracer} = T, W0) ->
+    W = prepare(T, W0),
+    {result(fun() -> seq_trace:set_system_tracer(real(Tracer, W)) end, W), W};
+do_term({reset_seq_trace}, W) ->
+    {result(fun() -> seq_trace:reset_trace() end, W), W};
+do_term({seq_token, P}, W) ->
+    Pid = puppet(P, W),
+    {sequential_trace_token, Token} =
+        erlang:process_info(Pid, sequential_trace_token),
+    {pretty(Token, W), W};
 do_term({erlang_trace_info, What, Item} = T, W0) ->
     W = prepare(T, W0),
     {result(fun() -> erlang:trace_info(real(What, W), real(Item, W)) end, W),
@@ -249,6 +292,8 @@ do_term({return, P, Value}, W) ->
     return_event(P, Value, W);
 do_term({raise, P, Class, Reason}, W) ->
     raise_event(P, Class, Reason, W);
+do_term({do, P, Actions}, W) ->
+    do_event(P, Actions, W);
 do_term({advance_clock, Ns}, W) ->
     %% msc's injected clock moves on; OTP's clock is its own.
     is_integer(Ns) orelse world_error(not_an_integer),
@@ -324,6 +369,12 @@ prepare(Term, W0) ->
               end
       end, W0, tracer_spids(Term)).
 
+tracer_spids({system_tracer, T}) ->
+    Module = case T of
+                 {Mod, State} when is_atom(Mod) -> state_collector(State);
+                 _ -> []
+             end,
+    [T || is_spid(T)] ++ Module;
 tracer_spids({session_create, _, T, Opts}) ->
     Module = case T of
                  {Mod, State} when is_atom(Mod) -> state_collector(State);
@@ -485,6 +536,8 @@ load_idle_module() ->
         "            _ = try apply(M, F, As) catch _:_ -> caught end, idle();\n"
         "        {'$scenario_step', spawn} ->\n"
         "            _ = erlang:spawn(scenario, idle, []), idle();\n"
+        "        {'$scenario_step', {do, As}} ->\n"
+        "            _ = scenario_act:run(As), idle();\n"
         "        {'$scenario_step', {return, V}} ->\n"
         "            V;\n"
         "        {'$scenario_step', {raise, C, R}} ->\n"
@@ -494,6 +547,30 @@ load_idle_module() ->
         "    end.\n",
     {ok, scenario, Bin} = compile_source(Src),
     {module, scenario} = code:load_binary(scenario, "scenario.erl", Bin),
+    ok.
+
+%% Module scenario_act runs the actions of a {do, P, Actions} step in the
+%% puppet (see docs/scenarios.md). It is not part of the scenario world:
+%% scenarios do not trace it.
+load_act_module() ->
+    Src =
+        "-module(scenario_act).\n"
+        "-export([run/1]).\n"
+        "run([]) -> ok;\n"
+        "run([A | As]) -> _ = act(A), run(As).\n"
+        "act({send, To, M}) -> catch erlang:send(To, M);\n"
+        "act('receive') -> receive M -> M end;\n"
+        "act({link, P}) -> link(P);\n"
+        "act({unlink, P}) -> unlink(P);\n"
+        "act({register, N}) -> register(N, self());\n"
+        "act({unregister, N}) -> unregister(N);\n"
+        "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
+        "act({seq_trace, K, V}) -> seq_trace:set_token(K, V);\n"
+        "act({seq_trace_token, T}) -> seq_trace:set_token(T);\n"
+        "act({seq_trace_print, M}) -> seq_trace:print(M);\n"
+        "act({seq_trace_print, L, M}) -> seq_trace:print(L, M).\n",
+    {ok, scenario_act, Bin} = compile_source(Src),
+    {module, scenario_act} = code:load_binary(scenario_act, "scenario_act.erl", Bin),
     ok.
 
 names_atom(A, A) -> true;
@@ -565,6 +642,8 @@ function_source(F, Arity, Fs) ->
                     "            _ = LOCAL, RECV;\n"
                     "        spawn ->\n"
                     "            _ = erlang:spawn(scenario, idle, []), RECV;\n"
+                    "        {do, As@} ->\n"
+                    "            _ = scenario_act:run(As@), RECV;\n"
                     "        Tail@ -> Tail@\n"
                     "    end,\n",
                 fill(Template, [{"LOCAL", local_case(I, Fs)},
@@ -740,6 +819,91 @@ proper_list([]) -> true;
 proper_list([_ | T]) -> proper_list(T);
 proper_list(_) -> false.
 
+%% {do, P, Actions}: checked against the VM's own state first (the same
+%% refusals as msc's), then sent to the puppet as one step. The driver
+%% itself may only send.
+do_event(P, Actions, W) ->
+    is_spid(P) orelse world_error(not_a_pid),
+    proper_list(Actions) orelse world_error(bad_action),
+    lists:all(fun is_action/1, Actions) orelse world_error(bad_action),
+    case maps:get(P, W#w.kind, none) of
+        driver ->
+            lists:all(fun(A) -> element(1, A) =:= send end,
+                      [A || A <- Actions, is_tuple(A)])
+                andalso length([A || A <- Actions, is_tuple(A)]) =:= length(Actions)
+                orelse world_error(unsupported),
+            check_actions(P, self(), Actions, W),
+            [catch erlang:send(real(To, W), real(M, W)) || {send, To, M} <- Actions],
+            {ok, W};
+        _ ->
+            Pid = puppet(P, W),
+            check_actions(P, Pid, Actions, W),
+            Stack = maps:get(P, W#w.stacks),
+            check_slots(Stack),
+            Pid ! {?STEP, {do, real(Actions, W)}},
+            wait_state(Pid, where(Stack)),
+            {ok, bump_if_frame(P, W)}
+    end.
+
+bump_if_frame(P, W) ->
+    case maps:get(P, W#w.stacks) of
+        [{scenario, idle, 0, _, _} | _] -> W;
+        _ -> bump(P, W)
+    end.
+
+is_action('receive') -> true;
+is_action({send, To, _}) -> is_atom(To);
+is_action({link, P}) -> is_spid(P);
+is_action({unlink, P}) -> is_spid(P);
+is_action({register, N}) -> is_atom(N) andalso not is_spid(N);
+is_action({unregister, N}) -> is_atom(N) andalso not is_spid(N);
+is_action({trap_exit, B}) -> is_boolean(B);
+is_action({seq_trace, _, _}) -> true;
+is_action({seq_trace_token, _}) -> true;
+is_action({seq_trace_print, _}) -> true;
+is_action({seq_trace_print, _, _}) -> true;
+is_action(_) -> false.
+
+check_actions(P, Pid, Actions, W) ->
+    {message_queue_len, Q0} = erlang:process_info(Pid, message_queue_len),
+    Queued = case P of ?DRIVER -> 0; _ -> Q0 end,
+    {links, Links0} = erlang:process_info(Pid, links),
+    Linked = [maps:get(L, W#w.rev, '$unknown_pid') || L <- Links0, is_pid(L)],
+    lists:foldl(fun(A, Acc) -> check_action(P, A, Acc, W) end,
+                {Queued, Linked}, Actions),
+    ok.
+
+check_action(_P, 'receive', {Q, L}, _W) ->
+    Q > 0 orelse world_error(empty_queue),
+    {Q - 1, L};
+check_action(P, {link, O}, {Q, L}, W) ->
+    (maps:get(O, W#w.kind, none) =:= puppet andalso maps:is_key(O, W#w.stacks)
+     andalso O =/= P) orelse world_error(noproc),
+    lists:member(O, L) andalso world_error(already_linked),
+    {Q, [O | L]};
+check_action(_P, {unlink, O}, {Q, L}, _W) ->
+    lists:member(O, L) orelse world_error(not_linked),
+    {Q, L -- [O]};
+check_action(P, {register, N}, Acc, W) ->
+    whereis(N) =:= undefined orelse world_error(already_registered),
+    erlang:process_info(maps:get(P, W#w.pids), registered_name) =:= []
+        orelse world_error(already_registered),
+    Acc;
+check_action(P, {unregister, N}, Acc, W) ->
+    whereis(N) =:= maps:get(P, W#w.pids) orelse world_error(not_registered),
+    Acc;
+check_action(_P, {send, To, _}, Acc, W) ->
+    case is_spid(To) of
+        true ->
+            case maps:get(To, W#w.kind, none) of
+                driver -> world_error(unsupported);
+                _ -> Acc
+            end;
+        false -> Acc
+    end;
+check_action(_P, _, Acc, _W) ->
+    Acc.
+
 return_event(P, Value, W) ->
     Pid = puppet(P, W),
     [_ | Rest] = maps:get(P, W#w.stacks),
@@ -774,9 +938,13 @@ wait_state(Pid, MFA) ->
     wait_state(Pid, MFA, erlang:monotonic_time(millisecond) + ?WAIT_MS).
 
 wait_state(Pid, MFA, Deadline) ->
-    Want = [{status, waiting}, {message_queue_len, 0}, {current_function, MFA}],
-    case erlang:process_info(Pid, [status, message_queue_len, current_function]) of
-        Want -> ok;
+    Info = erlang:process_info(Pid, [status, current_function, messages]),
+    Steps = case Info of
+                [_, _, {messages, Ms}] -> [M || {?STEP, _} = M <- Ms];
+                _ -> []
+            end,
+    case Info of
+        [{status, waiting}, {current_function, MFA}, _] when Steps =:= [] -> ok;
         Other ->
             case erlang:monotonic_time(millisecond) > Deadline of
                 true -> error({stuck, Pid, MFA, Other});

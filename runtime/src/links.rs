@@ -1,0 +1,141 @@
+//! Process events (`procs`) besides spawn and exit: links, unlinks and
+//! registered names, and the `set_on_link` / `set_on_first_link`
+//! inheritance that rides on a link.
+//!
+//! A link is a signal: the linker reports `link` at once, and the linked
+//! process reports `getting_linked` when it handles the signal, as ERTS
+//! does. [`Process::link`] answers the [`LinkSignal`] the host delivers to
+//! the other process's [`Process::linked_by`].
+
+use matchspec::term::{Atom, Heap, TermRef, Word};
+
+use crate::core::trace_procs;
+use crate::flags::TraceFlags;
+use crate::ids::Pid;
+use crate::process::Process;
+use crate::session::SessionRef;
+use crate::tracee::TracerLink;
+use crate::tracer::{TraceTag, TracerRef};
+
+/// A link signal on its way to the linked process.
+#[derive(Debug)]
+#[must_use = "the linked process must handle the signal (Process::linked_by)"]
+pub struct LinkSignal {
+    from: Pid,
+    /// Per session of the linker with `set_on_link` or
+    /// `set_on_first_link`: the flags to set and clear, and the tracer.
+    inherit: Vec<Inherited>,
+}
+
+#[derive(Debug)]
+struct Inherited {
+    session: SessionRef,
+    on: TraceFlags,
+    off: TraceFlags,
+    tracer: TracerRef,
+}
+
+impl LinkSignal {
+    /// The linking process.
+    pub fn from(&self) -> Pid {
+        self.from
+    }
+}
+
+const ON_LINK: TraceFlags = TraceFlags::SET_ON_LINK.union(TraceFlags::SET_ON_FIRST_LINK);
+
+impl Process {
+    /// The process links to `other`: `{trace, Pid, link, Other}`. With
+    /// `set_on_link` in a session, `other` will get the process's flags
+    /// and tracer there; with `set_on_first_link` the same but without the
+    /// two inheritance flags, which the process loses.
+    pub fn link(&mut self, other: Pid) -> LinkSignal {
+        let mut inherit = Vec::new();
+        if self.tracee().is_traced() {
+            for link in self.tracee().links().iter() {
+                if !link.session.is_alive() || !link.flags.intersects(ON_LINK) {
+                    continue;
+                }
+                let first = link.flags.contains(TraceFlags::SET_ON_FIRST_LINK);
+                inherit.push(Inherited {
+                    session: link.session.clone(),
+                    on: link.flags & TraceFlags::TRACEE,
+                    off: if first { ON_LINK } else { TraceFlags::empty() },
+                    tracer: link.tracer.clone(),
+                });
+                if first {
+                    self.tracee().update(&link.session, |l| {
+                        if let Some(l) = l {
+                            l.flags -= ON_LINK;
+                        }
+                    });
+                }
+            }
+            self.procs_event(TraceTag::Link, other);
+        }
+        LinkSignal { from: self.pid(), inherit }
+    }
+
+    /// The process handles a link signal: it takes the flags the linker
+    /// passes on, then reports `{trace, Pid, getting_linked, Linker}`.
+    pub fn linked_by(&mut self, signal: LinkSignal) {
+        for Inherited { session, on, off, tracer } in signal.inherit {
+            self.tracee().update(&session.clone(), |link| match link {
+                Some(l) => {
+                    l.flags = (l.flags | on) - off;
+                    l.tracer = tracer;
+                }
+                None => *link = Some(TracerLink { session, tracer, flags: on - off }),
+            });
+        }
+        self.procs_event(TraceTag::GettingLinked, signal.from);
+    }
+
+    /// The process unlinks from `other`: `{trace, Pid, unlink, Other}`.
+    pub fn unlink(&mut self, other: Pid) {
+        self.procs_event(TraceTag::Unlink, other);
+    }
+
+    /// The process handles an unlink signal from `from`: `{trace, Pid,
+    /// getting_unlinked, From}`.
+    pub fn unlinked_by(&mut self, from: Pid) {
+        self.procs_event(TraceTag::GettingUnlinked, from);
+    }
+
+    /// The process registers `name`: `{trace, Pid, register, Name}`.
+    pub fn register(&mut self, name: Atom) {
+        self.procs_name_event(TraceTag::Register, name);
+    }
+
+    /// The process's name `name` is removed: `{trace, Pid, unregister,
+    /// Name}`.
+    pub fn unregister(&mut self, name: Atom) {
+        self.procs_name_event(TraceTag::Unregister, name);
+    }
+
+    /// The process exits with `reason` (an exit signal it does not trap,
+    /// `exit/1`): `{trace, Pid, exit, Reason}`, and it is traced no more.
+    pub fn exit_with(&mut self, reason: TermRef<'_>) {
+        if self.tracee().is_alive() {
+            trace_procs(self.tracee(), TraceTag::Exit, reason, None);
+        }
+        self.exit();
+    }
+
+    fn procs_event(&mut self, tag: TraceTag, other: Pid) {
+        if !self.tracee().is_traced() {
+            return;
+        }
+        let mut heap = Heap::new();
+        let word = other.to_word(&mut heap);
+        trace_procs(self.tracee(), tag, heap.view(word), None);
+    }
+
+    fn procs_name_event(&mut self, tag: TraceTag, name: Atom) {
+        if !self.tracee().is_traced() {
+            return;
+        }
+        let heap = Heap::new();
+        trace_procs(self.tracee(), tag, heap.view(Word::atom(name)), None);
+    }
+}

@@ -1,0 +1,242 @@
+//! Message passing as the core sees it: `send` and `'receive'` events with
+//! the sessions' send and receive patterns, and the sequential trace token
+//! that travels with messages.
+//!
+//! A message has three moments, and each has its own trace point:
+//!
+//! 1. [`Process::send`], in the sender: the `send` (or
+//!    `send_to_non_existing_process`) event, and the token's send event;
+//!    it answers the [`MessageToken`] the message carries.
+//! 2. [`Process::message_arrived`], in the receiver when the message enters
+//!    its queue: the `'receive'` event (ERTS traces arrival, not
+//!    consumption).
+//! 3. [`Process::consume`], in the receiver when a `receive` takes it: the
+//!    receiver takes the message's token, and the token's receive event.
+
+use matchspec::Outcome;
+use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
+
+use crate::host::ProcessHost;
+use crate::ids::Pid;
+use crate::process::Process;
+use crate::seq_trace::{MessageToken, SeqEvent};
+use crate::session::{EventPattern, SessionRef};
+use crate::tracee::TracerLink;
+use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, status_then};
+
+/// Who a message came from, as a receive pattern sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A process of this node: the pattern sees `[Node, Pid, Msg]`.
+    Process(Pid),
+    /// Not a process (`clock_service` for a `receive ... after` timeout, a
+    /// node name for a remote sender): `[Atom, undefined, Msg]`.
+    Other(Atom),
+}
+
+/// What a send or receive pattern decided.
+enum PatternDecision {
+    Skip,
+    Trace(Option<Term>),
+}
+
+impl Process {
+    /// The process sends `message` to `to`, the destination as the sender
+    /// named it (a pid, a registered name, `{Name, Node}`); `receiver` is
+    /// the live process it reaches, if any. Answers the token the message
+    /// carries.
+    ///
+    /// Every session tracing `send` on the process runs its send pattern
+    /// on `[To, Msg]` and reports `{trace, Pid, send, Msg, To}`, or
+    /// `send_to_non_existing_process` when `to` is a pid of no live
+    /// process.
+    pub fn send(
+        &mut self,
+        to: TermRef<'_>,
+        receiver: Option<Pid>,
+        message: TermRef<'_>,
+    ) -> MessageToken {
+        if self.tracee().is_traced() {
+            let dead_pid = receiver.is_none() && matches!(to.kind(), Kind::Pid(_));
+            let tag = if dead_pid { TraceTag::SendToNonExistingProcess } else { TraceTag::Send };
+            let mut heap = Heap::with_capacity(16);
+            let to_word = to.copy_to(&mut heap);
+            let message_word = message.copy_to(&mut heap);
+            let args = heap.list(&[to_word, message_word]);
+            let args = Term::from_parts(heap, args);
+            self.trace_message_event(TraceTag::Send, tag, args.as_ref(), message, Some(to));
+        }
+        let Some(receiver) = receiver else { return MessageToken::NONE };
+        let me = self.pid();
+        let core = self.core().clone();
+        let token = {
+            let mut seq = self.tracee().seq.lock();
+            if seq.token().is_none() {
+                return MessageToken::NONE;
+            }
+            if core.seq_serial_allowed(me) {
+                seq.update_serial(me);
+            }
+            seq.token_arc().cloned()
+        };
+        if let Some(token) = &token {
+            core.seq_output(token, SeqEvent::Send, Some(receiver), message, me);
+        }
+        MessageToken::new(token, core.seq_epoch())
+    }
+
+    /// `message` from `from` enters the process's queue: every session
+    /// tracing `'receive'` on it runs its receive pattern on `[Node,
+    /// Sender, Msg]` and reports `{trace, Pid, 'receive', Msg}`.
+    pub fn message_arrived(&mut self, from: Origin, message: TermRef<'_>) {
+        if !self.tracee().is_traced() {
+            return;
+        }
+        let mut heap = Heap::with_capacity(16);
+        let (node, sender) = match from {
+            Origin::Process(pid) => (Word::atom(Atom::NONODE), pid.to_word(&mut heap)),
+            Origin::Other(atom) => (Word::atom(atom), Word::atom(Atom::UNDEFINED)),
+        };
+        let message_word = message.copy_to(&mut heap);
+        let args = heap.list(&[node, sender, message_word]);
+        let args = Term::from_parts(heap, args);
+        self.trace_message_event(
+            TraceTag::Receive,
+            TraceTag::Receive,
+            args.as_ref(),
+            message,
+            None,
+        );
+    }
+
+    /// A `receive` takes `message` out of the queue: the process takes the
+    /// token it carries (a message without one clears the process's), and
+    /// the token's receive event goes to the system sequential tracer.
+    pub fn consume(&mut self, message: TermRef<'_>, token: &MessageToken) {
+        let core = self.core().clone();
+        let me = self.pid();
+        let token = token.get(core.seq_epoch()).cloned();
+        let mut seq = self.tracee().seq.lock();
+        if token.is_none() && seq.token().is_none() {
+            return;
+        }
+        seq.adopt(token.as_ref());
+        drop(seq);
+        if let Some(token) = token {
+            core.seq_output(&token, SeqEvent::Receive, Some(me), message, me);
+        }
+    }
+
+    /// `seq_trace:print(Message)` (`label: None`) or `seq_trace:print(Label,
+    /// Message)`: with a token (whose label equals `label`), a print event;
+    /// answers whether there was one to make.
+    pub fn seq_print(&mut self, label: Option<TermRef<'_>>, message: TermRef<'_>) -> bool {
+        let core = self.core().clone();
+        let me = self.pid();
+        let token = {
+            let mut seq = self.tracee().seq.lock();
+            let Some(token) = seq.token() else { return false };
+            if label.is_some_and(|l| !l.eq_exact(&token.label.as_ref())) {
+                return false;
+            }
+            if core.seq_serial_allowed(me) {
+                seq.update_serial(me);
+            }
+            seq.token_arc().cloned()
+        };
+        if let Some(token) = token {
+            core.seq_output(&token, SeqEvent::Print, None, message, me);
+        }
+        true
+    }
+
+    /// The send or receive event `tag` of every session tracing `kind`
+    /// (`send` or `'receive'`) on the process, pattern `args`.
+    fn trace_message_event(
+        &mut self,
+        kind: TraceTag,
+        tag: TraceTag,
+        args: TermRef<'_>,
+        message: TermRef<'_>,
+        to: Option<TermRef<'_>>,
+    ) {
+        let (flag, category) = match kind {
+            TraceTag::Send => (crate::flags::TraceFlags::SEND, TraceCategory::Send),
+            _ => (crate::flags::TraceFlags::RECEIVE, TraceCategory::Receive),
+        };
+        let id = TraceeId::Process(self.pid());
+        let links = self.tracee().links();
+        for link in links.iter() {
+            if !link.session.is_alive() || !link.flags.contains(flag) {
+                continue;
+            }
+            let pattern = match kind {
+                TraceTag::Send => link.session.send_pattern(),
+                _ => link.session.receive_pattern(),
+            };
+            let extra = match self.run_pattern(&pattern, args, &link.session) {
+                PatternDecision::Skip => continue,
+                PatternDecision::Trace(extra) => extra,
+            };
+            // Silent processes run the spec but report nothing.
+            if matches!(*pattern, EventPattern::Spec(_))
+                && self.tracee().flags(&link.session).contains(crate::flags::TraceFlags::SILENT)
+            {
+                continue;
+            }
+            self.emit_message_event(link, category, tag, id, message, to, extra.as_ref());
+        }
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one event's parts")]
+    fn emit_message_event(
+        &mut self,
+        link: &TracerLink,
+        category: TraceCategory,
+        tag: TraceTag,
+        id: TraceeId,
+        message: TermRef<'_>,
+        to: Option<TermRef<'_>>,
+        extra: Option<&Term>,
+    ) {
+        match status_then(&*link.tracer, category, tag, id) {
+            Enabled::Trace => {}
+            Enabled::Discard => return,
+            Enabled::Remove => {
+                self.tracee().update(&link.session, |l| *l = None);
+                return;
+            }
+        }
+        let flags = self.tracee().flags(&link.session);
+        let opts = TraceOpts {
+            extra: to,
+            match_spec_result: extra.map(Term::as_ref),
+            ..TraceOpts::for_flags(flags, self.scheduler_id())
+        };
+        link.tracer.trace_kind(category, tag, id, message, &opts);
+    }
+
+    /// Runs a send or receive pattern on `args`.
+    fn run_pattern(
+        &mut self,
+        pattern: &EventPattern,
+        args: TermRef<'_>,
+        session: &SessionRef,
+    ) -> PatternDecision {
+        let spec = match pattern {
+            EventPattern::Off => return PatternDecision::Skip,
+            EventPattern::On => return PatternDecision::Trace(None),
+            EventPattern::Spec(spec) => spec.clone(),
+        };
+        let (core, tracee, stack, scratch) = self.parts();
+        let mut host = ProcessHost::new(core, tracee, stack, session, None);
+        match spec.spec.run(args, scratch, &mut host) {
+            Ok(Outcome::Match(matched)) => match matched.result.kind() {
+                Kind::Atom(Atom::FALSE) => PatternDecision::Skip,
+                Kind::Atom(Atom::TRUE) => PatternDecision::Trace(None),
+                _ => PatternDecision::Trace(Some(matched.result.to_owned())),
+            },
+            Ok(Outcome::NoMatch) | Err(_) => PatternDecision::Skip,
+        }
+    }
+}

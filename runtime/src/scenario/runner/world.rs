@@ -1,0 +1,435 @@
+//! The scenario world's message passing: steps from the driver, messages,
+//! links, registered names, exit signals and sequential trace tokens.
+//!
+//! The world is OTP's with one scheduler. The driver tells a puppet what to
+//! do by sending it a step message `{'$scenario_step', Step}`, which the
+//! puppet takes at once (with `'receive'` tracing the step shows, and
+//! taking a message without a token clears the puppet's sequential trace
+//! token, exactly as in OTP). Signals a step sends (messages, links,
+//! unlinks, exits) are handled after the step, each receiver in turn in
+//! the order they were woken, as the one scheduler would run them.
+
+use std::collections::VecDeque;
+
+use matchspec::term::{Atom, Heap, Term, TermRef, Word};
+
+use super::{DRIVER, Failure, Reply, Runner};
+use crate::ids::Pid;
+use crate::links::LinkSignal;
+use crate::messages::Origin;
+use crate::process::Raised;
+use crate::seq_trace::MessageToken;
+
+/// A signal on its way to a process.
+#[derive(Debug)]
+pub(super) enum Signal {
+    Message { from: Origin, message: Term, token: MessageToken },
+    Link(LinkSignal),
+    Unlink(Pid),
+    Exit { from: Pid, reason: Term },
+}
+
+/// What the world keeps besides the core's processes.
+#[derive(Debug, Default)]
+pub(super) struct World {
+    /// Messages in each puppet's queue (steps are taken at once).
+    queues: rustc_hash::FxHashMap<Pid, VecDeque<(Term, MessageToken)>>,
+    /// Each process's links, oldest first.
+    links: rustc_hash::FxHashMap<Pid, Vec<Pid>>,
+    /// Registered names.
+    names: rustc_hash::FxHashMap<Atom, Pid>,
+    /// Processes that trap exits.
+    trapping: rustc_hash::FxHashSet<Pid>,
+    /// Signals not yet handled, in the order sent.
+    pending: VecDeque<(Pid, Signal)>,
+}
+
+pub(super) fn atom(name: &str) -> Word {
+    Word::atom(Atom::new(name))
+}
+
+/// A step `{Tag, Args...}`: the words `head` (immediates) then copies of
+/// `args`.
+pub(super) fn step(head: &[Word], args: &[TermRef<'_>]) -> Term {
+    let mut heap = Heap::new();
+    let mut all = head.to_vec();
+    for a in args {
+        all.push(a.copy_to(&mut heap));
+    }
+    let root = if all.len() == 1 { all[0] } else { heap.tuple(&all) };
+    Term::from_parts(heap, root)
+}
+
+pub(super) fn world(why: &'static str) -> Failure {
+    Failure::World(why)
+}
+
+impl Runner {
+    /// Is `pid` a puppet: a spawned process, not the driver or a tracer?
+    fn is_puppet(&self, pid: Pid) -> bool {
+        pid != DRIVER
+            && self.processes.contains_key(&pid)
+            && !self.tracers.iter().any(|(p, _)| *p == pid)
+    }
+
+    /// The driver sends puppet `pid` the step `step`, and the puppet takes
+    /// it.
+    pub(super) fn step_to(&mut self, pid: Pid, step: Term) {
+        let mut heap = Heap::new();
+        let inner = step.copy_to(&mut heap);
+        let root = heap.tuple(&[atom("$scenario_step"), inner]);
+        let message = Term::from_parts(heap, root);
+        let mut to = Heap::new();
+        let to_word = pid.to_word(&mut to);
+        let driver = self.processes.get_mut(&DRIVER).expect("the driver lives");
+        let token = driver.send(to.view(to_word), Some(pid), message.as_ref());
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.message_arrived(Origin::Process(DRIVER), message.as_ref());
+            p.consume(message.as_ref(), &token);
+        }
+    }
+
+    /// `{do, P, Actions}`.
+    pub(super) fn do_actions(&mut self, p: TermRef<'_>, actions_term: TermRef<'_>) -> Reply {
+        let pid = Pid::from_term(p).ok_or(world("not_a_pid"))?;
+        let items = actions_term.proper_list().ok_or(world("bad_action"))?;
+        let actions: Vec<Action> = items
+            .iter()
+            .map(|a| Action::parse(*a))
+            .collect::<Option<_>>()
+            .ok_or(world("bad_action"))?;
+        if pid == DRIVER {
+            // The driver only sends.
+            if !actions.iter().all(|a| matches!(a, Action::Send { .. })) {
+                return Err(world("unsupported"));
+            }
+        } else if !self.is_puppet(pid) {
+            return Err(world(if self.processes.contains_key(&pid) {
+                "unsupported"
+            } else {
+                "noproc"
+            }));
+        }
+        self.check_actions(pid, &actions)?;
+        if pid != DRIVER {
+            self.step_to(pid, step(&[atom("do")], &[actions_term]));
+        }
+        for action in actions.iter() {
+            self.perform(pid, action);
+        }
+        self.run_signals();
+        Ok(Term::atom(Atom::OK))
+    }
+
+    /// Refuses actions that do not fit the world before any is made.
+    fn check_actions(&self, pid: Pid, actions: &[Action]) -> Result<(), Failure> {
+        let mut queued = self.world.queues.get(&pid).map_or(0, VecDeque::len);
+        let mut linked: Vec<Pid> = self.linked_to(pid);
+        for action in actions {
+            match action {
+                Action::Receive => {
+                    queued = queued.checked_sub(1).ok_or(world("empty_queue"))?;
+                }
+                Action::Link(other) => {
+                    if !self.is_puppet(*other) || *other == pid {
+                        return Err(world("noproc"));
+                    }
+                    if linked.contains(other) {
+                        return Err(world("already_linked"));
+                    }
+                    linked.push(*other);
+                }
+                Action::Unlink(other) => {
+                    if !linked.contains(other) {
+                        return Err(world("not_linked"));
+                    }
+                    linked.retain(|p| p != other);
+                }
+                Action::Register(name) => {
+                    if self.world.names.contains_key(name)
+                        || self.world.names.values().any(|p| *p == pid)
+                    {
+                        return Err(world("already_registered"));
+                    }
+                }
+                Action::Unregister(name) => {
+                    if self.world.names.get(name) != Some(&pid) {
+                        return Err(world("not_registered"));
+                    }
+                }
+                Action::Send { to, .. } => {
+                    // A pid that is not a puppet but exists (a tracer, the
+                    // driver) would be a message OTP's side cannot show.
+                    if let Some(to) = Pid::from_term(to.as_ref())
+                        && self.processes.contains_key(&to)
+                        && !self.is_puppet(to)
+                        && !self.tracers.iter().any(|(p, _)| *p == to)
+                    {
+                        return Err(world("unsupported"));
+                    }
+                }
+                Action::TrapExit(_) | Action::SeqTrace(..) | Action::SeqToken(_) => {}
+                Action::SeqPrint(..) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn linked_to(&self, pid: Pid) -> Vec<Pid> {
+        self.world.links.get(&pid).cloned().unwrap_or_default()
+    }
+
+    fn add_link(&mut self, a: Pid, b: Pid) {
+        self.world.links.entry(a).or_default().push(b);
+        self.world.links.entry(b).or_default().push(a);
+    }
+
+    fn remove_link(&mut self, a: Pid, b: Pid) {
+        for (x, y) in [(a, b), (b, a)] {
+            if let Some(list) = self.world.links.get_mut(&x) {
+                list.retain(|p| *p != y);
+            }
+        }
+    }
+
+    fn perform(&mut self, pid: Pid, action: &Action) {
+        let receiver = match action {
+            Action::Send { to, .. } => match to.as_ref().as_atom() {
+                Some(name) => self.world.names.get(&name).copied(),
+                None => Pid::from_term(to.as_ref()).filter(|p| self.processes.contains_key(p)),
+            },
+            _ => None,
+        };
+        let Some(process) = self.processes.get_mut(&pid) else { return };
+        match action {
+            Action::Send { to, message } => {
+                let token = process.send(to.as_ref(), receiver, message.as_ref());
+                let Some(receiver) = receiver else { return };
+                if self.tracers.iter().any(|(p, _)| *p == receiver) {
+                    // A tracer process keeps what it gets, like a trace message.
+                    let _ = self.mailbox.send(crate::tracer::Delivered {
+                        tracer: receiver,
+                        message: message.clone(),
+                    });
+                    return;
+                }
+                let signal =
+                    Signal::Message { from: Origin::Process(pid), message: message.clone(), token };
+                self.world.pending.push_back((receiver, signal));
+            }
+            Action::Receive => {
+                if let Some((message, token)) =
+                    self.world.queues.get_mut(&pid).and_then(VecDeque::pop_front)
+                {
+                    process.consume(message.as_ref(), &token);
+                }
+            }
+            Action::Link(other) => {
+                let signal = process.link(*other);
+                self.add_link(pid, *other);
+                self.world.pending.push_back((*other, Signal::Link(signal)));
+            }
+            Action::Unlink(other) => {
+                process.unlink(*other);
+                self.remove_link(pid, *other);
+                self.world.pending.push_back((*other, Signal::Unlink(pid)));
+            }
+            Action::Register(name) => {
+                process.register(*name);
+                self.world.names.insert(*name, pid);
+            }
+            Action::Unregister(name) => {
+                process.unregister(*name);
+                self.world.names.remove(name);
+            }
+            Action::TrapExit(on) => {
+                if *on {
+                    self.world.trapping.insert(pid);
+                } else {
+                    self.world.trapping.remove(&pid);
+                }
+            }
+            Action::SeqTrace(key, value) => {
+                let mut heap = Heap::new();
+                let me = process.pid();
+                let _ =
+                    process.tracee().seq.lock().set(me, key.as_ref(), value.as_ref(), &mut heap);
+            }
+            Action::SeqToken(token) => {
+                let me = process.pid();
+                let _ = process.tracee().seq.lock().set_whole(me, token.as_ref());
+            }
+            Action::SeqPrint(label, message) => {
+                process.seq_print(label.as_ref().map(Term::as_ref), message.as_ref());
+            }
+        }
+    }
+
+    /// Handles every pending signal, receiver by receiver in the order they
+    /// were woken; signals sent while handling (exits) go on the end.
+    pub(super) fn run_signals(&mut self) {
+        while let Some((receiver, _)) = self.world.pending.front() {
+            let receiver = *receiver;
+            let mut mine = VecDeque::new();
+            let mut rest = VecDeque::new();
+            for (to, signal) in self.world.pending.drain(..) {
+                if to == receiver { mine.push_back(signal) } else { rest.push_back((to, signal)) }
+            }
+            self.world.pending = rest;
+            for signal in mine {
+                self.handle(receiver, signal);
+            }
+        }
+    }
+
+    fn handle(&mut self, pid: Pid, signal: Signal) {
+        let Some(process) = self.processes.get_mut(&pid) else { return };
+        match signal {
+            Signal::Message { from, message, token } => {
+                process.message_arrived(from, message.as_ref());
+                self.world.queues.entry(pid).or_default().push_back((message, token));
+            }
+            Signal::Link(signal) => process.linked_by(signal),
+            Signal::Unlink(from) => process.unlinked_by(from),
+            Signal::Exit { from, reason } => {
+                let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
+                let trapping = self.world.trapping.contains(&pid);
+                if trapping || normal {
+                    // The link is gone; a process that lives on says so.
+                    process.unlinked_by(from);
+                }
+                if trapping {
+                    let mut heap = Heap::new();
+                    let f = from.to_word(&mut heap);
+                    let r = reason.copy_to(&mut heap);
+                    let root = heap.tuple(&[atom("EXIT"), f, r]);
+                    let message = Term::from_parts(heap, root);
+                    process.message_arrived(Origin::Process(from), message.as_ref());
+                    self.world
+                        .queues
+                        .entry(pid)
+                        .or_default()
+                        .push_back((message, MessageToken::NONE));
+                } else if !normal {
+                    process.exit_with(reason.as_ref());
+                    self.ended(pid, reason);
+                }
+            }
+        }
+    }
+
+    /// Process `pid` has ended with `reason`: it leaves the world, and the
+    /// processes linked to it get exit signals.
+    ///
+    /// Its registered name goes (`unregister`, after `exit`). The exit
+    /// signals go out newest link first: ERTS walks its link tree in post
+    /// order, which for up to two links is that order (for more it depends
+    /// on the tree's shape, which the world does not model).
+    pub(super) fn ended(&mut self, pid: Pid, reason: Term) {
+        let name = self.world.names.iter().find(|(_, p)| **p == pid).map(|(n, _)| *n);
+        if let (Some(name), Some(process)) = (name, self.processes.get_mut(&pid)) {
+            process.unregister(name);
+        }
+        self.processes.remove(&pid);
+        self.world.queues.remove(&pid);
+        self.world.trapping.remove(&pid);
+        self.world.names.retain(|_, p| *p != pid);
+        for other in self.linked_to(pid).into_iter().rev() {
+            self.remove_link(pid, other);
+            self.world
+                .pending
+                .push_back((other, Signal::Exit { from: pid, reason: reason.clone() }));
+        }
+        self.world.links.remove(&pid);
+    }
+
+    /// After a puppet's return or raise: if it ended, it leaves the world.
+    pub(super) fn after_end(&mut self, pid: Pid, raised: Option<Raised>) {
+        let alive = self.processes.get(&pid).is_some_and(|p| p.tracee().is_alive());
+        if !alive {
+            let reason = match raised {
+                Some(Raised::Exited(reason)) => reason,
+                _ => Term::atom(Atom::new("normal")),
+            };
+            self.ended(pid, reason);
+        }
+        self.run_signals();
+    }
+
+    /// `{system_tracer, Tracer}`: `seq_trace:set_system_tracer/1`, answering
+    /// the old tracer (`false` for none).
+    pub(super) fn system_tracer(&mut self, spec: TermRef<'_>) -> Reply {
+        let tracer = match spec.as_atom() {
+            Some(Atom::FALSE) => None,
+            _ => Some(self.session_tracer(spec).ok_or(crate::error::TraceError::BadOpt)?),
+        };
+        let old = self.core.set_system_seq_tracer(tracer)?;
+        let mut heap = Heap::new();
+        let word = match old {
+            Some(t) => t.to_term(&mut heap),
+            None => Word::atom(Atom::FALSE),
+        };
+        Ok(Term::from_parts(heap, word))
+    }
+
+    /// `{seq_token, P}`: `process_info(P, sequential_trace_token)`'s value.
+    pub(super) fn seq_token(&mut self, p: TermRef<'_>) -> Reply {
+        let pid = Pid::from_term(p).ok_or(world("not_a_pid"))?;
+        let process = self.processes.get(&pid).ok_or(world("noproc"))?;
+        let state = process.tracee().seq_state();
+        let mut heap = Heap::new();
+        let word = state.token_word(&mut heap);
+        Ok(Term::from_parts(heap, word))
+    }
+}
+
+/// One action of a `do` step.
+#[derive(Debug)]
+enum Action {
+    Send { to: Term, message: Term },
+    Receive,
+    Link(Pid),
+    Unlink(Pid),
+    Register(Atom),
+    Unregister(Atom),
+    TrapExit(bool),
+    SeqTrace(Term, Term),
+    SeqToken(Term),
+    SeqPrint(Option<Term>, Term),
+}
+
+impl Action {
+    fn parse(term: TermRef<'_>) -> Option<Action> {
+        if term.as_atom() == Some(Atom::new("receive")) {
+            return Some(Action::Receive);
+        }
+        let t = term.as_tuple()?;
+        let tag = t.get(0)?.as_atom()?;
+        let arg = |i: usize| t.get(i);
+        Some(match (tag.name(), t.len()) {
+            ("send", 3) => {
+                let to = arg(1)?;
+                if to.as_atom().is_none() && Pid::from_term(to).is_none() {
+                    return None;
+                }
+                Action::Send { to: to.to_owned(), message: arg(2)?.to_owned() }
+            }
+            ("link", 2) => Action::Link(Pid::from_term(arg(1)?)?),
+            ("unlink", 2) => Action::Unlink(Pid::from_term(arg(1)?)?),
+            ("register", 2) => Action::Register(arg(1)?.as_atom()?),
+            ("unregister", 2) => Action::Unregister(arg(1)?.as_atom()?),
+            ("trap_exit", 2) => Action::TrapExit(match arg(1)?.as_atom()? {
+                Atom::TRUE => true,
+                Atom::FALSE => false,
+                _ => return None,
+            }),
+            ("seq_trace", 3) => Action::SeqTrace(arg(1)?.to_owned(), arg(2)?.to_owned()),
+            ("seq_trace_token", 2) => Action::SeqToken(arg(1)?.to_owned()),
+            ("seq_trace_print", 2) => Action::SeqPrint(None, arg(1)?.to_owned()),
+            ("seq_trace_print", 3) => {
+                Action::SeqPrint(Some(arg(1)?.to_owned()), arg(2)?.to_owned())
+            }
+            _ => return None,
+        })
+    }
+}
