@@ -249,7 +249,13 @@ pub fn session_info_function(core: &TraceCore, mfa: Mfa, heap: &mut Heap) -> Wor
     let slot = entry.slot(generation.index);
     let mut refs = Vec::new();
     if let Some(bp) = slot.as_ref() {
-        for sbp in bp.sessions.iter().filter(|s| s.session.is_alive() && !s.flags.is_empty()) {
+        // ERTS conses the export entry's sessions, then the code's, each
+        // list newest first (the order `sessions` keeps): the code's
+        // sessions come first, oldest first, then the export entry's.
+        let live = bp.sessions.iter().rev().filter(|s| s.session.is_alive() && !s.flags.is_empty());
+        let (global, local): (Vec<_>, Vec<_>) =
+            live.partition(|s| s.flags.contains(BpFlags::GLOBAL));
+        for sbp in local.into_iter().chain(global) {
             refs.push(sbp.session.weak_ref(heap));
         }
     }

@@ -248,36 +248,61 @@ pub(crate) fn apply(
                     if matches!(action, PatternAction::Restart | PatternAction::Pause) || !on {
                         return;
                     }
-                    bp.sessions.push(SessionBreakpoint::new(session.clone()));
-                    bp.sessions.len() - 1
+                    // The newest breakpoint comes first, as ERTS links a new
+                    // session's `GenericBp` at the head of the function's list.
+                    bp.sessions.insert(0, SessionBreakpoint::new(session.clone()));
+                    0
                 }
             };
-            let sbp = &mut bp.sessions[at];
-            if !breakpoint {
-                // Global on replaces every local kind; global off (and
-                // local-kind on) clears global.
-                if on && entry.is_exported() {
-                    sbp.flags = BpFlags::GLOBAL;
-                    sbp.match_spec = spec.clone();
-                    sbp.meta_spec = None;
-                    sbp.meta_tracer = None;
-                    sbp.count = None;
-                } else if on {
-                    sbp.flags -= BpFlags::LOCAL_KINDS;
-                } else {
-                    sbp.flags -= BpFlags::GLOBAL;
-                }
-                return;
-            }
-            if on {
-                sbp.flags -= BpFlags::GLOBAL;
-                set_kinds(sbp, action, spec.clone(), flags);
+            let before = bp.sessions[at].flags;
+            change_session(&mut bp.sessions[at], entry, action, spec.clone(), flags, on);
+            // A breakpoint that moves between the export entry (global) and
+            // the code (local kinds) is the newest of its new list.
+            let after = bp.sessions[at].flags;
+            let moved = if after.contains(BpFlags::GLOBAL) {
+                !before.contains(BpFlags::GLOBAL)
             } else {
-                clear_kinds(sbp, flags.kinds);
+                after.intersects(BpFlags::LOCAL_KINDS) && !before.intersects(BpFlags::LOCAL_KINDS)
+            };
+            if moved {
+                bp.sessions[..=at].rotate_right(1);
             }
         });
     }
     if breakpoint { functions.len() } else { exported }
+}
+
+/// Applies `action` with `flags` to one session's breakpoint on `entry`.
+fn change_session(
+    sbp: &mut SessionBreakpoint,
+    entry: &FunctionEntry,
+    action: &PatternAction,
+    spec: Option<Arc<TraceSpec>>,
+    flags: &PatternFlags,
+    on: bool,
+) {
+    if !flags.is_breakpoint() {
+        // Global on replaces every local kind; global off (and local-kind
+        // on) clears global.
+        if on && entry.is_exported() {
+            sbp.flags = BpFlags::GLOBAL;
+            sbp.match_spec = spec;
+            sbp.meta_spec = None;
+            sbp.meta_tracer = None;
+            sbp.count = None;
+        } else if on {
+            sbp.flags -= BpFlags::LOCAL_KINDS;
+        } else {
+            sbp.flags -= BpFlags::GLOBAL;
+        }
+        return;
+    }
+    if on {
+        sbp.flags -= BpFlags::GLOBAL;
+        set_kinds(sbp, action, spec, flags);
+    } else {
+        clear_kinds(sbp, flags.kinds);
+    }
 }
 
 /// Turns on the kinds of `flags` (ERTS's `set_function_break`).

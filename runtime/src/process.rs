@@ -8,7 +8,7 @@ use std::sync::Arc;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use matchspec::{Outcome, Scratch};
 
-use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, TraceSpec};
+use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
 use crate::core::{HitGuard, TraceCore};
 use crate::flags::{TimestampKind, TraceFlags};
 use crate::host::ProcessHost;
@@ -331,7 +331,11 @@ impl Process {
         let slot = entry.slot(generation.index);
         let Some(breakpoint) = slot.as_ref() else { return };
         let mfa = entry.mfa();
-        for sbp in &breakpoint.sessions {
+        // ERTS runs the export entry's breakpoints (global) before the
+        // code's, each list newest first (the order `sessions` keeps).
+        let global = |s: &&SessionBreakpoint| s.flags.contains(BpFlags::GLOBAL);
+        let sessions = breakpoint.sessions.iter();
+        for sbp in sessions.clone().filter(global).chain(sessions.filter(|s| !global(s))) {
             if !sbp.session.is_alive() {
                 continue;
             }
