@@ -10,13 +10,14 @@
 //! See [`crate::core`] for the staging protocol and how old generations are
 //! reclaimed.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use arc_swap::{ArcSwapOption, Guard};
 use matchspec::term::Term;
 use matchspec_jit::EngineSpec;
 
+use crate::counters::CallStats;
 use crate::ids::Mfa;
 use crate::session::SessionRef;
 use crate::tracer::TracerRef;
@@ -114,6 +115,10 @@ pub struct SessionBreakpoint {
     /// The call counter (shared by both generations, as in ERTS, so a
     /// change of other settings does not lose counts).
     pub count: Option<Arc<AtomicU64>>,
+    /// The `call_time` totals (shared by both generations, like `count`).
+    pub time: Option<Arc<CallStats>>,
+    /// The `call_memory` totals (shared by both generations, like `count`).
+    pub memory: Option<Arc<CallStats>>,
 }
 
 impl SessionBreakpoint {
@@ -125,6 +130,8 @@ impl SessionBreakpoint {
             meta_spec: None,
             meta_tracer: None,
             count: None,
+            time: None,
+            memory: None,
         }
     }
 }
@@ -151,16 +158,25 @@ pub struct FunctionEntry {
     exported: bool,
     installed: AtomicBool,
     generations: [ArcSwapOption<Breakpoint>; 2],
+    /// The entry itself: processes accumulating call time or memory hold
+    /// the function they accumulate into.
+    this: Weak<FunctionEntry>,
 }
 
 impl FunctionEntry {
-    pub(crate) fn new(mfa: Mfa, exported: bool) -> FunctionEntry {
-        FunctionEntry {
+    pub(crate) fn new(mfa: Mfa, exported: bool) -> Arc<FunctionEntry> {
+        Arc::new_cyclic(|this| FunctionEntry {
             mfa,
             exported,
             installed: AtomicBool::new(false),
             generations: [ArcSwapOption::empty(), ArcSwapOption::empty()],
-        }
+            this: this.clone(),
+        })
+    }
+
+    /// The shared entry (`None` only while it is being dropped).
+    pub(crate) fn shared(&self) -> Option<Arc<FunctionEntry>> {
+        self.this.upgrade()
     }
 
     /// The function.

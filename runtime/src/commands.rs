@@ -8,6 +8,7 @@ use matchspec::term::{Atom, Heap, TermRef, Word};
 
 use crate::breakpoint::BpFlags;
 use crate::core::TraceCore;
+use crate::counters::{CallStats, Tally};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
 use crate::ids::{Mfa, Pid};
@@ -210,9 +211,25 @@ pub fn function_info(
         Some(count) => heap.int(count.load(std::sync::atomic::Ordering::Relaxed) as i64),
         None => false_,
     };
-    // Per-process call time and memory arrive with the call counters (issue 6).
-    let call_time = if sbp.flags.contains(BpFlags::TIME) { Word::NIL } else { false_ };
-    let call_memory = if sbp.flags.contains(BpFlags::MEMORY) { Word::NIL } else { false_ };
+    let call_time = match sbp.time.as_ref().filter(|_| sbp.flags.contains(BpFlags::TIME)) {
+        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
+            // ERTS converts the native total to microseconds, then splits.
+            let us = tally.total / 1000;
+            let (sec, us) = (us / 1_000_000, us % 1_000_000);
+            let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
+            let (sec, us) = (heap.int(sec), heap.int(us));
+            heap.tuple(&[pid, count, sec, us])
+        }),
+        None => false_,
+    };
+    let call_memory = match sbp.memory.as_ref().filter(|_| sbp.flags.contains(BpFlags::MEMORY)) {
+        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
+            let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
+            let words = heap.int(tally.total);
+            heap.tuple(&[pid, count, words])
+        }),
+        None => false_,
+    };
     let value = match key.name() {
         "traced" => traced,
         "match_spec" => match_spec,
@@ -238,6 +255,25 @@ pub fn function_info(
         }
     };
     Ok(pair(heap, value))
+}
+
+/// The per-process list of `call_time` or `call_memory` (ERTS's
+/// `erts_is_call_break`), each process's entry built by `entry` from its
+/// pid term and totals.
+fn call_stats_list(
+    stats: &CallStats,
+    heap: &mut Heap,
+    entry: impl Fn(&mut Heap, Word, Tally) -> Word,
+) -> Word {
+    let items: Vec<Word> = stats
+        .per_process()
+        .into_iter()
+        .map(|(pid, tally)| {
+            let pid = pid.to_word(heap);
+            entry(heap, pid, tally)
+        })
+        .collect();
+    heap.list(&items)
 }
 
 /// `trace:session_info(What)`: the sessions that trace `What`, as the list

@@ -251,7 +251,7 @@ impl TraceCore {
         for (function, arity, exported) in all {
             let mfa = Mfa { module, function, arity };
             if entries.iter().all(|e| e.mfa() != mfa) {
-                entries.push(Arc::new(FunctionEntry::new(mfa, exported)));
+                entries.push(FunctionEntry::new(mfa, exported));
             }
         }
         {

@@ -88,6 +88,7 @@ pub mod breakpoint;
 pub mod clock;
 pub mod commands;
 pub mod core;
+pub mod counters;
 pub mod error;
 pub mod flags;
 mod host;

@@ -11,6 +11,7 @@ use matchspec_jit::EngineSpec;
 
 use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
 use crate::core::{Stage, TraceCore};
+use crate::counters::CallStats;
 use crate::error::TraceError;
 use crate::session::SessionRef;
 use crate::tracer::TracerRef;
@@ -290,6 +291,8 @@ fn change_session(
             sbp.meta_spec = None;
             sbp.meta_tracer = None;
             sbp.count = None;
+            sbp.time = None;
+            sbp.memory = None;
         } else if on {
             sbp.flags -= BpFlags::LOCAL_KINDS;
         } else {
@@ -334,18 +337,30 @@ fn set_kinds(
             if matches!(action, PatternAction::Pause) {
                 sbp.flags -= active;
             } else {
-                // On or restart: counting again, from zero.
+                // On or restart: counting again, from zero. The counters
+                // are shared with the active generation: like ERTS, this
+                // takes effect at once.
                 sbp.flags |= active;
-                if kind == BpFlags::COUNT
-                    && let Some(count) = &sbp.count
-                {
+                if let Some(count) = sbp.count.as_ref().filter(|_| kind == BpFlags::COUNT) {
                     count.store(0, Ordering::Relaxed);
+                }
+                let stats = match kind {
+                    BpFlags::TIME => sbp.time.as_ref(),
+                    BpFlags::MEMORY => sbp.memory.as_ref(),
+                    _ => None,
+                };
+                if let Some(stats) = stats {
+                    stats.reset();
                 }
             }
         } else {
+            // Even `restart` and `pause` set a counter up (and running) on
+            // a breakpoint the session already has, as ERTS does.
             sbp.flags |= kind | active;
-            if kind == BpFlags::COUNT {
-                sbp.count = Some(Arc::new(AtomicU64::new(0)));
+            match kind {
+                BpFlags::COUNT => sbp.count = Some(Arc::new(AtomicU64::new(0))),
+                BpFlags::TIME => sbp.time = Some(Arc::new(CallStats::new())),
+                _ => sbp.memory = Some(Arc::new(CallStats::new())),
             }
         }
     }
@@ -368,8 +383,10 @@ fn clear_kinds(sbp: &mut SessionBreakpoint, kinds: BpFlags) {
     }
     if kinds.contains(BpFlags::TIME) {
         sbp.flags -= BpFlags::TIME | BpFlags::TIME_ACTIVE;
+        sbp.time = None;
     }
     if kinds.contains(BpFlags::MEMORY) {
         sbp.flags -= BpFlags::MEMORY | BpFlags::MEMORY_ACTIVE;
+        sbp.memory = None;
     }
 }

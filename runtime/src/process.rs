@@ -10,10 +10,11 @@ use matchspec::{Outcome, Scratch};
 
 use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
 use crate::core::{HitGuard, TraceCore};
+use crate::counters::{Here, ProcessCounters};
 use crate::flags::{TimestampKind, TraceFlags};
 use crate::host::ProcessHost;
 use crate::ids::{Mfa, Pid};
-use crate::session::SessionRef;
+use crate::session::{SessionId, SessionRef};
 use crate::tracee::Tracee;
 use crate::tracer::{
     Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef, status_then,
@@ -62,6 +63,10 @@ pub(crate) enum Frame {
     ReturnTrace(Box<ReturnTrace>),
     /// Report where execution returns to, to a session.
     ReturnTo { session: SessionRef },
+    /// Close a `call_time` / `call_memory` interval of a session on return
+    /// (ERTS's `call_trace_return` frame): `flags` are the kinds it was
+    /// pushed for, `previous` the function that accumulates again.
+    CallAcc { previous: Option<Arc<FunctionEntry>>, session: SessionId, flags: BpFlags },
 }
 
 // Function frames are pushed and popped on every call: keep them small.
@@ -71,7 +76,7 @@ const _: () = assert!(size_of::<Frame>() <= 24);
 pub(crate) fn active_functions(stack: &[Frame]) -> impl Iterator<Item = Mfa> + '_ {
     stack.iter().rev().filter_map(|f| match f {
         Frame::Function { mfa, .. } => Some(*mfa),
-        Frame::ReturnTrace(_) | Frame::ReturnTo { .. } => None,
+        Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. } => None,
     })
 }
 
@@ -122,13 +127,15 @@ pub struct Process {
     stack: Vec<Frame>,
     scratch: Scratch,
     scheduler_id: u32,
+    counters: ProcessCounters,
 }
 
 impl Process {
     pub(crate) fn new(core: Arc<TraceCore>, tracee: Arc<Tracee>, initial: Option<Mfa>) -> Process {
         let stack =
             initial.map(|mfa| Frame::Function { mfa, catches: false }).into_iter().collect();
-        Process { core, tracee, stack, scratch: Scratch::new(), scheduler_id: 1 }
+        let counters = ProcessCounters::new(initial);
+        Process { core, tracee, stack, scratch: Scratch::new(), scheduler_id: 1, counters }
     }
 
     /// The process's pid.
@@ -224,7 +231,7 @@ impl Process {
                     *catches = false;
                     break;
                 }
-                Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. }) => {
+                Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. }) => {
                     let frame = self.stack.pop().expect("a frame");
                     self.on_return_frame(frame, value);
                 }
@@ -311,8 +318,52 @@ impl Process {
                         marked.push(session);
                     }
                 }
+                Some(Frame::CallAcc { .. }) => {
+                    // Unwound without accounting, as ERTS's `next_catch`
+                    // does: the raising function goes on accumulating.
+                    self.stack.pop();
+                }
             }
         }
+    }
+
+    /// The process is scheduled out: its `call_time` functions get the
+    /// time they ran so far, and time stops counting for it until
+    /// [`Process::schedule_in`] (ERTS's `erts_schedule_time_break`). A
+    /// process starts scheduled in; scheduling out twice is scheduling out
+    /// once.
+    pub fn schedule_out(&mut self) {
+        if !self.tracee.is_alive() {
+            return;
+        }
+        let generation = self.core.active();
+        let here = Here {
+            clock: self.core.clock().as_ref(),
+            pid: self.tracee.pid(),
+            scheduler: self.scheduler_id,
+            generation: generation.index,
+        };
+        self.counters.schedule_out(&here);
+    }
+
+    /// The process is scheduled in: `call_time` counts again from now.
+    /// (A host that reports calls of a process it has not scheduled in
+    /// gets them counted as if it had.)
+    pub fn schedule_in(&mut self) {
+        self.counters.schedule_in(self.core.clock().as_ref());
+    }
+
+    /// The process allocated `words` heap words (what `call_memory`
+    /// accounts: the function accumulating at the next accounting point
+    /// gets them). As in ERTS, the first memory-traced call of the
+    /// function the process started in (`initial` at spawn) also gets the
+    /// words allocated before it.
+    pub fn allocated(&mut self, words: u64) -> Result<(), StackError> {
+        if !self.tracee.is_alive() {
+            return Err(StackError::Exited);
+        }
+        self.counters.allocate(words);
+        Ok(())
     }
 
     /// The process exits: it is traced no more.
@@ -370,7 +421,59 @@ impl Process {
             {
                 count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
+            if flags.intersects(accounting) {
+                self.account_call(entry, sbp, flags & accounting, generation.index);
+            }
         }
+    }
+
+    /// `call_time` / `call_memory` at a call (ERTS's `erts_trace_call_acc`
+    /// and the `call_trace_return` frame it pushes unless a trace frame
+    /// is on top already, as after a tail call).
+    fn account_call(
+        &mut self,
+        entry: &FunctionEntry,
+        sbp: &SessionBreakpoint,
+        flags: BpFlags,
+        generation: usize,
+    ) {
+        let Some(entry) = entry.shared() else { return };
+        let here = Here {
+            clock: self.core.clock().as_ref(),
+            pid: self.tracee.pid(),
+            scheduler: self.scheduler_id,
+            generation,
+        };
+        let previous = self.counters.enter(&here, &entry, sbp, flags);
+        let on_trace_frame = matches!(
+            self.stack.last(),
+            Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. })
+        );
+        if !on_trace_frame {
+            self.stack.push(Frame::CallAcc { previous, session: sbp.session.id(), flags });
+        }
+    }
+
+    /// `call_time` / `call_memory` at the return through a
+    /// `call_trace_return` frame (ERTS's `erts_call_trace_return`): nothing
+    /// if the process is no longer traced in the session.
+    fn account_return(
+        &mut self,
+        session: SessionId,
+        flags: BpFlags,
+        previous: Option<Arc<FunctionEntry>>,
+    ) {
+        if !self.tracee.links_snapshot().iter().any(|l| l.session.id() == session) {
+            return;
+        }
+        let generation = self.core.active();
+        let here = Here {
+            clock: self.core.clock().as_ref(),
+            pid: self.tracee.pid(),
+            scheduler: self.scheduler_id,
+            generation: generation.index,
+        };
+        self.counters.leave(&here, session, flags, previous);
     }
 
     /// Process call trace in `session` (ERTS's `erts_call_trace` with a
@@ -383,7 +486,7 @@ impl Process {
         local: bool,
         session: &SessionRef,
     ) -> ReturnFlags {
-        let Process { core, tracee, stack, scratch, scheduler_id } = self;
+        let Process { core, tracee, stack, scratch, scheduler_id, .. } = self;
         let id = TraceeId::Process(tracee.pid());
         // A borrowed snapshot: no reference counts change on this path.
         let links = tracee.links_snapshot();
@@ -514,7 +617,7 @@ impl Process {
             match frame {
                 Frame::Function { .. } => return false,
                 Frame::ReturnTo { session: s } if Arc::ptr_eq(s, session) => return true,
-                Frame::ReturnTo { .. } | Frame::ReturnTrace(_) => {}
+                Frame::ReturnTo { .. } | Frame::ReturnTrace(_) | Frame::CallAcc { .. } => {}
             }
         }
         false
@@ -531,6 +634,9 @@ impl Process {
             Frame::ReturnTo { session } => {
                 let into = self.functions().next();
                 self.emit_return_to(&session, into);
+            }
+            Frame::CallAcc { previous, session, flags } => {
+                self.account_return(session, flags, previous);
             }
             Frame::Function { .. } => unreachable!("only trace frames are handed here"),
         }
