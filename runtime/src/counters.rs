@@ -20,7 +20,7 @@
 //! A process accumulates into one function at a time per session: the
 //! innermost active function that is `call_time` (or `call_memory`)
 //! traced. At every *accounting point* what passed since the last one
-//! (nanoseconds of the core's [`Clock`](crate::Clock), or words the host
+//! (nanoseconds of the core's [`Clock`], or words the host
 //! reported with [`Process::allocated`](crate::Process::allocated)) is
 //! added to that function, with count 0:
 //!
@@ -124,7 +124,7 @@ impl CallStats {
     /// them.
     ///
     /// ERTS merges its per-scheduler tables (open addressing keyed by the
-    /// pid term, see [`erts_pid_key`]) into one table and conses the
+    /// pid term, see `erts_pid_key`) into one table and conses the
     /// entries in slot order, so the list comes out in reverse slot order.
     /// This reproduces that layout from the order in which processes first
     /// arrived in each scheduler's table: the order matches OTP 27's (with

@@ -17,7 +17,9 @@ pub(crate) struct Args {
     /// The engine that runs the match specs.
     #[arg(long, value_enum, default_value_t = EngineArg::Interp)]
     pub(crate) engine: EngineArg,
-    /// Print every timestamp as '$ts' (how golden files from OTP store them).
+    /// Print every timestamp as '$ts', and call_time and call_memory
+    /// measures in info replies as '$ts' and '$words', processes sorted
+    /// (how golden files from OTP store them).
     #[arg(long)]
     pub(crate) mask_timestamps: bool,
 }

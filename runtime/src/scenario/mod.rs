@@ -24,6 +24,8 @@ use matchspec::syntax::{ParseError, parse_terms};
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use matchspec_jit::Engine;
 
+use crate::ids::Pid;
+
 pub use runner::Runner;
 
 /// How to run a scenario.
@@ -31,7 +33,9 @@ pub use runner::Runner;
 pub struct Options {
     /// The engine match specs run on.
     pub engine: Engine,
-    /// Replace timestamps by `'$ts'` (how golden files from OTP store them).
+    /// Replace timestamps by `'$ts'`, and the times and words of
+    /// `call_time` and `call_memory` in `info` replies ([`mask_counters`]):
+    /// how golden files from OTP store them.
     pub mask_timestamps: bool,
 }
 
@@ -85,6 +89,51 @@ pub fn mask_timestamps(term: TermRef<'_>) -> Term {
     }
     let root = heap.tuple(&elements);
     Term::from_parts(heap, root)
+}
+
+/// A `trace:info/3` reply with the measured values of `call_time` and
+/// `call_memory` masked: each process's `{Pid, Count, Sec, USec}` becomes
+/// `{Pid, Count, '$ts', '$ts'}`, each `{Pid, Count, Words}` becomes
+/// `{Pid, Count, '$words'}`, and the processes are sorted by pid (OTP lists
+/// them in an order that depends on its real pid values), also inside
+/// `{all, Items}`. Anything else is kept as it is.
+pub fn mask_counters(reply: TermRef<'_>) -> Term {
+    let mut heap = Heap::new();
+    let root = mask_info_item(reply, &mut heap);
+    Term::from_parts(heap, root)
+}
+
+fn mask_info_item(item: TermRef<'_>, heap: &mut Heap) -> Word {
+    let pair = item.as_tuple().filter(|t| t.len() == 2);
+    let key = pair.and_then(|t| t.get(0)).and_then(|k| k.as_atom());
+    let list = pair.and_then(|t| t.get(1)).and_then(|v| v.proper_list());
+    let (Some(key), Some(mut list)) = (key, list) else { return item.copy_to(heap) };
+    let masked = match key.name() {
+        "all" => list.iter().map(|i| mask_info_item(*i, heap)).collect::<Vec<Word>>(),
+        "call_time" | "call_memory" => {
+            let (width, mask) = if key.name() == "call_time" {
+                (4, Atom::new("$ts"))
+            } else {
+                (3, Atom::new("$words"))
+            };
+            list.sort_by_key(|e| e.as_tuple().and_then(|t| t.get(0)).and_then(Pid::from_term));
+            list.iter()
+                .map(|entry| match entry.as_tuple().filter(|t| t.len() == width) {
+                    Some(t) => {
+                        let mut elements: Vec<Word> = t.iter().map(|e| e.copy_to(heap)).collect();
+                        for e in &mut elements[2..] {
+                            *e = Word::atom(mask);
+                        }
+                        heap.tuple(&elements)
+                    }
+                    None => entry.copy_to(heap),
+                })
+                .collect()
+        }
+        _ => return item.copy_to(heap),
+    };
+    let list = heap.list(&masked);
+    heap.tuple(&[Word::atom(key), list])
 }
 
 /// An output line's term with its timestamps masked: a `{Tracer, Message}`

@@ -9,7 +9,7 @@ use matchspec::host::parse_flag_list;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 use rustc_hash::FxHashMap;
 
-use super::{Options, Output, mask_timestamps};
+use super::{Options, Output, mask_counters, mask_timestamps};
 use crate::ManualClock;
 use crate::commands::{self, MessageEvent, ProcessSpec};
 use crate::core::{CoreConfig, TraceCore};
@@ -112,6 +112,9 @@ impl Runner {
         output.terms += 1;
         let mut heap = Heap::new();
         let value = match reply {
+            Ok(term) if self.options.mask_timestamps && is_info(tag) => {
+                mask_counters(term.as_ref()).copy_to(&mut heap)
+            }
             Ok(term) => term.copy_to(&mut heap),
             Err(failure) => {
                 output.errors += 1;
@@ -241,6 +244,7 @@ impl Runner {
                 Ok(Term::atom(Atom::TRUE))
             }
             ("seq_token", [p]) => self.seq_token(*p),
+            ("allocate", [p, words]) => self.allocate(*p, *words),
             ("advance_clock", [ns]) => {
                 self.clock.advance(ns.as_i64().ok_or(Failure::World("not_an_integer"))?);
                 Ok(Term::atom(Atom::OK))
@@ -620,6 +624,17 @@ impl Runner {
 }
 
 impl Runner {
+    /// `{allocate, P, Words}`: `P` allocates `Words` heap words (what
+    /// `call_memory` accounts).
+    fn allocate(&mut self, p: TermRef<'_>, words: TermRef<'_>) -> Reply {
+        let pid = self.process(p)?.pid();
+        let count = words.as_i64().and_then(|w| u64::try_from(w).ok());
+        let count = count.ok_or(Failure::World("not_an_integer"))?;
+        self.step_if_puppet(pid, world::step(&[world::atom("allocate")], &[words]));
+        self.process(p)?.allocated(count)?;
+        Ok(Term::atom(Atom::OK))
+    }
+
     /// Fails unless the process has an active function (what a return,
     /// raise or tail call needs), before any step is sent.
     fn active(&mut self, pid: Pid) -> Result<(), Failure> {
@@ -644,6 +659,11 @@ struct FlagChange {
     on: bool,
     flags: TraceFlags,
     tracer: Option<TracerRef>,
+}
+
+/// Is `tag` a command whose reply is a `trace:info/3` answer?
+fn is_info(tag: Atom) -> bool {
+    matches!(tag.name(), "info" | "erlang_trace_info")
 }
 
 /// The idle loop every scenario process starts in.

@@ -165,7 +165,7 @@ run_term(Term, W0) ->
                   catch throw:{scenario_error, Reason} -> {{error, Reason}, W0}
                   end,
     W2 = settle(W1),
-    print({reply, Tag, Reply}, W2),
+    print({reply, Tag, mask_reply(Tag, Reply)}, W2),
     delivered(),
     drain_all(W2),
     W2.
@@ -294,6 +294,8 @@ do_term({raise, P, Class, Reason}, W) ->
     raise_event(P, Class, Reason, W);
 do_term({do, P, Actions}, W) ->
     do_event(P, Actions, W);
+do_term({allocate, P, Words}, W) ->
+    allocate_event(P, Words, W);
 do_term({advance_clock, Ns}, W) ->
     %% msc's injected clock moves on; OTP's clock is its own.
     is_integer(Ns) orelse world_error(not_an_integer),
@@ -472,6 +474,33 @@ print_msgs(S, Msgs, W) ->
     [print({S, pretty(mask(M), W)}, W) || M <- Msgs],
     ok.
 
+%% The measured values of call_time and call_memory in trace_info replies
+%% ({Pid, Count, Sec, USec}, {Pid, Count, Words}) are not reproducible, and
+%% the order of the processes depends on the real pids: values are masked
+%% and processes sorted by scenario pid, as msc --mask-timestamps does.
+mask_reply(Tag, Reply) when Tag =:= info; Tag =:= erlang_trace_info ->
+    mask_counters(Reply);
+mask_reply(_, Reply) -> Reply.
+
+mask_counters({all, L}) when is_list(L) ->
+    {all, [mask_counters(I) || I <- L]};
+mask_counters({call_time, L}) when is_list(L) ->
+    {call_time, sort_by_pid([{P, C, '$ts', '$ts'} || {P, C, _, _} <- L])};
+mask_counters({call_memory, L}) when is_list(L) ->
+    {call_memory, sort_by_pid([{P, C, '$words'} || {P, C, _} <- L])};
+mask_counters(Reply) -> Reply.
+
+sort_by_pid(L) ->
+    lists:sort(fun(A, B) -> spid_key(element(1, A)) =< spid_key(element(1, B)) end, L).
+
+spid_key(A) when is_atom(A) ->
+    case re:run(atom_to_list(A), "^\\$spid<([0-9]+)\\.([0-9]+)\\.([0-9]+)>$",
+                [{capture, all_but_first, list}]) of
+        {match, Parts} -> {0, [list_to_integer(X) || X <- Parts]};
+        nomatch -> {1, A}
+    end;
+spid_key(X) -> {1, X}.
+
 mask(M) when is_tuple(M), element(1, M) =:= trace_ts ->
     setelement(tuple_size(M), M, '$ts');
 mask(M) when is_tuple(M), element(1, M) =:= seq_trace, tuple_size(M) =:= 4 ->
@@ -538,6 +567,9 @@ load_idle_module() ->
         "            _ = erlang:spawn(scenario, idle, []), idle();\n"
         "        {'$scenario_step', {do, As}} ->\n"
         "            _ = scenario_act:run(As), idle();\n"
+        "        {'$scenario_step', {allocate, N}} ->\n"
+        "            _ = case N of 0 -> ok; _ -> erlang:make_tuple(N - 1, []) end,\n"
+        "            idle();\n"
         "        {'$scenario_step', {return, V}} ->\n"
         "            V;\n"
         "        {'$scenario_step', {raise, C, R}} ->\n"
@@ -644,6 +676,8 @@ function_source(F, Arity, Fs) ->
                     "            _ = erlang:spawn(scenario, idle, []), RECV;\n"
                     "        {do, As@} ->\n"
                     "            _ = scenario_act:run(As@), RECV;\n"
+                    "        {allocate, N@} ->\n"
+                    "            _ = case N@ of 0 -> ok; _ -> erlang:make_tuple(N@ - 1, []) end, RECV;\n"
                     "        Tail@ -> Tail@\n"
                     "    end,\n",
                 fill(Template, [{"LOCAL", local_case(I, Fs)},
@@ -844,6 +878,17 @@ do_event(P, Actions, W) ->
             wait_state(Pid, where(Stack)),
             {ok, bump_if_frame(P, W)}
     end.
+
+%% {allocate, P, Words}: the puppet builds a tuple of Words - 1 elements
+%% (Words heap words) in its innermost function, as one step.
+allocate_event(P, Words, W) ->
+    Pid = puppet(P, W),
+    (is_integer(Words) andalso Words >= 0) orelse world_error(not_an_integer),
+    Stack = maps:get(P, W#w.stacks),
+    check_slots(Stack),
+    Pid ! {?STEP, {allocate, Words}},
+    wait_state(Pid, where(Stack)),
+    {ok, bump_if_frame(P, W)}.
 
 bump_if_frame(P, W) ->
     case maps:get(P, W#w.stacks) of
