@@ -6,8 +6,8 @@
 %% Writes the "dynamic_pre_post" variant of a scenario that uses only the
 %% legacy API (erlang_trace, erlang_trace_pattern, erlang_trace_info), the way
 %% OTP's erts/emulator/test/trace_sessions.erl reruns every case of
-%% call_trace_SUITE, trace_local_SUITE, trace_meta_SUITE and match_spec_SUITE
-%% in its dynamic_pre_post group:
+%% call_trace_SUITE, trace_local_SUITE, trace_meta_SUITE, match_spec_SUITE
+%% and trace_call_memory_SUITE in its dynamic_pre_post group:
 %%
 %% * pre_session: a session made before anything else, with tracer <0.99.0>,
 %%   local patterns on every function of the modules the scenario declares

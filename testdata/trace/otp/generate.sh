@@ -8,10 +8,10 @@
 #     testdata/trace/otp/generate.sh NAME ...     # only these (NAME.scenario)
 #
 # Without arguments it first rewrites the *-dynamic.scenario files: for every
-# scenario of call_trace_SUITE, trace_local_SUITE, trace_meta_SUITE and
-# match_spec_SUITE that uses only the legacy API (no session_create),
-# dynamic-variant.escript writes NAME-dynamic.scenario, the same scenario as
-# OTP's dynamic_pre_post test group runs it.
+# scenario of call_trace_SUITE, trace_local_SUITE, trace_meta_SUITE,
+# match_spec_SUITE and trace_call_memory_SUITE that uses only the legacy API
+# (no session_create), dynamic-variant.escript writes NAME-dynamic.scenario,
+# the same scenario as OTP's dynamic_pre_post test group runs it.
 #
 # Needs: an OTP 27 installation in a chroot (default /opt/otp27, override
 # with OTP_CHROOT=/path) whose `escript` is on the chroot's PATH, and a
@@ -45,7 +45,8 @@ if [ "$#" -eq 0 ]; then
     for scenario in "$tracedir"/call_trace_SUITE-*.scenario \
                     "$tracedir"/trace_local_SUITE-*.scenario \
                     "$tracedir"/trace_meta_SUITE-*.scenario \
-                    "$tracedir"/match_spec_SUITE-*.scenario; do
+                    "$tracedir"/match_spec_SUITE-*.scenario \
+                    "$tracedir"/trace_call_memory_SUITE-*.scenario; do
         name=$(basename "$scenario" .scenario)
         case "$name" in *-dynamic) continue ;; esac
         if grep -q session_create "$scenario"; then continue; fi
