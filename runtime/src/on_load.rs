@@ -102,11 +102,15 @@ pub fn on_load_info(
             },
             "meta_match_spec" if o.flags.kinds.contains(BpFlags::META) => spec_word(heap),
             "meta_match_spec" => false_,
-            "call_count" => Word::atom(if o.flags.kinds.contains(BpFlags::COUNT) {
-                Atom::TRUE
-            } else {
-                Atom::FALSE
-            }),
+            // `all` leaves the last two out, as ERTS does.
+            "call_count" | "call_time" | "call_memory" => {
+                let kind = match name {
+                    "call_count" => BpFlags::COUNT,
+                    "call_time" => BpFlags::TIME,
+                    _ => BpFlags::MEMORY,
+                };
+                Word::atom(if o.flags.kinds.contains(kind) { Atom::TRUE } else { Atom::FALSE })
+            }
             _ => return None,
         })
     };
