@@ -107,7 +107,8 @@ pub(crate) struct Staged {
 ///
 /// Shared by every thread of the host (`Arc<TraceCore>`). Commands change
 /// settings one at a time; trace points run concurrently with them and
-/// with each other without locks.
+/// with each other without locks (but the short per-shard locks of
+/// `call_time` and `call_memory` totals).
 #[derive(Debug)]
 pub struct TraceCore {
     pub(crate) config: CoreConfig,
