@@ -1,3 +1,4 @@
 //! Integration tests of the trace core (one test binary).
 
+mod regression;
 mod scenarios;
