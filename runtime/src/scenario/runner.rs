@@ -109,6 +109,10 @@ impl Runner {
             .and_then(|t| t.as_atom())
             .unwrap_or(Atom::UNDEFINED);
         let reply = self.execute(tag, term);
+        // The step's process blocks again; then the processes its signals
+        // woke run, one after the other.
+        self.end_step();
+        self.run_signals();
         output.terms += 1;
         let mut heap = Heap::new();
         let value = match reply {
@@ -618,7 +622,6 @@ impl Runner {
         };
         self.step_if_puppet(pid, step);
         self.process(p)?.call(&entry, args, remote, style)?;
-        self.run_signals();
         Ok(Term::atom(Atom::OK))
     }
 }

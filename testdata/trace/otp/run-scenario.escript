@@ -83,6 +83,8 @@
             stacks = #{},      % puppet -> [frame()] (innermost first; [] = idle)
             mons = #{},        % puppet -> monitor ref
             modules = #{},     % module -> [{F, Arity, exported|local}]
+            links = #{},       % puppet -> [puppet] (asking the VM would
+                               % schedule the puppet in: see wait_state/2)
             sessions = #{},    % session name -> handle
             order = []}).      % tracers in print order: the driver, then
                                % collectors in the order they were made
@@ -198,7 +200,7 @@ gone(P, W) ->
     receive {'DOWN', Mon, process, Pid, _} -> ok
     after ?WAIT_MS -> error({no_exit, P})
     end,
-    W#w{stacks = maps:remove(P, W#w.stacks)}.
+    unlink_all(P, W#w{stacks = maps:remove(P, W#w.stacks)}).
 
 delivered() ->
     Ref = erlang:trace_delivered(all),
@@ -876,8 +878,23 @@ do_event(P, Actions, W) ->
             check_slots(Stack),
             Pid ! {?STEP, {do, real(Actions, W)}},
             wait_state(Pid, where(Stack)),
-            {ok, bump_if_frame(P, W)}
+            {ok, bump_if_frame(P, lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end,
+                                              W, Actions))}
     end.
+
+relink(P, {link, O}, W) ->
+    L = W#w.links,
+    W#w{links = L#{P => maps:get(P, L, []) ++ [O], O => maps:get(O, L, []) ++ [P]}};
+relink(P, {unlink, O}, W) ->
+    L = W#w.links,
+    W#w{links = L#{P => maps:get(P, L, []) -- [O], O => maps:get(O, L, []) -- [P]}};
+relink(_P, _, W) ->
+    W.
+
+%% P has exited: its links are gone.
+unlink_all(P, W) ->
+    L = maps:map(fun(_, Ps) -> Ps -- [P] end, maps:remove(P, W#w.links)),
+    W#w{links = L}.
 
 %% {allocate, P, Words}: the puppet builds a tuple of Words - 1 elements
 %% (Words heap words) in its innermost function, as one step.
@@ -912,8 +929,7 @@ is_action(_) -> false.
 check_actions(P, Pid, Actions, W) ->
     {message_queue_len, Q0} = erlang:process_info(Pid, message_queue_len),
     Queued = case P of ?DRIVER -> 0; _ -> Q0 end,
-    {links, Links0} = erlang:process_info(Pid, links),
-    Linked = [maps:get(L, W#w.rev, '$unknown_pid') || L <- Links0, is_pid(L)],
+    Linked = maps:get(P, W#w.links, []),
     lists:foldl(fun(A, Acc) -> check_action(P, A, Acc, W) end,
                 {Queued, Linked}, Actions),
     ok.
@@ -968,7 +984,7 @@ after_end(P, Pid, [], W) ->
     receive {'DOWN', Mon, process, Pid, _} -> ok
     after ?WAIT_MS -> error({no_exit, P})
     end,
-    {ok, W#w{stacks = maps:remove(P, W#w.stacks)}};
+    {ok, unlink_all(P, W#w{stacks = maps:remove(P, W#w.stacks)})};
 after_end(P, Pid, Rest, W) ->
     wait_state(Pid, where(Rest)),
     {ok, W#w{stacks = (W#w.stacks)#{P => Rest}}}.
@@ -977,19 +993,27 @@ unwind([]) -> [];
 unwind([{_, _, _, true, _} | Rest]) -> Rest;
 unwind([_ | Rest]) -> unwind(Rest).
 
-%% Waits until Pid is blocked in a receive in function MFA with an empty
-%% message queue (it has taken the step and is waiting for the next one).
+%% Waits until Pid is blocked in a receive again (it has taken the step:
+%% sending it made the puppet runnable, so waiting means it took it and
+%% blocked in its next receive). Only `status` is asked: items such as
+%% current_function, messages or links are answered by the puppet itself
+%% through a signal, which schedules it in (and shows with `running`
+%% tracing). With SCENARIO_VERIFY=1 in the environment the function it
+%% waits in is checked against the world's model too, at that price.
 wait_state(Pid, MFA) ->
     wait_state(Pid, MFA, erlang:monotonic_time(millisecond) + ?WAIT_MS).
 
 wait_state(Pid, MFA, Deadline) ->
-    Info = erlang:process_info(Pid, [status, current_function, messages]),
-    Steps = case Info of
-                [_, _, {messages, Ms}] -> [M || {?STEP, _} = M <- Ms];
-                _ -> []
-            end,
+    Info = case erlang:process_info(Pid, [status]) of
+               [{status, waiting}] = Waiting ->
+                   case os:getenv("SCENARIO_VERIFY") of
+                       "1" -> Waiting ++ [erlang:process_info(Pid, current_function)];
+                       _ -> Waiting ++ [{current_function, MFA}]
+                   end;
+               Other0 -> Other0
+           end,
     case Info of
-        [{status, waiting}, {current_function, MFA}, _] when Steps =:= [] -> ok;
+        [{status, waiting}, {current_function, MFA}] -> ok;
         Other ->
             case erlang:monotonic_time(millisecond) > Deadline of
                 true -> error({stuck, Pid, MFA, Other});

@@ -26,6 +26,8 @@ pub(super) enum Signal {
     Message { from: Origin, message: Term, token: MessageToken },
     Link(LinkSignal),
     Unlink(Pid),
+    /// The unlinked process's answer: it only wakes the unlinker.
+    UnlinkAck,
     Exit { from: Pid, reason: Term },
 }
 
@@ -42,6 +44,8 @@ pub(super) struct World {
     trapping: rustc_hash::FxHashSet<Pid>,
     /// Signals not yet handled, in the order sent.
     pending: VecDeque<(Pid, Signal)>,
+    /// The puppet running the current step.
+    active: Option<Pid>,
 }
 
 pub(super) fn atom(name: &str) -> Word {
@@ -83,7 +87,10 @@ impl Runner {
         let to_word = pid.to_word(&mut to);
         let driver = self.processes.get_mut(&DRIVER).expect("the driver lives");
         let token = driver.send(to.view(to_word), Some(pid), message.as_ref());
+        self.world.active = Some(pid);
         if let Some(p) = self.processes.get_mut(&pid) {
+            p.schedule_in();
+            p.trace_schedule_in(false);
             p.message_arrived(Origin::Process(DRIVER), message.as_ref());
             p.consume(message.as_ref(), &token);
         }
@@ -117,7 +124,6 @@ impl Runner {
         for action in actions.iter() {
             self.perform(pid, action);
         }
-        self.run_signals();
         Ok(Term::atom(Atom::OK))
     }
 
@@ -265,19 +271,49 @@ impl Runner {
         }
     }
 
+    /// The step's puppet blocks in its next receive: it is scheduled out
+    /// (unless it ended).
+    pub(super) fn end_step(&mut self) {
+        if let Some(pid) = self.world.active.take() {
+            self.schedule_out(pid);
+        }
+    }
+
+    fn schedule_out(&mut self, pid: Pid) {
+        if let Some(p) = self.processes.get_mut(&pid)
+            && p.tracee().is_alive()
+        {
+            p.schedule_out();
+            p.trace_schedule_out(false);
+        }
+    }
+
     /// Handles every pending signal, receiver by receiver in the order they
-    /// were woken; signals sent while handling (exits) go on the end.
+    /// were woken (each scheduled in, then out again unless it ended);
+    /// signals sent while handling (exits, unlink answers) go on the end.
     pub(super) fn run_signals(&mut self) {
         while let Some((receiver, _)) = self.world.pending.front() {
             let receiver = *receiver;
             let mut mine = VecDeque::new();
             let mut rest = VecDeque::new();
             for (to, signal) in self.world.pending.drain(..) {
-                if to == receiver { mine.push_back(signal) } else { rest.push_back((to, signal)) }
+                if to == receiver {
+                    mine.push_back(signal)
+                } else {
+                    rest.push_back((to, signal))
+                }
             }
             self.world.pending = rest;
+            let puppet = self.is_puppet(receiver);
+            if puppet && let Some(p) = self.processes.get_mut(&receiver) {
+                p.schedule_in();
+                p.trace_schedule_in(false);
+            }
             for signal in mine {
                 self.handle(receiver, signal);
+            }
+            if puppet {
+                self.schedule_out(receiver);
             }
         }
     }
@@ -290,7 +326,13 @@ impl Runner {
                 self.world.queues.entry(pid).or_default().push_back((message, token));
             }
             Signal::Link(signal) => process.linked_by(signal),
-            Signal::Unlink(from) => process.unlinked_by(from),
+            Signal::Unlink(from) => {
+                process.unlinked_by(from);
+                if self.processes.contains_key(&from) {
+                    self.world.pending.push_back((from, Signal::UnlinkAck));
+                }
+            }
+            Signal::UnlinkAck => {}
             Signal::Exit { from, reason } => {
                 let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
                 let trapping = self.world.trapping.contains(&pid);
@@ -327,8 +369,11 @@ impl Runner {
     /// on the tree's shape, which the world does not model).
     pub(super) fn ended(&mut self, pid: Pid, reason: Term) {
         let name = self.world.names.iter().find(|(_, p)| **p == pid).map(|(n, _)| *n);
-        if let (Some(name), Some(process)) = (name, self.processes.get_mut(&pid)) {
-            process.unregister(name);
+        if let Some(process) = self.processes.get_mut(&pid) {
+            if let Some(name) = name {
+                process.unregister(name);
+            }
+            process.trace_schedule_out_exited();
         }
         self.processes.remove(&pid);
         self.world.queues.remove(&pid);
@@ -353,7 +398,6 @@ impl Runner {
             };
             self.ended(pid, reason);
         }
-        self.run_signals();
     }
 
     /// `{system_tracer, Tracer}`: `seq_trace:set_system_tracer/1`, answering
