@@ -23,12 +23,19 @@ use crate::seq_trace::MessageToken;
 /// A signal on its way to a process.
 #[derive(Debug)]
 pub(super) enum Signal {
-    Message { from: Origin, message: Term, token: MessageToken },
+    Message {
+        from: Origin,
+        message: Term,
+        token: MessageToken,
+    },
     Link(LinkSignal),
     Unlink(Pid),
     /// The unlinked process's answer: it only wakes the unlinker.
     UnlinkAck,
-    Exit { from: Pid, reason: Term },
+    Exit {
+        from: Pid,
+        reason: Term,
+    },
 }
 
 /// What the world keeps besides the core's processes.
@@ -297,11 +304,7 @@ impl Runner {
             let mut mine = VecDeque::new();
             let mut rest = VecDeque::new();
             for (to, signal) in self.world.pending.drain(..) {
-                if to == receiver {
-                    mine.push_back(signal)
-                } else {
-                    rest.push_back((to, signal))
-                }
+                if to == receiver { mine.push_back(signal) } else { rest.push_back((to, signal)) }
             }
             self.world.pending = rest;
             let puppet = self.is_puppet(receiver);
