@@ -70,8 +70,12 @@ pub fn run(text: &str, options: &Options) -> Result<Output, ParseError> {
 }
 
 /// `term` with every timestamp of a trace message replaced by `'$ts'`:
-/// the last element of a `trace_ts` tuple and of a 4-tuple `seq_trace`.
+/// the last element of a `trace_ts` tuple and of a 4-tuple `seq_trace`;
+/// and the heap figures of a garbage collection event (`{Key, N}` in its
+/// list) by `'$n'` (the world has no heap to measure).
 pub fn mask_timestamps(term: TermRef<'_>) -> Term {
+    let term = mask_gc_figures(term);
+    let term = term.as_ref();
     let Some(tuple) = term.as_tuple() else { return term.to_owned() };
     let tag = tuple.get(0).and_then(|t| t.as_atom()).map(Atom::name);
     let masked = match tag {
@@ -86,6 +90,36 @@ pub fn mask_timestamps(term: TermRef<'_>) -> Term {
     let mut elements: Vec<Word> = tuple.iter().map(|e| e.copy_to(&mut heap)).collect();
     if let Some(last) = elements.last_mut() {
         *last = Word::atom(Atom::new("$ts"));
+    }
+    let root = heap.tuple(&elements);
+    Term::from_parts(heap, root)
+}
+
+/// A `{trace | trace_ts, Pid, gc_*, [{Key, N}...] ...}` message with every
+/// `N` replaced by `'$n'`.
+fn mask_gc_figures(term: TermRef<'_>) -> Term {
+    let gc = term.as_tuple().filter(|t| t.len() >= 4).and_then(|t| {
+        let tag = t.get(0)?.as_atom()?;
+        let event = t.get(2)?.as_atom()?;
+        (matches!(tag.name(), "trace" | "trace_ts") && event.name().starts_with("gc_")).then_some(t)
+    });
+    let Some(tuple) = gc else { return term.to_owned() };
+    let mut heap = Heap::new();
+    let mut elements: Vec<Word> = tuple.iter().map(|e| e.copy_to(&mut heap)).collect();
+    let figures: Option<Vec<Word>> = tuple.get(3).and_then(|l| l.proper_list()).map(|items| {
+        items
+            .iter()
+            .map(|item| match item.as_tuple().filter(|p| p.len() == 2).and_then(|p| p.get(0)) {
+                Some(key) => {
+                    let key = key.copy_to(&mut heap);
+                    heap.tuple(&[key, Word::atom(Atom::new("$n"))])
+                }
+                None => item.copy_to(&mut heap),
+            })
+            .collect()
+    });
+    if let Some(figures) = figures {
+        elements[3] = heap.list(&figures);
     }
     let root = heap.tuple(&elements);
     Term::from_parts(heap, root)

@@ -503,11 +503,22 @@ spid_key(A) when is_atom(A) ->
     end;
 spid_key(X) -> {1, X}.
 
-mask(M) when is_tuple(M), element(1, M) =:= trace_ts ->
+mask(M) when is_tuple(M), tuple_size(M) >= 4,
+              (element(1, M) =:= trace orelse element(1, M) =:= trace_ts),
+              is_atom(element(3, M)), is_list(element(4, M)) ->
+    case atom_to_list(element(3, M)) of
+        "gc_" ++ _ ->
+            Figures = [{K, '$n'} || {K, _} <- element(4, M)],
+            mask_ts(setelement(4, M, Figures));
+        _ -> mask_ts(M)
+    end;
+mask(M) -> mask_ts(M).
+
+mask_ts(M) when is_tuple(M), element(1, M) =:= trace_ts ->
     setelement(tuple_size(M), M, '$ts');
-mask(M) when is_tuple(M), element(1, M) =:= seq_trace, tuple_size(M) =:= 4 ->
+mask_ts(M) when is_tuple(M), element(1, M) =:= seq_trace, tuple_size(M) =:= 4 ->
     setelement(4, M, '$ts');
-mask(M) -> M.
+mask_ts(M) -> M.
 
 %%% Modules ----------------------------------------------------------------
 
@@ -599,6 +610,7 @@ load_act_module() ->
         "act({register, N}) -> register(N, self());\n"
         "act({unregister, N}) -> unregister(N);\n"
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
+        "act(garbage_collect) -> erlang:garbage_collect();\n"
         "act({seq_trace, K, V}) -> seq_trace:set_token(K, V);\n"
         "act({seq_trace_token, T}) -> seq_trace:set_token(T);\n"
         "act({seq_trace_print, M}) -> seq_trace:print(M);\n"
@@ -914,6 +926,7 @@ bump_if_frame(P, W) ->
     end.
 
 is_action('receive') -> true;
+is_action(garbage_collect) -> true;
 is_action({send, To, _}) -> is_atom(To);
 is_action({link, P}) -> is_spid(P);
 is_action({unlink, P}) -> is_spid(P);
