@@ -95,13 +95,17 @@ pub fn mask_timestamps(term: TermRef<'_>) -> Term {
     Term::from_parts(heap, root)
 }
 
-/// A `{trace | trace_ts, Pid, gc_*, [{Key, N}...] ...}` message with every
-/// `N` replaced by `'$n'`.
+/// A `{trace | trace_ts, Pid, gc_*, [{Key, N}...] ...}` message (or a
+/// tracer module's `gc_*` callback) with every `N` replaced by `'$n'`.
 fn mask_gc_figures(term: TermRef<'_>) -> Term {
+    // A default tracer's message, or a tracer module's callback
+    // `{gc_*, State, Tracee, Info, Opts}`: the info is the fourth element.
     let gc = term.as_tuple().filter(|t| t.len() >= 4).and_then(|t| {
-        let tag = t.get(0)?.as_atom()?;
-        let event = t.get(2)?.as_atom()?;
-        (matches!(tag.name(), "trace" | "trace_ts") && event.name().starts_with("gc_")).then_some(t)
+        let tag = t.get(0)?.as_atom()?.name();
+        let event = t.get(2).and_then(|e| e.as_atom()).map_or("", Atom::name);
+        let default = matches!(tag, "trace" | "trace_ts") && event.starts_with("gc_");
+        let module = t.len() == 5 && tag.starts_with("gc_");
+        (default || module).then_some(t)
     });
     let Some(tuple) = gc else { return term.to_owned() };
     let mut heap = Heap::new();

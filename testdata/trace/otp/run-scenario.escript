@@ -512,6 +512,11 @@ mask(M) when is_tuple(M), tuple_size(M) >= 4,
             mask_ts(setelement(4, M, Figures));
         _ -> mask_ts(M)
     end;
+mask({Tag, State, Tracee, Info, Opts} = M) when is_atom(Tag), is_list(Info) ->
+    case atom_to_list(Tag) of
+        "gc_" ++ _ -> {Tag, State, Tracee, [{K, '$n'} || {K, _} <- Info], Opts};
+        _ -> mask_ts(M)
+    end;
 mask(M) -> mask_ts(M).
 
 mask_ts(M) when is_tuple(M), element(1, M) =:= trace_ts ->
