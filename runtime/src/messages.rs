@@ -85,6 +85,35 @@ impl Process {
         MessageToken::new(token, core.seq_epoch())
     }
 
+    /// The exit signal the process sends `to` as it exits with `reason`
+    /// (through a link): with a token, the token moves on and the system
+    /// tracer gets a send event of `{'EXIT', Pid, Reason}`; answers the
+    /// token the signal carries (a trapping receiver takes it with the
+    /// message).
+    pub fn exit_signal(&mut self, to: Pid, reason: TermRef<'_>) -> MessageToken {
+        let me = self.pid();
+        let core = self.core().clone();
+        let token = {
+            let mut seq = self.tracee().seq.lock();
+            if seq.token().is_none() {
+                return MessageToken::NONE;
+            }
+            if core.seq_serial_allowed(me) {
+                seq.update_serial(me);
+            }
+            seq.token_arc().cloned()
+        };
+        if let Some(token) = &token {
+            let mut heap = Heap::with_capacity(16);
+            let from = me.to_word(&mut heap);
+            let reason = reason.copy_to(&mut heap);
+            let exit = heap.tuple(&[Word::atom(Atom::new("EXIT")), from, reason]);
+            // ERTS outputs it as the receiver (whose tracer it asks).
+            core.seq_output(token, SeqEvent::Send, Some(to), heap.view(exit), to);
+        }
+        MessageToken::new(token, core.seq_epoch())
+    }
+
     /// `message` from `from` enters the process's queue: every session
     /// tracing `'receive'` on it runs its receive pattern on `[Node,
     /// Sender, Msg]` and reports `{trace, Pid, 'receive', Msg}`.

@@ -616,6 +616,7 @@ load_act_module() ->
         "act({unregister, N}) -> unregister(N);\n"
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
         "act(garbage_collect) -> erlang:garbage_collect();\n"
+        "act({exit, R}) -> exit(R);\n"
         "act({seq_trace, K, V}) -> seq_trace:set_token(K, V);\n"
         "act({seq_trace_token, T}) -> seq_trace:set_token(T);\n"
         "act({seq_trace_print, M}) -> seq_trace:print(M);\n"
@@ -893,10 +894,18 @@ do_event(P, Actions, W) ->
             check_actions(P, Pid, Actions, W),
             Stack = maps:get(P, W#w.stacks),
             check_slots(Stack),
+            Exits = [A || {exit, _} = A <- Actions],
+            (Exits =:= [] orelse lists:last(Actions) =:= hd(Exits)
+             andalso length(Exits) =:= 1) orelse world_error(bad_action),
             Pid ! {?STEP, {do, real(Actions, W)}},
-            wait_state(Pid, where(Stack)),
-            {ok, bump_if_frame(P, lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end,
-                                              W, Actions))}
+            W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
+            case Exits of
+                [] ->
+                    wait_state(Pid, where(Stack)),
+                    {ok, bump_if_frame(P, W1)};
+                _ ->
+                    after_end(P, Pid, [], W1)
+            end
     end.
 
 relink(P, {link, O}, W) ->
@@ -932,6 +941,7 @@ bump_if_frame(P, W) ->
 
 is_action('receive') -> true;
 is_action(garbage_collect) -> true;
+is_action({exit, _}) -> true;
 is_action({send, To, _}) -> is_atom(To);
 is_action({link, P}) -> is_spid(P);
 is_action({unlink, P}) -> is_spid(P);

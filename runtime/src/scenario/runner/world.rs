@@ -35,6 +35,7 @@ pub(super) enum Signal {
     Exit {
         from: Pid,
         reason: Term,
+        token: MessageToken,
     },
 }
 
@@ -183,6 +184,12 @@ impl Runner {
                 }
                 Action::TrapExit(_) | Action::SeqTrace(..) | Action::SeqToken(_) => {}
                 Action::SeqPrint(..) | Action::GarbageCollect => {}
+                Action::Exit(_) => {
+                    // The process is gone after it: nothing may follow.
+                    if !std::ptr::eq(action, actions.last().expect("not empty")) {
+                        return Err(world("bad_action"));
+                    }
+                }
             }
         }
         Ok(())
@@ -272,6 +279,11 @@ impl Runner {
                 let me = process.pid();
                 let _ = process.tracee().seq.lock().set_whole(me, token.as_ref());
             }
+            Action::Exit(reason) => {
+                // exit/1: the process exits with `reason` (not caught).
+                process.exit_with(reason.as_ref());
+                self.ended(pid, reason.clone());
+            }
             Action::GarbageCollect => {
                 // The world has no heap: the figures are zeros (and masked
                 // in golden files, where OTP's are real).
@@ -343,7 +355,7 @@ impl Runner {
                 }
             }
             Signal::UnlinkAck => {}
-            Signal::Exit { from, reason } => {
+            Signal::Exit { from, reason, token } => {
                 let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
                 let trapping = self.world.trapping.contains(&pid);
                 if trapping || normal {
@@ -357,11 +369,7 @@ impl Runner {
                     let root = heap.tuple(&[atom("EXIT"), f, r]);
                     let message = Term::from_parts(heap, root);
                     process.message_arrived(Origin::Process(from), message.as_ref());
-                    self.world
-                        .queues
-                        .entry(pid)
-                        .or_default()
-                        .push_back((message, MessageToken::NONE));
+                    self.world.queues.entry(pid).or_default().push_back((message, token));
                 } else if !normal {
                     process.exit_with(reason.as_ref());
                     self.ended(pid, reason);
@@ -379,9 +387,15 @@ impl Runner {
     /// on the tree's shape, which the world does not model).
     pub(super) fn ended(&mut self, pid: Pid, reason: Term) {
         let name = self.world.names.iter().find(|(_, p)| **p == pid).map(|(n, _)| *n);
+        let linked = self.linked_to(pid);
+        let mut signals = Vec::with_capacity(linked.len());
         if let Some(process) = self.processes.get_mut(&pid) {
             if let Some(name) = name {
                 process.unregister(name);
+            }
+            for other in linked.into_iter().rev() {
+                let token = process.exit_signal(other, reason.as_ref());
+                signals.push((other, token));
             }
             process.trace_schedule_out_exited();
         }
@@ -389,11 +403,10 @@ impl Runner {
         self.world.queues.remove(&pid);
         self.world.trapping.remove(&pid);
         self.world.names.retain(|_, p| *p != pid);
-        for other in self.linked_to(pid).into_iter().rev() {
+        for (other, token) in signals {
             self.remove_link(pid, other);
-            self.world
-                .pending
-                .push_back((other, Signal::Exit { from: pid, reason: reason.clone() }));
+            let signal = Signal::Exit { from: pid, reason: reason.clone(), token };
+            self.world.pending.push_back((other, signal));
         }
         self.world.links.remove(&pid);
     }
@@ -451,6 +464,7 @@ enum Action {
     SeqToken(Term),
     SeqPrint(Option<Term>, Term),
     GarbageCollect,
+    Exit(Term),
 }
 
 impl Action {
@@ -481,6 +495,7 @@ impl Action {
                 _ => return None,
             }),
             ("seq_trace", 3) => Action::SeqTrace(arg(1)?.to_owned(), arg(2)?.to_owned()),
+            ("exit", 2) => Action::Exit(arg(1)?.to_owned()),
             ("seq_trace_token", 2) => Action::SeqToken(arg(1)?.to_owned()),
             ("seq_trace_print", 2) => Action::SeqPrint(None, arg(1)?.to_owned()),
             ("seq_trace_print", 3) => {
