@@ -2,9 +2,13 @@
 //!
 //! Every op gets a block of its own, so a label is simply the block of the
 //! op it names and falling through is a jump to the next op's block
-//! (Cranelift merges the trivial ones). Registers live in memory, in the
-//! run's register file: every read is a load and every write a store, so a
-//! helper called in between always sees the current values.
+//! (Cranelift merges the trivial ones). Registers are SSA variables: a read
+//! is the value last written on the way there, and a write costs nothing
+//! until a helper needs the register in the run's register file (the
+//! interpreter's code called through `step`, helpers taking operand lists,
+//! the end of a clause), when it is stored just before the call; a helper
+//! that writes a register is followed by a load of it. Registers holding
+//! constants are never written: their reads are the constants themselves.
 //!
 //! Ops are either lowered inline (type tags, head reads, immediates,
 //! small-integer arithmetic and comparisons, jumps) or handed to the
@@ -91,6 +95,7 @@ pub(crate) fn translate(
     b.ins().return_(&[code]);
 
     let (slots, reserve) = heap_slots(program);
+    let vars = (0..program.registers()).map(|_| b.declare_var(I64)).collect();
     let mut t = Translator {
         program,
         slots,
@@ -107,6 +112,8 @@ pub(crate) fn translate(
         next_input,
         stop,
         targets: jump_targets(program),
+        vars,
+        constants: constant_registers(program),
         known: vec![Known::default(); program.registers()],
         written_off_main: Vec::new(),
         on_main: true,
@@ -118,7 +125,7 @@ pub(crate) fn translate(
     let offset = t.b.ins().ishl_imm_s(i, 3);
     let address = t.b.ins().iadd(inputs, offset);
     let input = t.b.ins().load(I64, mem(), address, 0);
-    t.b.ins().store(mem(), input, t.regs, (Reg::INPUT.index() * 8) as i32);
+    t.store(Reg::INPUT, input);
     let is_trace = program.kind().is_trace();
     if is_trace {
         let code = t.call_helper(HelperId::Reset, &[i, input]);
@@ -132,10 +139,6 @@ pub(crate) fn translate(
             && matches!(program.code()[pc - 1], Op::Jump { .. } | Op::Succeed { .. } | Op::NoMatch);
         if t.targets[pc] || after_end {
             t.forget_all();
-        }
-        if pc == 0 && !is_trace {
-            // Only the loop enters op 0, with the input just stored.
-            t.known[Reg::INPUT.index()].value = Some(input);
         }
         t.on_main = true;
         t.op(pc);
@@ -179,6 +182,10 @@ struct Translator<'p, 'f> {
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
+    /// The SSA variable of each register.
+    vars: Vec<Variable>,
+    /// The constant each register holds for the whole run, if any.
+    constants: Vec<Option<Word>>,
     /// What the code knows about the registers here (see [`Known`]).
     known: Vec<Known>,
     /// Registers the current op writes off its main path: what is known of
@@ -195,8 +202,6 @@ struct Translator<'p, 'f> {
 /// and no jump target is crossed.
 #[derive(Clone, Copy, Default)]
 struct Known {
-    /// The register's value, already loaded.
-    value: Option<Value>,
     /// The address of the cells the register points at in the input, with
     /// how many cells after the first are known to be inside the input
     /// (a tuple's arity, a list cell's 1).
@@ -361,6 +366,7 @@ impl Translator<'_, '_> {
                     self.next(pc);
                 }
                 None => {
+                    self.spill(self.program.operand_regs(elements));
                     let (start, len) = self.operands(elements);
                     let tuple = self.call_helper(HelperId::MakeTuple, &[start, len]);
                     self.word_result(pc, tuple, dst, Fail::Exit);
@@ -391,6 +397,7 @@ impl Translator<'_, '_> {
                     self.next(pc);
                 }
                 None => {
+                    self.spill(self.program.operand_regs(elements));
                     let (start, len) = self.operands(elements);
                     let list = self.call_helper(HelperId::MakeList, &[start, len]);
                     self.word_result(pc, list, dst, Fail::Exit);
@@ -430,6 +437,8 @@ impl Translator<'_, '_> {
 
             // ---- Ending ---------------------------------------------------------------
             Op::Succeed { result } => {
+                // Rust reads the result in the register file.
+                self.spill(&[result]);
                 let i = self.b.use_var(self.index);
                 let r = self.b.ins().iconst(I64, result.index() as i64);
                 let code = self.call_helper(HelperId::Matched, &[i, r]);
@@ -670,31 +679,43 @@ impl Translator<'_, '_> {
 
     // ---- Building blocks ----------------------------------------------------------
 
-    /// Register `r`'s value (loaded once per stretch of code where it is
-    /// known).
+    /// Register `r`'s value: its constant, or its variable.
     fn load(&mut self, r: Reg) -> Value {
-        if let Some(v) = self.known[r.index()].value {
-            return v;
+        match self.constants[r.index()] {
+            Some(word) => self.b.ins().iconst(I64, word.to_bits() as i64),
+            None => self.b.use_var(self.vars[r.index()]),
         }
-        let v = self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32);
-        if self.on_main {
-            self.known[r.index()].value = Some(v);
-        }
-        v
     }
 
-    /// Writes register `r` (registers always live in memory, so helpers
-    /// see them).
+    /// Writes register `r` (its variable: see [`spill`](Self::spill)).
     fn store(&mut self, r: Reg, v: Value) {
-        self.b.ins().store(mem(), v, self.regs, (r.index() * 8) as i32);
-        self.known[r.index()] = Known { value: self.on_main.then_some(v), cells: None };
+        self.b.def_var(self.vars[r.index()], v);
+        self.known[r.index()] = Known::default();
         if !self.on_main {
             self.written_off_main.push(r);
         }
     }
 
-    /// Forgets everything known about registers (at jump targets, and
-    /// after helpers that may write them).
+    /// Writes the registers `regs` to the register file, for a helper that
+    /// reads them there (constants are always there).
+    fn spill(&mut self, regs: &[Reg]) {
+        for &r in regs {
+            if self.constants[r.index()].is_none() {
+                let v = self.b.use_var(self.vars[r.index()]);
+                self.b.ins().store(mem(), v, self.regs, (r.index() * 8) as i32);
+            }
+        }
+    }
+
+    /// Reads register `r` back from the register file, after a helper
+    /// wrote it there.
+    fn reload(&mut self, r: Reg) {
+        let v = self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32);
+        self.store(r, v);
+    }
+
+    /// Forgets everything known about registers' cells (at jump targets,
+    /// and after helpers that may write registers).
     fn forget_all(&mut self) {
         self.known.iter_mut().for_each(|k| *k = Known::default());
         self.heap = None;
@@ -880,10 +901,15 @@ impl Translator<'_, '_> {
     /// Runs op `pc` with the interpreter's code, then goes where it says:
     /// on, or to one of `labels` (the op's own jump targets).
     fn call_step(&mut self, pc: usize, labels: &[Label]) {
+        let op = &self.program.code()[pc];
+        let (reads, write) = (reads(self.program, op), writes(op));
+        self.spill(&reads);
         let pc_value = self.b.ins().iconst(I64, pc as i64);
         let code = self.call_helper(HelperId::Step, &[pc_value]);
-        // The interpreter's code may write any register.
         self.forget_all();
+        if let Some(dst) = write {
+            self.reload(dst);
+        }
         let Some((&last, others)) = labels.split_last() else {
             return self.next(pc);
         };
@@ -1021,4 +1047,118 @@ fn jump_targets(program: &Program) -> Vec<bool> {
         }
     }
     targets
+}
+
+/// The constant each register holds for the whole run: the program's
+/// constants, unless an op writes their register.
+fn constant_registers(program: &Program) -> Vec<Option<Word>> {
+    let mut constants = vec![None; program.registers()];
+    let first = program.first_constant();
+    for (i, &word) in program.constants().iter().enumerate() {
+        if let Some(c) = constants.get_mut(first + i) {
+            *c = Some(word);
+        }
+    }
+    for op in program.code() {
+        if let Some(dst) = writes(op) {
+            constants[dst.index()] = None;
+        }
+    }
+    constants
+}
+
+/// The register an op writes, if any.
+fn writes(op: &Op) -> Option<Reg> {
+    match *op {
+        Op::GetArg { dst, .. }
+        | Op::GetArgList { dst }
+        | Op::GetElement { dst, .. }
+        | Op::GetHead { dst, .. }
+        | Op::GetTail { dst, .. }
+        | Op::GetMapValue { dst, .. }
+        | Op::Move { dst, .. }
+        | Op::Call { dst, .. }
+        | Op::Logic { dst, .. }
+        | Op::MakeTuple { dst, .. }
+        | Op::MakeCons { dst, .. }
+        | Op::MakeList { dst, .. }
+        | Op::MakeMap { dst, .. }
+        | Op::SelfPid { dst }
+        | Op::IsSeqTrace { dst }
+        | Op::SetSeqToken { dst, .. }
+        | Op::GetSeqToken { dst }
+        | Op::ProcessDump { dst }
+        | Op::ChangeTrace { dst, .. }
+        | Op::Caller { dst }
+        | Op::CallerLine { dst }
+        | Op::CurrentStacktrace { dst, .. } => Some(dst),
+        Op::IsArity { .. }
+        | Op::IsTuple { .. }
+        | Op::IsElement { .. }
+        | Op::IsCons { .. }
+        | Op::IsMap { .. }
+        | Op::IsWord { .. }
+        | Op::IsExactEq { .. }
+        | Op::Compare { .. }
+        | Op::TypeTest { .. }
+        | Op::BoolBranch { .. }
+        | Op::Jump { .. }
+        | Op::SetFlag { .. }
+        | Op::Display { .. }
+        | Op::Silent { .. }
+        | Op::Succeed { .. }
+        | Op::NoMatch => None,
+    }
+}
+
+/// The registers an op reads (what the interpreter's code for it reads in
+/// the register file).
+fn reads(program: &Program, op: &Op) -> Vec<Reg> {
+    let mut regs = match *op {
+        Op::IsArity { .. }
+        | Op::GetArg { .. }
+        | Op::GetArgList { .. }
+        | Op::Jump { .. }
+        | Op::SelfPid { .. }
+        | Op::SetFlag { .. }
+        | Op::IsSeqTrace { .. }
+        | Op::GetSeqToken { .. }
+        | Op::ProcessDump { .. }
+        | Op::Caller { .. }
+        | Op::CallerLine { .. }
+        | Op::CurrentStacktrace { .. }
+        | Op::NoMatch => vec![],
+        Op::IsTuple { src, .. }
+        | Op::GetElement { src, .. }
+        | Op::IsElement { src, .. }
+        | Op::IsCons { src, .. }
+        | Op::GetHead { src, .. }
+        | Op::GetTail { src, .. }
+        | Op::IsMap { src, .. }
+        | Op::IsWord { src, .. }
+        | Op::Move { src, .. }
+        | Op::TypeTest { src, .. }
+        | Op::BoolBranch { src, .. }
+        | Op::Display { src }
+        | Op::Silent { src }
+        | Op::Succeed { result: src } => vec![src],
+        Op::GetMapValue { src, key, .. } => vec![src, key],
+        Op::IsExactEq { a, b, .. } | Op::Compare { a, b, .. } => vec![a, b],
+        Op::Call { bif, args, .. } => args[..bif.arity().min(3)].to_vec(),
+        Op::Logic { args, .. } | Op::MakeTuple { elements: args, .. } => {
+            program.operand_regs(args).to_vec()
+        }
+        Op::MakeList { elements, .. } => program.operand_regs(elements).to_vec(),
+        Op::MakeCons { head, tail, .. } => vec![head, tail],
+        Op::MakeMap { keys, values, .. } => {
+            let mut regs = program.operand_regs(keys).to_vec();
+            regs.extend_from_slice(program.operand_regs(values));
+            regs
+        }
+        Op::SetSeqToken { key, value, .. } => vec![key, value],
+        Op::ChangeTrace { target, a, b, .. } => vec![target, a, b],
+    };
+    // Absent operands (`Reg::NONE`) are not read.
+    regs.retain(|r| r.index() < program.registers());
+    regs
 }
