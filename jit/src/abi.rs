@@ -9,12 +9,17 @@
 //! ```
 //!
 //! For each input (a word of the input heap `heap`) it loads the input
-//! into register 0 (trace programs ask [`reset`] to load the arguments),
-//! runs the clauses, and hands a match to [`matched`] and, when asked to,
-//! a no-match to [`no_match`], which pass them on to Rust and clean up for
-//! the next input. It reads and writes the run's registers in place, reads
-//! head cells from the input heap (every such read is bounds-checked
-//! against `heap_len`), builds terms in heap words set aside for it, and
+//! into register 0 (trace programs that need the arguments in Rust ask
+//! [`reset`] to load them; the others read the input list themselves and
+//! call it only for the error when the input is not a list), runs the
+//! clauses, and hands a match to [`matched`] and, when asked to, a
+//! no-match to [`no_match`], which pass them on to Rust and clean up for
+//! the next input. A single run (see [`Ctx`]) instead returns its match at
+//! once ([`EXIT_MATCHED`]). The code keeps registers in machine registers,
+//! storing them to the run's register file for the helpers that read them
+//! there; it reads head cells from the input heap (every such read is
+//! bounds-checked against `heap_len`), builds terms in heap words set
+//! aside for it, and
 //! calls a helper of [`HelperId`] for what it does not do itself. Each
 //! helper is a thin shim over a method of
 //! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
@@ -49,6 +54,9 @@ pub(crate) const EXIT_STOPPED: u64 = 1;
 /// A head op found a pointer outside the input's heap: the input is not a
 /// well-formed term (the interpreter panics on the same input).
 pub(crate) const EXIT_BAD_INPUT: u64 = 2;
+/// A single run matched: the low 32 bits of [`Entry`]'s result are this,
+/// the high 32 bits the register holding the result.
+pub(crate) const EXIT_MATCHED: u64 = 3;
 
 /// [`step`] returns this to go on with the next op; otherwise the label to
 /// jump to. Labels are below 2^32.
@@ -72,17 +80,20 @@ pub(crate) type Deliver<'d> = Option<&'d mut dyn FnMut(usize, Result<Outcome<'_>
 
 /// What the machine code passes to helpers.
 ///
-/// The machine code reads two fields itself: `heap`, the current address
-/// of the run's heap words, where it builds terms at fixed offsets (see
-/// [`Frame::reserve_scratch`]; every helper that may build refreshes it,
-/// since building may move the heap), and `dirty`, nonzero when the end of
+/// The machine code reads the first fields itself: `heap`, the current
+/// address of the run's heap words, where it builds terms at fixed offsets
+/// (see [`Frame::reserve_scratch`]; every helper that may build refreshes
+/// it, since building may move the heap); `dirty`, nonzero when the end of
 /// an input that matched nothing must be reported ([`no_match`]): the
 /// caller wants every outcome ([`DIRTY_EVERY`]), or a helper built terms
-/// or set flags, to clean up ([`DIRTY_BUILT`]).
+/// or set flags, to clean up ([`DIRTY_BUILT`]); and `single`, nonzero for a single run: its frame was reset to
+/// the input before the call (the code need not call [`reset`]), and a
+/// match returns [`EXIT_MATCHED`] at once instead of calling [`matched`].
 #[repr(C)]
 pub(crate) struct Ctx<'f, 'd> {
     pub(crate) heap: *mut Word,
     pub(crate) dirty: u64,
+    pub(crate) single: u64,
     pub(crate) frame: &'f mut dyn Machine,
     pub(crate) deliver: Deliver<'d>,
     /// Report inputs that match nothing too.
@@ -111,6 +122,8 @@ impl Ctx<'_, '_> {
 pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static, 'static>, heap) as i32;
 /// The offset of [`Ctx::dirty`], which the machine code loads.
 pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static, 'static>, dirty) as i32;
+/// The offset of [`Ctx::single`], which the machine code loads.
+pub(crate) const CTX_SINGLE: i32 = std::mem::offset_of!(Ctx<'static, 'static>, single) as i32;
 
 /// A frame, with its lifetimes erased for the trip through machine code:
 /// the [`Frame`] methods the helpers call.

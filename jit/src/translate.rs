@@ -114,12 +114,17 @@ pub(crate) fn translate(
         targets: jump_targets(program),
         vars,
         constants: constant_registers(program),
+        needs_args: needs_args(program),
+        arg_cells: Vec::new(),
         known: vec![Known::default(); program.registers()],
         written_off_main: Vec::new(),
         on_main: true,
     };
-    // Load the input into register 0 (trace programs: let Rust load the
-    // arguments, which may fail), then run the clauses.
+    // Load the input into register 0, then run the clauses. Trace programs
+    // that read the arguments in Rust (see `needs_args`) let Rust load
+    // them (a single run's are loaded before the call); the others read
+    // the input list themselves, and Rust only makes the error for an
+    // input that is not a list.
     t.b.switch_to_block(load_input);
     let i = t.b.use_var(index);
     let offset = t.b.ins().ishl_imm_s(i, 3);
@@ -128,6 +133,16 @@ pub(crate) fn translate(
     t.store(Reg::INPUT, input);
     let is_trace = program.kind().is_trace();
     if is_trace {
+        let loaded = if t.needs_args {
+            t.b.ins().load(I64, mem(), t.ctx, abi::CTX_SINGLE)
+        } else {
+            let cons = t.has_tag(input, layout::TAG_CONS);
+            let nil = t.is_word(input, Word::NIL);
+            t.b.ins().bor(cons, nil)
+        };
+        let reset = t.b.create_block();
+        t.brif(loaded, t.blocks[0], reset);
+        t.switch_off(reset);
         let code = t.call_helper(HelperId::Reset, &[i, input]);
         t.after_input(code, t.blocks[0]);
     } else {
@@ -186,6 +201,12 @@ struct Translator<'p, 'f> {
     vars: Vec<Variable>,
     /// The constant each register holds for the whole run, if any.
     constants: Vec<Option<Word>>,
+    /// Does the program read a trace event's arguments in Rust (see
+    /// [`needs_args`])?
+    needs_args: bool,
+    /// The addresses of the input list's cells, known on this stretch of
+    /// code (from an `is_arity`).
+    arg_cells: Vec<Value>,
     /// What the code knows about the registers here (see [`Known`]).
     known: Vec<Known>,
     /// Registers the current op writes off its main path: what is known of
@@ -317,13 +338,69 @@ impl Translator<'_, '_> {
                 let answer = self.call_helper(HelperId::ExactEq, &[x, y]);
                 self.branch_on_answer(answer, pc + 1, fail.index());
             }
+            Op::IsArity { arity, fail } if arity <= MAX_INLINE_ARGS => {
+                // Exactly `arity` list cells (an improper list counts up to
+                // its last cell), remembering where they are.
+                let mut w = self.load(Reg::INPUT);
+                let mut cells = Vec::with_capacity(arity as usize);
+                for _ in 0..arity {
+                    let is_cons = self.has_tag(w, layout::TAG_CONS);
+                    let next = self.b.create_block();
+                    self.brif(is_cons, next, self.label(fail));
+                    self.continue_in(next);
+                    let base = self.input_cells(w, 1);
+                    cells.push(base);
+                    w = self.b.ins().load(I64, mem(), base, 8);
+                }
+                let more = self.has_tag(w, layout::TAG_CONS);
+                self.brif(more, self.label(fail), self.blocks[pc + 1]);
+                if self.on_main {
+                    self.arg_cells = cells;
+                }
+            }
             Op::IsArity { fail, .. } => self.call_step(pc, &[fail]),
             Op::GetMapValue { src, key, dst, fail } => {
                 let (m, k) = (self.load(src), self.load(key));
                 let value = self.call_helper(HelperId::MapValue, &[m, k]);
                 self.word_result(pc, value, dst, Fail::Jump(fail));
             }
-            Op::GetArg { .. } | Op::GetArgList { .. } => self.call_step(pc, &[]),
+            Op::GetArg { index, dst } if index < MAX_INLINE_ARGS => {
+                // The head of list cell `index`: known from `is_arity`, or
+                // found again. A shorter list (which `is_arity` rules out)
+                // is the interpreter's to decide.
+                let base = match self.arg_cells.get(index as usize) {
+                    Some(&base) => base,
+                    None => {
+                        let outside = self.b.create_block();
+                        let mut w = self.load(Reg::INPUT);
+                        let mut base = None;
+                        for k in 0..=index {
+                            let is_cons = self.has_tag(w, layout::TAG_CONS);
+                            let next = self.b.create_block();
+                            self.brif(is_cons, next, outside);
+                            self.continue_in(next);
+                            let cell = self.input_cells(w, 1);
+                            if k < index {
+                                w = self.b.ins().load(I64, mem(), cell, 8);
+                            }
+                            base = Some(cell);
+                        }
+                        let on = self.b.create_block();
+                        self.jump(on);
+                        let on_main = self.on_main;
+                        self.switch_off(outside);
+                        self.call_step(pc, &[]);
+                        self.b.switch_to_block(on);
+                        self.on_main = on_main;
+                        base.expect("the loop runs at least once")
+                    }
+                };
+                let v = self.b.ins().load(I64, mem(), base, 0);
+                self.store(dst, v);
+                self.next(pc);
+            }
+            Op::GetArg { .. } => self.call_step(pc, &[]),
+            Op::GetArgList { .. } => self.call_step(pc, &[]),
 
             // ---- Guard and body values -----------------------------------------------
             Op::Move { src, dst } => {
@@ -439,6 +516,14 @@ impl Translator<'_, '_> {
             Op::Succeed { result } => {
                 // Rust reads the result in the register file.
                 self.spill(&[result]);
+                let single = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_SINGLE);
+                let (ret, batch) = (self.b.create_block(), self.b.create_block());
+                self.brif(single, ret, batch);
+                self.switch_off(ret);
+                let code = (u64::from(result.0) << 32) | abi::EXIT_MATCHED;
+                let code = self.b.ins().iconst(I64, code as i64);
+                self.b.ins().return_(&[code]);
+                self.switch_off(batch);
                 let i = self.b.use_var(self.index);
                 let r = self.b.ins().iconst(I64, result.index() as i64);
                 let code = self.call_helper(HelperId::Matched, &[i, r]);
@@ -718,6 +803,7 @@ impl Translator<'_, '_> {
     /// and after helpers that may write registers).
     fn forget_all(&mut self) {
         self.known.iter_mut().for_each(|k| *k = Known::default());
+        self.arg_cells.clear();
         self.heap = None;
     }
 
@@ -1047,6 +1133,56 @@ fn jump_targets(program: &Program) -> Vec<bool> {
         }
     }
     targets
+}
+
+/// The most arguments `is_arity` and `get_arg` walk the input list for in
+/// the machine code; beyond, they read the arguments Rust loads.
+const MAX_INLINE_ARGS: u32 = 32;
+
+/// Does the machine code of `program` need a trace event's arguments
+/// loaded in Rust (ops that read them through `step`)? If not, the input
+/// list is all it reads.
+pub(crate) fn needs_args(program: &Program) -> bool {
+    program.code().iter().any(|op| match *op {
+        Op::GetArgList { .. } => true,
+        Op::IsArity { arity, .. } => arity > MAX_INLINE_ARGS,
+        Op::GetArg { index, .. } => index >= MAX_INLINE_ARGS,
+        Op::IsTuple { .. }
+        | Op::GetElement { .. }
+        | Op::IsElement { .. }
+        | Op::IsCons { .. }
+        | Op::GetHead { .. }
+        | Op::GetTail { .. }
+        | Op::IsMap { .. }
+        | Op::GetMapValue { .. }
+        | Op::IsWord { .. }
+        | Op::IsExactEq { .. }
+        | Op::Move { .. }
+        | Op::Call { .. }
+        | Op::Compare { .. }
+        | Op::TypeTest { .. }
+        | Op::BoolBranch { .. }
+        | Op::Logic { .. }
+        | Op::Jump { .. }
+        | Op::MakeTuple { .. }
+        | Op::MakeCons { .. }
+        | Op::MakeList { .. }
+        | Op::MakeMap { .. }
+        | Op::SelfPid { .. }
+        | Op::SetFlag { .. }
+        | Op::Display { .. }
+        | Op::IsSeqTrace { .. }
+        | Op::SetSeqToken { .. }
+        | Op::GetSeqToken { .. }
+        | Op::ProcessDump { .. }
+        | Op::ChangeTrace { .. }
+        | Op::Caller { .. }
+        | Op::CallerLine { .. }
+        | Op::CurrentStacktrace { .. }
+        | Op::Silent { .. }
+        | Op::Succeed { .. }
+        | Op::NoMatch => false,
+    })
 }
 
 /// The constant each register holds for the whole run: the program's

@@ -108,3 +108,68 @@ fn logic_and_building() {
         "[{{'$1',{'$2','$3'}},[],[{{'$3','$2'}}]},{{'$1',['$2'|'$3']},[],[{{'$1','$3'}}]}]",
     );
 }
+
+/// Argument lists of every shape: short, long, improper, not lists.
+fn argument_lists() -> String {
+    let long = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    format!(
+        "[]. [1]. [1,2]. [2,1]. [1,1]. [1,2,3]. [1|2]. [1,2|3]. [a|[]]. not_a_list. {{1,2}}. \
+         \"ab\". [{}]. [{}]. [{}]. [{}]. [{}|x].",
+        long(31),
+        long(32),
+        long(33),
+        long(40),
+        long(32)
+    )
+}
+
+/// Runs the call-trace spec `spec` on every argument list, with both
+/// engines, single and batch, and compares outcomes, flags and errors.
+#[track_caller]
+fn check_args(spec: &str) {
+    let compiled = CompiledSpec::compile(spec, Kind::Call, &Config::default())
+        .unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let jit = JitProgram::compile(&compiled).expect("compiles to machine code");
+    let mut heap = Heap::new();
+    let inputs =
+        matchspec::syntax::parse_terms_into(&argument_lists(), &mut heap).expect("inputs parse");
+    let show = |o: Result<Outcome<'_>, matchspec::EvalError>| match o {
+        Err(e) => format!("error: {e}"),
+        Ok(Outcome::NoMatch) => "nomatch".to_owned(),
+        Ok(Outcome::Match(m)) => format!("{} {:?}", m.result, m.flags),
+    };
+    let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+    let mut interpreted = Vec::new();
+    for &input in &inputs {
+        interpreted.push(show(compiled.run_with_host(heap.view(input), &mut scratch, &mut host)));
+    }
+    let mut single = Vec::new();
+    for &input in &inputs {
+        single.push(show(jit.run(&compiled, heap.view(input), &mut scratch, &mut host)));
+    }
+    let mut batch = Vec::new();
+    jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| batch.push(show(o)));
+    assert_eq!(batch.len(), inputs.len(), "{spec}: batch outcomes");
+    for (i, &input) in inputs.iter().enumerate() {
+        let input = heap.view(input);
+        assert_eq!(single[i], interpreted[i], "{spec} on {input}: single run");
+        assert_eq!(batch[i], interpreted[i], "{spec} on {input}: batch run");
+    }
+}
+
+#[test]
+fn trace_heads() {
+    let vars = |n: usize| (1..=n).map(|i| format!("'${i}'")).collect::<Vec<_>>().join(",");
+    // Argument lists read in the machine code...
+    check_args("[{['$1'],[],[{message,{{'$1'}}}]}]");
+    check_args("[{['$1','$2'],[{'>','$2','$1'}],[{{'$2','$1'}}]},{['_'],[],[one]},{[],[],[none]}]");
+    check_args("[{['$1','$1'],[],[same]},{['_','$2'],[],['$2']}]");
+    check_args("[{['_',2],[],[two]},{'_',[],[{return_trace}]}]");
+    check_args(&format!("[{{[{}],[],['$31']}}]", vars(31)));
+    check_args(&format!("[{{[{}],[],[{{{{'$1','$32'}}}}]}}]", vars(32)));
+    // ... and by Rust: the whole list, or more arguments than are walked inline.
+    check_args("[{'$1',[],[{{'$1'}}]}]");
+    check_args("[{['$1','_'],[],['$_']},{['$1'],[],[{{'$1'}}]}]");
+    check_args(&format!("[{{[{}],[],['$33']}}]", vars(33)));
+    check_args(&format!("[{{[{}],[],[{{{{'$1','$40'}}}}]}},{{['$1','_'],[],['$1']}}]", vars(40)));
+}
