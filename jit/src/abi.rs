@@ -80,10 +80,12 @@ pub(crate) type Deliver<'d> = Option<&'d mut dyn FnMut(usize, Result<Outcome<'_>
 
 /// What the machine code passes to helpers.
 ///
-/// The machine code reads the first fields itself: `heap`, the current
-/// address of the run's heap words, where it builds terms at fixed offsets
-/// (see [`Frame::reserve_scratch`]; every helper that may build refreshes
-/// it, since building may move the heap); `dirty`, nonzero when the end of
+/// The machine code reads the first fields itself: `heap` and
+/// `heap_len`, the current address and length of the run's heap, where it
+/// builds terms at fixed offsets (see [`Frame::reserve_scratch`]) and
+/// reads numbers (every helper that may build refreshes both, since
+/// building may move the heap; only cleaning up, in the helpers that end
+/// an input, shrinks it); `dirty`, nonzero when the end of
 /// an input that matched nothing must be reported ([`no_match`]): the
 /// caller wants every outcome ([`DIRTY_EVERY`]), or a helper built terms
 /// or set flags, to clean up ([`DIRTY_BUILT`]); and `single`, nonzero for a single run: its frame was reset to
@@ -92,6 +94,7 @@ pub(crate) type Deliver<'d> = Option<&'d mut dyn FnMut(usize, Result<Outcome<'_>
 #[repr(C)]
 pub(crate) struct Ctx<'f, 'd> {
     pub(crate) heap: *mut Word,
+    pub(crate) heap_len: u64,
     pub(crate) dirty: u64,
     pub(crate) single: u64,
     pub(crate) frame: &'f mut dyn Machine,
@@ -120,6 +123,8 @@ impl Ctx<'_, '_> {
 
 /// The offset of [`Ctx::heap`], which the machine code loads.
 pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static, 'static>, heap) as i32;
+/// The offset of [`Ctx::heap_len`], which the machine code loads.
+pub(crate) const CTX_HEAP_LEN: i32 = std::mem::offset_of!(Ctx<'static, 'static>, heap_len) as i32;
 /// The offset of [`Ctx::dirty`], which the machine code loads.
 pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static, 'static>, dirty) as i32;
 /// The offset of [`Ctx::single`], which the machine code loads.
@@ -138,6 +143,7 @@ pub(crate) trait Machine {
     fn make_list(&mut self, elements: Operands) -> Word;
     fn make_cons(&mut self, head: Word, tail: Word) -> Word;
     fn scratch_address(&mut self) -> *mut Word;
+    fn scratch_len(&self) -> usize;
     fn outcome(&self, result: Reg) -> Outcome<'_>;
     fn clean(&mut self);
     fn reset(&mut self, input: Word) -> Result<(), EvalError>;
@@ -173,6 +179,9 @@ impl Machine for Frame<'_, '_> {
     }
     fn scratch_address(&mut self) -> *mut Word {
         Frame::scratch_address(self)
+    }
+    fn scratch_len(&self) -> usize {
+        Frame::scratch_len(self)
     }
     fn outcome(&self, result: Reg) -> Outcome<'_> {
         Frame::outcome(self, result)
@@ -298,6 +307,7 @@ unsafe fn guarded(
     };
     if may_build {
         ctx.heap = ctx.frame.scratch_address();
+        ctx.heap_len = ctx.frame.scratch_len() as u64;
         ctx.dirty |= DIRTY_BUILT;
     }
     code
@@ -478,6 +488,7 @@ unsafe fn guarded_ctx(ctx: *mut c_void, f: impl FnOnce(&mut Ctx<'_, '_>) -> u64)
     };
     // Cleaning up and resetting move the heap back to its set-aside words.
     ctx.heap = ctx.frame.scratch_address();
+    ctx.heap_len = ctx.frame.scratch_len() as u64;
     code
 }
 

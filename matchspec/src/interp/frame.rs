@@ -230,6 +230,13 @@ impl<'a, 'h> Frame<'a, 'h> {
         self.heap.address()
     }
 
+    /// How many words the run's heap holds (see
+    /// [`scratch_address`](Self::scratch_address)).
+    #[inline]
+    pub fn scratch_len(&self) -> usize {
+        self.heap.words().len()
+    }
+
     /// The words of the input's heap: what head ops read (see `ir::op`,
     /// "Head ops read only the input").
     #[inline]
