@@ -11,10 +11,11 @@
 //! op by op (`translate.rs`). Hot ops become inline machine code: type tags,
 //! tuple arity and element reads, list cells, trace argument lists,
 //! immediate and small-integer tests, small-integer arithmetic with
-//! overflow checks, float `+ - * /` (with small integers mixed in),
-//! comparisons of small integers, floats and (by sign) bignums, building
-//! tuples and lists, jumps. Everything else (bignum arithmetic, term
-//! order on compound terms, map lookups, trace actions) calls one
+//! overflow checks, comparisons of small integers, building tuples and
+//! lists, jumps. Arithmetic and comparisons on other numbers (floats,
+//! bignums of up to 128 bits) call lean helpers that compute what the
+//! interpreter's fast paths compute. Everything else (larger bignums,
+//! term order on compound terms, map lookups, trace actions) calls one
 //! helper that runs the op with the interpreter's own definition
 //! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines
 //! cannot disagree on anything but a few machine instructions, and those

@@ -103,7 +103,7 @@ static ISA: LazyLock<Result<OwnedTargetIsa, JitError>> = LazyLock::new(|| {
     set(&mut flags, "regalloc_algorithm", "backtracking")?;
     // The verifier doubles compile time; the translator's output is
     // checked by it in debug builds (and so by every test run).
-    set(&mut flags, "enable_verifier", if true { "true" } else { "false" })?;
+    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     // Required by cranelift-jit (see `JITBuilder::with_flags`).
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
@@ -294,6 +294,11 @@ impl JitProgram {
             heap_len: scratch_len,
             dirty: u64::from(every),
             single,
+            registers,
+            input: heap_ptr,
+            input_len: heap_len as u64,
+            inputs: inputs.as_ptr().cast::<u64>(),
+            count: inputs.len() as u64,
             frame,
             deliver,
             every,
@@ -312,16 +317,8 @@ impl JitProgram {
         // only below `heap_len` and `inputs` only below its length. `ctx`
         // outlives the call and only the helpers use it, never while the
         // code touches the registers.
-        let exit = unsafe {
-            (self.entry)(
-                (&raw mut ctx).cast::<c_void>(),
-                registers,
-                heap_ptr,
-                heap_len as u64,
-                inputs.as_ptr().cast::<u64>(),
-                inputs.len() as u64,
-            )
-        };
+        let exit =
+            unsafe { (self.entry)((&raw mut ctx).cast::<c_void>(), heap_ptr, heap_len as u64) };
         if let Some(payload) = ctx.panic.take() {
             resume_unwind(payload);
         }
@@ -378,9 +375,6 @@ fn translate_and_define(
     module.define_function(id, &mut ctx).map_err(codegen)?;
     if listing {
         texts.asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
-        if let Ok(path) = std::env::var("MSC_CODE_DUMP") {
-            std::fs::write(path, ctx.compiled_code().unwrap().code_buffer()).unwrap();
-        }
     }
     module.clear_context(&mut ctx);
     Ok((id, texts, reserve))

@@ -16,12 +16,9 @@
 //! inline forms also fall back to `step` for anything off their fast path.
 //! Every op is named in one exhaustive `match`.
 
-use std::cmp::Ordering;
-
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value,
-    types,
+    AbiParam, Block, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -33,14 +30,13 @@ use matchspec::term::{Space, Word};
 use crate::abi::{self, HelperId};
 
 const I64: types::Type = types::I64;
-const F64: types::Type = types::F64;
 const TRUE: Word = Word::atom(matchspec::term::Atom::TRUE);
 const FALSE: Word = Word::atom(matchspec::term::Atom::FALSE);
 const EXIT: Word = Word::atom(matchspec::term::Atom::EXIT);
 
 /// The signature of the entry function (see [`abi`](crate::abi)).
 pub(crate) fn entry_signature(sig: &mut Signature) {
-    sig.params.extend([AbiParam::new(I64); 6]);
+    sig.params.extend([AbiParam::new(I64); 3]);
     sig.returns.push(AbiParam::new(I64));
 }
 
@@ -68,7 +64,6 @@ pub(crate) fn translate(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let (inputs, count) = (params[4], params[5]);
     let blocks: Vec<Block> = program.code().iter().map(|_| b.create_block()).collect();
     let bad_input = b.create_block();
     let loop_head = b.create_block();
@@ -83,6 +78,7 @@ pub(crate) fn translate(
     b.ins().jump(loop_head, &[]);
     b.switch_to_block(loop_head);
     let i = b.use_var(index);
+    let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
     let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
     let done = b.create_block();
     b.ins().brif(more, load_input, &[], done, &[]);
@@ -108,9 +104,8 @@ pub(crate) fn translate(
         blocks,
         helpers,
         ctx: params[0],
-        regs: params[1],
-        input: params[2],
-        input_len: params[3],
+        input: params[1],
+        input_len: params[2],
         bad_input,
         index,
         next_input,
@@ -132,6 +127,7 @@ pub(crate) fn translate(
     t.b.switch_to_block(load_input);
     let i = t.b.use_var(index);
     let offset = t.b.ins().ishl_imm_s(i, 3);
+    let inputs = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUTS);
     let address = t.b.ins().iadd(inputs, offset);
     let input = t.b.ins().load(I64, mem(), address, 0);
     t.store(Reg::INPUT, input);
@@ -153,7 +149,7 @@ pub(crate) fn translate(
         t.jump(t.blocks[0]);
     }
     for pc in 0..program.code().len() {
-        t.b.switch_to_block(t.blocks[pc]);
+        t.enter(t.blocks[pc]);
         let after_end = pc > 0
             && matches!(program.code()[pc - 1], Op::Jump { .. } | Op::Succeed { .. } | Op::NoMatch);
         if t.targets[pc] || after_end {
@@ -187,7 +183,6 @@ struct Translator<'p, 'f> {
     /// The imported helpers, in [`HelperId::ALL`] order.
     helpers: [FuncRef; HelperId::ALL.len()],
     ctx: Value,
-    regs: Value,
     input: Value,
     input_len: Value,
     /// Returns [`abi::EXIT_BAD_INPUT`].
@@ -394,7 +389,7 @@ impl Translator<'_, '_> {
                         let on_main = self.on_main;
                         self.switch_off(outside);
                         self.call_step(pc, &[]);
-                        self.b.switch_to_block(on);
+                        self.enter(on);
                         self.on_main = on_main;
                         base.expect("the loop runs at least once")
                     }
@@ -547,19 +542,20 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// `Call`: arithmetic on small integers, and `+ - * /` on floats
-    /// mixed with small integers (into the op's heap slot), inline;
-    /// everything else (bignums, literals, a result that is not a small
-    /// integer or a finite float) through the `msc_call` helper.
+    /// `Call`: arithmetic on small integers inline; `+ - * /` on other
+    /// numbers (floats, bignums) through the lean `msc_num_arith`, which
+    /// builds a float or bignum result in the op's heap slot; everything
+    /// else (and whatever `msc_num_arith` leaves) through the `msc_call`
+    /// helper.
     fn call(&mut self, pc: usize, bif: Bif, args: [Reg; 3], dst: Reg, fail: Fail) {
         let arity = bif.arity().min(3);
         let words: Vec<Value> = args[..arity].iter().map(|&r| self.load(r)).collect();
         let slow = self.b.create_block();
-        let float_slot = match bif {
+        let slot = match bif {
             Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv => self.slots[pc],
             _ => None,
         };
-        let floats = match float_slot {
+        let numbers = match slot {
             Some(_) => self.b.create_block(),
             None => slow,
         };
@@ -577,39 +573,25 @@ impl Translator<'_, '_> {
             let (x, y) = (words[0], words[1]);
             let fast = self.b.create_block();
             let smalls = self.both_small(x, y);
-            self.brif(smalls, fast, floats);
+            self.brif(smalls, fast, numbers);
             self.switch_off(fast);
-            let result = self.small_arith(bif, x, y, slow);
+            let overflow = if slot.is_some() { numbers } else { slow };
+            let result = self.small_arith(bif, x, y, overflow);
             self.store(dst, result);
             self.next(pc);
         } else {
-            self.jump(floats);
+            self.jump(numbers);
         }
-        if let Some(at) = float_slot {
-            // `/` always, the others unless both are small integers: a
-            // float result (Erlang's floats are finite: anything else is
-            // the helper's to fail).
-            self.switch_off(floats);
-            let p = self.float_of(words[0], slow);
-            let q = self.float_of(words[1], slow);
-            let r = match bif {
-                Bif::Add => self.b.ins().fadd(p, q),
-                Bif::Sub => self.b.ins().fsub(p, q),
-                Bif::Mul => self.b.ins().fmul(p, q),
-                _ => self.b.ins().fdiv(p, q),
-            };
-            let magnitude = self.b.ins().fabs(r);
-            let infinity = self.b.ins().f64const(f64::INFINITY);
-            let finite = self.b.ins().fcmp(FloatCC::LessThan, magnitude, infinity);
-            let build = self.b.create_block();
-            self.brif(finite, build, slow);
-            self.continue_in(build);
-            let heap = self.heap_address();
-            let header = self.b.ins().iconst(I64, layout::FLOAT_HEADER as i64);
-            self.b.ins().store(mem(), header, heap, (at * 8) as i32);
-            self.b.ins().store(mem(), r, heap, ((at + 1) * 8) as i32);
-            let float = self.scratch_word(layout::TAG_BOXED, at);
-            self.store(dst, float);
+        if let Some(at) = slot {
+            self.switch_off(numbers);
+            let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
+            let at = self.b.ins().iconst(I64, i64::from(at));
+            let value = self.call_helper(HelperId::NumArith, &[bif_index, words[0], words[1], at]);
+            let failed = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::FAILED as i64);
+            let done = self.b.create_block();
+            self.brif(failed, slow, done);
+            self.continue_in(done);
+            self.store(dst, value);
             self.next(pc);
         }
         self.switch_off(slow);
@@ -620,65 +602,6 @@ impl Translator<'_, '_> {
         }
         let value = self.call_helper(HelperId::Call, &params);
         self.word_result(pc, value, dst, fail);
-    }
-
-    /// The number `w` is as a float, for a small integer or a float read
-    /// inline (see [`number_cells`](Self::number_cells)); anything else
-    /// leaves for `slow`.
-    fn float_of(&mut self, w: Value, slow: Block) -> Value {
-        let done = self.b.create_block();
-        let f = self.b.append_block_param(done, F64);
-        let (small, not_small) = (self.b.create_block(), self.b.create_block());
-        let is_small = self.has_tag(w, layout::TAG_SMALL);
-        self.brif(is_small, small, not_small);
-        self.continue_in(small);
-        let i = self.b.ins().sshr_imm_s(w, i64::from(layout::TAG_BITS));
-        let from_small = self.b.ins().fcvt_from_sint(F64, i);
-        self.b.ins().jump(done, &[BlockArg::Value(from_small)]);
-        self.continue_in(not_small);
-        let cells = self.number_cells(w, slow);
-        let header = self.b.ins().load(I64, mem(), cells, 0);
-        let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, header, layout::FLOAT_HEADER as i64);
-        let float = self.b.create_block();
-        self.brif(is_float, float, slow);
-        self.continue_in(float);
-        let value = self.b.ins().load(F64, mem(), cells, 8);
-        self.b.ins().jump(done, &[BlockArg::Value(value)]);
-        self.continue_in(done);
-        f
-    }
-
-    /// The address of the boxed term `w` points at, in the input or in the
-    /// run's heap, with its header and the word after it (all a number's
-    /// header, and a float's value) inside; else (literals, a non-boxed
-    /// word) leaves for `slow`.
-    fn number_cells(&mut self, w: Value, slow: Block) -> Value {
-        let is_boxed = self.has_tag(w, layout::TAG_BOXED);
-        let (boxed, scratch, check) =
-            (self.b.create_block(), self.b.create_block(), self.b.create_block());
-        let base = self.b.append_block_param(check, I64);
-        let len = self.b.append_block_param(check, I64);
-        self.brif(is_boxed, boxed, slow);
-        self.continue_in(boxed);
-        let space = self.b.ins().ushr_imm_s(w, i64::from(layout::SPACE_SHIFT));
-        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
-        let in_input = self.b.ins().icmp_imm_s(IntCC::Equal, space, Space::Heap as i64);
-        let input = [BlockArg::Value(self.input), BlockArg::Value(self.input_len)];
-        self.b.ins().brif(in_input, check, &input, scratch, &[]);
-        self.continue_in(scratch);
-        let in_scratch = self.b.ins().icmp_imm_s(IntCC::Equal, space, Space::Scratch as i64);
-        let (heap, heap_len) = (self.heap_address(), self.heap_len());
-        let run = [BlockArg::Value(heap), BlockArg::Value(heap_len)];
-        self.b.ins().brif(in_scratch, check, &run, slow, &[]);
-        self.continue_in(check);
-        let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
-        let last = self.b.ins().iadd_imm_s(offset, 1);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
-        let read = self.b.create_block();
-        self.brif(inside, read, slow);
-        self.continue_in(read);
-        let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
-        self.b.ins().iadd(base, byte_offset)
     }
 
     /// `bif` on two small-integer words, leaving for `slow` when the result
@@ -763,7 +686,7 @@ impl Translator<'_, '_> {
     /// `Compare`: two small integers compare as words, and so do two
     /// immediates for the equalities (floats are never immediate, so `1`
     /// and `1.0` do not get here); other numbers, but for `=:=` and `=/=`,
-    /// as [`compare_numbers`](Self::compare_numbers) can; anything else
+    /// through the lean `msc_num_compare` as far as it can; anything else
     /// through `msc_compare`.
     fn compare(&mut self, pc: usize, op: Cmp, a: Reg, b: Reg, fail: Label) {
         let (x, y) = (self.load(a), self.load(b));
@@ -786,129 +709,21 @@ impl Translator<'_, '_> {
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
+            // Other numbers: the lean `msc_num_compare` answers, or says
+            // to ask `msc_compare` (2).
             self.switch_off(numbers);
-            let holds = self.compare_numbers(op, x, y, slow);
-            self.branch(holds, pc + 1, fail);
+            let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
+            let answer = self.call_helper(HelperId::NumCompare, &[op_index, x, y]);
+            let undecided = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 2);
+            let decided = self.b.create_block();
+            self.brif(undecided, slow, decided);
+            self.continue_in(decided);
+            self.branch_on_answer(answer, pc + 1, fail.index());
         }
         self.switch_off(slow);
         let op = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
         let answer = self.call_helper(HelperId::Compare, &[op, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
-    }
-
-    /// Whether `x op y` holds (not `=:=` or `=/=`), for two numbers read
-    /// inline whose order is a machine comparison: small integers and
-    /// floats as floats (integers only where floats hold them exactly,
-    /// within ±2^53), and a small integer against a bignum (outside the
-    /// small range, as bignums always are: its sign decides). Anything
-    /// else leaves for `slow`.
-    fn compare_numbers(&mut self, op: Cmp, x: Value, y: Value, slow: Block) -> Value {
-        let (kx, fx) = self.number_of(x, slow);
-        let (ky, fy) = self.number_of(y, slow);
-        // Both exactly floats (kinds 0 and 1)?
-        let kinds = self.b.ins().bor(kx, ky);
-        let both_exact = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, kinds, 1);
-        let (floats, other) = (self.b.create_block(), self.b.create_block());
-        let done = self.b.create_block();
-        let holds = self.b.append_block_param(done, types::I8);
-        self.brif(both_exact, floats, other);
-        self.continue_in(floats);
-        let cc = match op {
-            Cmp::Lt => FloatCC::LessThan,
-            Cmp::Le => FloatCC::LessThanOrEqual,
-            Cmp::Gt => FloatCC::GreaterThan,
-            Cmp::Ge => FloatCC::GreaterThanOrEqual,
-            Cmp::Eq | Cmp::ExactEq => FloatCC::Equal,
-            Cmp::Ne | Cmp::ExactNe => FloatCC::NotEqual,
-        };
-        let h = self.b.ins().fcmp(cc, fx, fy);
-        self.b.ins().jump(done, &[BlockArg::Value(h)]);
-        // A small integer (kinds 0, 2) against a bignum (3, 4), either way.
-        self.continue_in(other);
-        let (x_big, y_big) = (self.b.create_block(), self.b.create_block());
-        let x_small = self.is_small_kind(kx);
-        self.brif(x_small, y_big, x_big);
-        self.continue_in(y_big);
-        let (less, greater) = (answer(op, Ordering::Less), answer(op, Ordering::Greater));
-        let h = self.big_answer(ky, less, greater, slow);
-        self.b.ins().jump(done, &[BlockArg::Value(h)]);
-        self.continue_in(x_big);
-        let y_small = self.is_small_kind(ky);
-        let x_big_y_small = self.b.create_block();
-        self.brif(y_small, x_big_y_small, slow);
-        self.continue_in(x_big_y_small);
-        let h = self.big_answer(kx, greater, less, slow);
-        self.b.ins().jump(done, &[BlockArg::Value(h)]);
-        self.continue_in(done);
-        holds
-    }
-
-    /// Is number kind `k` (see [`number_of`](Self::number_of)) a small integer?
-    fn is_small_kind(&mut self, k: Value) -> Value {
-        let exact_small = self.b.ins().icmp_imm_s(IntCC::Equal, k, NUM_SMALL);
-        let wide_small = self.b.ins().icmp_imm_s(IntCC::Equal, k, NUM_WIDE_SMALL);
-        self.b.ins().bor(exact_small, wide_small)
-    }
-
-    /// For number kind `k`: `positive` if it is a positive bignum,
-    /// `negative` if a negative one; anything else leaves for `slow`.
-    fn big_answer(&mut self, k: Value, positive: bool, negative: bool, slow: Block) -> Value {
-        let is_big = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, k, NUM_POS_BIG);
-        let big = self.b.create_block();
-        self.brif(is_big, big, slow);
-        self.continue_in(big);
-        let is_positive = self.b.ins().icmp_imm_s(IntCC::Equal, k, NUM_POS_BIG);
-        let p = self.b.ins().iconst(types::I8, i64::from(positive));
-        let n = self.b.ins().iconst(types::I8, i64::from(negative));
-        self.b.ins().select(is_positive, p, n)
-    }
-
-    /// What number `w` is: its kind ([`NUM_SMALL`], [`NUM_FLOAT`],
-    /// [`NUM_WIDE_SMALL`], [`NUM_POS_BIG`], [`NUM_NEG_BIG`]) and, for the
-    /// first two, its value as a float (exactly); anything else (literals,
-    /// not a number) leaves for `slow`.
-    fn number_of(&mut self, w: Value, slow: Block) -> (Value, Value) {
-        let done = self.b.create_block();
-        let kind = self.b.append_block_param(done, I64);
-        let f = self.b.append_block_param(done, F64);
-        let zero = self.b.ins().f64const(0.0);
-        let (small, not_small) = (self.b.create_block(), self.b.create_block());
-        let is_small = self.has_tag(w, layout::TAG_SMALL);
-        self.brif(is_small, small, not_small);
-        self.continue_in(small);
-        let i = self.b.ins().sshr_imm_s(w, i64::from(layout::TAG_BITS));
-        let from_small = self.b.ins().fcvt_from_sint(F64, i);
-        // Within ±2^53: i + 2^53 in 0..=2^54.
-        let shifted = self.b.ins().iadd_imm_s(i, 1 << 53);
-        let exact = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
-        let (small_kind, wide_kind) =
-            (self.b.ins().iconst(I64, NUM_SMALL), self.b.ins().iconst(I64, NUM_WIDE_SMALL));
-        let k = self.b.ins().select(exact, small_kind, wide_kind);
-        self.b.ins().jump(done, &[BlockArg::Value(k), BlockArg::Value(from_small)]);
-        self.continue_in(not_small);
-        let cells = self.number_cells(w, slow);
-        let header = self.b.ins().load(I64, mem(), cells, 0);
-        let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, header, layout::FLOAT_HEADER as i64);
-        let (float, not_float) = (self.b.create_block(), self.b.create_block());
-        self.brif(is_float, float, not_float);
-        self.continue_in(float);
-        let value = self.b.ins().load(F64, mem(), cells, 8);
-        let float_kind = self.b.ins().iconst(I64, NUM_FLOAT);
-        self.b.ins().jump(done, &[BlockArg::Value(float_kind), BlockArg::Value(value)]);
-        self.continue_in(not_float);
-        let header_kind = self.b.ins().band_imm_s(header, layout::HEADER_KIND_MASK as i64);
-        let pos = self.b.ins().icmp_imm_s(IntCC::Equal, header_kind, layout::HEADER_POS_BIG as i64);
-        let neg = self.b.ins().icmp_imm_s(IntCC::Equal, header_kind, layout::HEADER_NEG_BIG as i64);
-        let is_big = self.b.ins().bor(pos, neg);
-        let big = self.b.create_block();
-        self.brif(is_big, big, slow);
-        self.continue_in(big);
-        let (pos_kind, neg_kind) =
-            (self.b.ins().iconst(I64, NUM_POS_BIG), self.b.ins().iconst(I64, NUM_NEG_BIG));
-        let k = self.b.ins().select(pos, pos_kind, neg_kind);
-        self.b.ins().jump(done, &[BlockArg::Value(k), BlockArg::Value(zero)]);
-        self.continue_in(done);
-        (kind, f)
     }
 
     /// `TypeTest`: the tests a word's tag decides, inline; boxed terms go
@@ -1008,18 +823,26 @@ impl Translator<'_, '_> {
     /// Writes the registers `regs` to the register file, for a helper that
     /// reads them there (constants are always there).
     fn spill(&mut self, regs: &[Reg]) {
+        let mut file = None;
         for &r in regs {
             if self.constants[r.index()].is_none() {
                 let v = self.b.use_var(self.vars[r.index()]);
-                self.b.ins().store(mem(), v, self.regs, (r.index() * 8) as i32);
+                let file = *file.get_or_insert_with(|| self.registers());
+                self.b.ins().store(mem(), v, file, (r.index() * 8) as i32);
             }
         }
+    }
+
+    /// The address of the register file.
+    fn registers(&mut self) -> Value {
+        self.b.ins().load(I64, mem(), self.ctx, abi::CTX_REGISTERS)
     }
 
     /// Reads register `r` back from the register file, after a helper
     /// wrote it there.
     fn reload(&mut self, r: Reg) {
-        let v = self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32);
+        let file = self.registers();
+        let v = self.b.ins().load(I64, mem(), file, (r.index() * 8) as i32);
         self.store(r, v);
     }
 
@@ -1034,13 +857,22 @@ impl Translator<'_, '_> {
     /// Goes on in `block`, whose only predecessor is the current block:
     /// still the op's main path if the current block was.
     fn continue_in(&mut self, block: Block) {
+        self.enter(block);
+    }
+
+    /// Emits into `block` from now on. Code only jumps forward, and every
+    /// jump to a block is emitted before the block itself, so the block is
+    /// sealed at once (its predecessors are all known): reading a register
+    /// there finds its value without placeholder parameters.
+    fn enter(&mut self, block: Block) {
         self.b.switch_to_block(block);
+        self.b.seal_block(block);
     }
 
     /// Switches to a block off the op's main path.
     fn switch_off(&mut self, block: Block) {
         self.on_main = false;
-        self.b.switch_to_block(block);
+        self.enter(block);
     }
 
     /// The address of the cells `w` points at in the input, after checking
@@ -1193,11 +1025,6 @@ impl Translator<'_, '_> {
         heap
     }
 
-    /// The length of the run's heap, in words (see [`abi::Ctx`]).
-    fn heap_len(&mut self) -> Value {
-        self.b.ins().load(I64, mem(), self.ctx, abi::CTX_HEAP_LEN)
-    }
-
     /// The word pointing at heap offset `at` of the run's heap.
     fn scratch_word(&mut self, tag: u64, at: u32) -> Value {
         let word = (u64::from(at) << layout::OFFSET_SHIFT)
@@ -1262,30 +1089,6 @@ fn header_kinds(test: Bif) -> Option<&'static [u64]> {
     })
 }
 
-/// Number kinds (see [`Translator::number_of`]): a small integer a float
-/// holds exactly (within ±2^53),
-const NUM_SMALL: i64 = 0;
-/// a float,
-const NUM_FLOAT: i64 = 1;
-/// a small integer beyond ±2^53,
-const NUM_WIDE_SMALL: i64 = 2;
-/// a positive bignum,
-const NUM_POS_BIG: i64 = 3;
-/// a negative bignum.
-const NUM_NEG_BIG: i64 = 4;
-
-/// Does `op` hold for two terms in order `ord`?
-fn answer(op: Cmp, ord: Ordering) -> bool {
-    match op {
-        Cmp::Lt => ord == Ordering::Less,
-        Cmp::Le => ord != Ordering::Greater,
-        Cmp::Gt => ord == Ordering::Greater,
-        Cmp::Ge => ord != Ordering::Less,
-        Cmp::Eq | Cmp::ExactEq => ord == Ordering::Equal,
-        Cmp::Ne | Cmp::ExactNe => ord != Ordering::Equal,
-    }
-}
-
 /// The most heap words one clause may build in the code itself; clauses
 /// that build more call helpers.
 const MAX_CLAUSE_WORDS: u32 = 256;
@@ -1305,8 +1108,9 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
                 Op::MakeTuple { elements, .. } => 1 + elements.len,
                 Op::MakeList { elements, .. } => 2 * elements.len,
                 Op::MakeCons { .. } => 2,
-                // A float result.
-                Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 2,
+                // A float result, or a bignum of up to two words (see
+                // `abi::num_arith`).
+                Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 3,
                 _ => 0,
             }
         };
