@@ -126,12 +126,21 @@ pub(crate) const DIRTY_EVERY: u64 = 1;
 pub(crate) const DIRTY_BUILT: u64 = 2;
 
 impl Ctx<'_, '_> {
-    /// Cleans up after an input, if a helper left anything to clean.
+    /// Cleans up after an input, if a helper left anything to clean (which
+    /// moves the heap back to its set-aside words). Otherwise nothing in
+    /// Rust touched the heap since the last helper that may build
+    /// refreshed [`Ctx::heap`] (the outcomes handed over borrow it).
     fn clean(&mut self) {
         if self.dirty & DIRTY_BUILT != 0 {
             self.frame.clean();
+            self.refresh();
         }
         self.dirty = if self.every { DIRTY_EVERY } else { 0 };
+    }
+
+    /// Reads the heap's address and length again.
+    fn refresh(&mut self) {
+        (self.heap, self.heap_len) = self.frame.scratch();
     }
 }
 
@@ -265,12 +274,12 @@ impl HelperId {
             | HelperId::MakeCons
             | HelperId::Matched
             | HelperId::NoMatch
-            | HelperId::Reset => true,
+            | HelperId::Reset
+            | HelperId::NumArith => true,
             HelperId::Compare
             | HelperId::TypeTest
             | HelperId::ExactEq
             | HelperId::MapValue
-            | HelperId::NumArith
             | HelperId::NumCompare => false,
         }
     }
@@ -502,16 +511,15 @@ unsafe fn guarded_ctx(ctx: *mut c_void, f: impl FnOnce(&mut Ctx<'_, '_>) -> u64)
     if ctx.panic.is_some() {
         return STOP;
     }
-    let code = match catch_unwind(AssertUnwindSafe(|| f(&mut *ctx))) {
+    match catch_unwind(AssertUnwindSafe(|| f(&mut *ctx))) {
         Ok(code) => code,
         Err(payload) => {
+            // The heap may have moved before the panic.
+            ctx.refresh();
             ctx.panic = Some(payload);
             STOP
         }
-    };
-    // Cleaning up and resetting move the heap back to its set-aside words.
-    (ctx.heap, ctx.heap_len) = ctx.frame.scratch();
-    code
+    }
 }
 
 /// `msc_matched(ctx, index, register)`: input `index` matched, its result in
@@ -569,16 +577,21 @@ pub(crate) unsafe extern "C" fn no_match(ctx: *mut c_void, index: u64) -> u64 {
 pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, index: u64, input: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
-        guarded_ctx(ctx, |ctx| match ctx.frame.reset(Word::from_bits(input)) {
-            Ok(()) => GO_ON,
-            Err(err) => match ctx.deliver.as_mut() {
-                Some(deliver) => {
-                    deliver(index as usize, Err(err));
-                    SKIP
-                }
-                // A single run's input was loaded before the run.
-                None => STOP,
-            },
+        guarded_ctx(ctx, |ctx| {
+            let reset = ctx.frame.reset(Word::from_bits(input));
+            // Resetting cleans up.
+            ctx.refresh();
+            match reset {
+                Ok(()) => GO_ON,
+                Err(err) => match ctx.deliver.as_mut() {
+                    Some(deliver) => {
+                        deliver(index as usize, Err(err));
+                        SKIP
+                    }
+                    // A single run's input was loaded before the run.
+                    None => STOP,
+                },
+            }
         })
     }
 }
@@ -690,18 +703,32 @@ unsafe fn wide_of(ctx: *const Ctx<'_, '_>, w: u64) -> Option<i128> {
     Some(if negative { -m } else { m })
 }
 
-/// `msc_num_compare(ctx, op, x, y)`: for the comparisons but `=:=` and
-/// `=/=`, whether `x op y` holds (1 or 0) for the numbers whose order is
-/// a machine comparison: floats and small integers that floats hold
-/// exactly (within ±2^53), and a small integer against a bignum (bignums
-/// lie outside the small range: the sign decides); 2 for anything else,
-/// which `msc_compare` decides. A plain function: no frame, no panic, no
-/// allocation.
+/// `msc_num_compare(ctx, op, x, y)`: [`compare`], deciding itself (a
+/// plain function: no frame, no panic, no allocation) the comparisons but
+/// `=:=` and `=/=` of the numbers whose order is a machine comparison:
+/// floats and small integers that floats hold exactly (within ±2^53), and
+/// a small integer against a bignum (bignums lie outside the small range:
+/// the sign decides).
+///
+/// # Safety
+///
+/// As [`boxed`] and [`compare`].
+pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    match unsafe { num_order(ctx, op, x, y) } {
+        Some(holds) => u64::from(holds),
+        // SAFETY: as this function's contract.
+        None => unsafe { compare(ctx, op, x, y) },
+    }
+}
+
+/// What [`num_compare`] decides itself.
 ///
 /// # Safety
 ///
 /// As [`boxed`].
-pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
+#[inline(always)]
+unsafe fn num_order(ctx: *mut c_void, op: u64, x: u64, y: u64) -> Option<bool> {
     use matchspec::term::word::layout;
     use std::cmp::Ordering::{Greater, Less};
     const LIMIT: i64 = 1 << 53;
@@ -727,12 +754,8 @@ pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y
         }
     };
     let is_small = |w: u64| w & layout::TAG_MASK == layout::TAG_SMALL;
-    let (Some(a), Some(b)) = (key(x), key(y)) else { return 2 };
-    let order = match (a, b) {
-        (Ok(p), Ok(q)) => match p.partial_cmp(&q) {
-            Some(order) => order,
-            None => return 2,
-        },
+    let order = match (key(x)?, key(y)?) {
+        (Ok(p), Ok(q)) => p.partial_cmp(&q)?,
         (_, Err(Some(negative))) if is_small(x) => {
             if negative {
                 Greater
@@ -747,32 +770,31 @@ pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y
                 Greater
             }
         }
-        _ => return 2,
+        _ => return None,
     };
-    let holds = match CMPS.get(op as usize) {
-        Some(Cmp::Lt) => order == Less,
-        Some(Cmp::Le) => order != Greater,
-        Some(Cmp::Gt) => order == Greater,
-        Some(Cmp::Ge) => order != Less,
-        Some(Cmp::Eq) => order.is_eq(),
-        Some(Cmp::Ne) => order.is_ne(),
-        Some(Cmp::ExactEq | Cmp::ExactNe) | None => return 2,
-    };
-    u64::from(holds)
+    match CMPS.get(op as usize)? {
+        Cmp::Lt => Some(order == Less),
+        Cmp::Le => Some(order != Greater),
+        Cmp::Gt => Some(order == Greater),
+        Cmp::Ge => Some(order != Less),
+        Cmp::Eq => Some(order.is_eq()),
+        Cmp::Ne => Some(order.is_ne()),
+        Cmp::ExactEq | Cmp::ExactNe => None,
+    }
 }
 
-/// `msc_num_arith(ctx, bif, x, y, at)`: `x + y`, `x - y`, `x * y` or
-/// `x / y` (the `Bif` index `bif`) for numbers in the input or the run's
-/// heap, as the interpreter's fast path computes them: a float if either
-/// is a float (or for `/`), if finite; else in 128 bits, if the operands
-/// fit. A float or bignum result is built in the three heap words at
-/// offset `at` (set aside for the op); [`FAILED`] for anything else, which
-/// `msc_call` decides. A plain function: no frame, no panic, no allocation.
+/// `msc_num_arith(ctx, bif, x, y, at)`: [`call`] of `+`, `-`, `*` or `/`
+/// (the `Bif` index `bif`), computing itself (a plain function: no frame,
+/// no panic, no allocation) what the interpreter's fast path computes for
+/// numbers in the input or the run's heap: a float if either is a float
+/// (or for `/`), if finite; else in 128 bits, if the operands fit. A float
+/// or bignum result is built in the three heap words at offset `at` (set
+/// aside for the op).
 ///
 /// # Safety
 ///
-/// As [`boxed`]; `at` and the two words after it must be heap words set
-/// aside for the code (below `Ctx::heap_len`).
+/// As [`boxed`] and [`call`]; `at` and the two words after it must be
+/// heap words set aside for the code (below `Ctx::heap_len`).
 pub(crate) unsafe extern "C" fn num_arith(
     ctx: *mut c_void,
     bif: u64,
@@ -780,6 +802,21 @@ pub(crate) unsafe extern "C" fn num_arith(
     y: u64,
     at: u64,
 ) -> u64 {
+    // SAFETY: as this function's contract.
+    match unsafe { num_value(ctx, bif, x, y, at) } {
+        // SAFETY: as this function's contract.
+        FAILED => unsafe { call(ctx, bif, x, y, Word::NIL.to_bits()) },
+        word => word,
+    }
+}
+
+/// What [`num_arith`] computes itself, or [`FAILED`].
+///
+/// # Safety
+///
+/// As [`num_arith`].
+#[inline(always)]
+unsafe fn num_value(ctx: *mut c_void, bif: u64, x: u64, y: u64, at: u64) -> u64 {
     use matchspec::term::word::layout;
     let ctx = ctx.cast_const().cast::<Ctx<'_, '_>>();
     let Some(bif) = bif_of(bif) else { return FAILED };

@@ -543,10 +543,10 @@ impl Translator<'_, '_> {
     }
 
     /// `Call`: arithmetic on small integers inline; `+ - * /` on other
-    /// numbers (floats, bignums) through the lean `msc_num_arith`, which
-    /// builds a float or bignum result in the op's heap slot; everything
-    /// else (and whatever `msc_num_arith` leaves) through the `msc_call`
-    /// helper.
+    /// numbers through `msc_num_arith`, which computes floats and bignums
+    /// of up to 128 bits itself, building the result in the op's heap
+    /// slot, and calls `msc_call` for the rest; every other function
+    /// through `msc_call`.
     fn call(&mut self, pc: usize, bif: Bif, args: [Reg; 3], dst: Reg, fail: Fail) {
         let arity = bif.arity().min(3);
         let words: Vec<Value> = args[..arity].iter().map(|&r| self.load(r)).collect();
@@ -587,12 +587,8 @@ impl Translator<'_, '_> {
             let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
             let at = self.b.ins().iconst(I64, i64::from(at));
             let value = self.call_helper(HelperId::NumArith, &[bif_index, words[0], words[1], at]);
-            let failed = self.b.ins().icmp_imm_s(IntCC::Equal, value, abi::FAILED as i64);
-            let done = self.b.create_block();
-            self.brif(failed, slow, done);
-            self.continue_in(done);
-            self.store(dst, value);
-            self.next(pc);
+            // Nothing else goes to `slow`: `msc_num_arith` calls `msc_call`.
+            return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
         let mut params = vec![self.b.ins().iconst(I64, bif as u8 as i64)];
@@ -685,9 +681,9 @@ impl Translator<'_, '_> {
 
     /// `Compare`: two small integers compare as words, and so do two
     /// immediates for the equalities (floats are never immediate, so `1`
-    /// and `1.0` do not get here); other numbers, but for `=:=` and `=/=`,
-    /// through the lean `msc_num_compare` as far as it can; anything else
-    /// through `msc_compare`.
+    /// and `1.0` do not get here); anything else through `msc_num_compare`
+    /// (which decides numbers itself and calls `msc_compare` for the rest),
+    /// or for `=:=` and `=/=` `msc_compare`.
     fn compare(&mut self, pc: usize, op: Cmp, a: Reg, b: Reg, fail: Label) {
         let (x, y) = (self.load(a), self.load(b));
         let slow = self.b.create_block();
@@ -709,20 +705,16 @@ impl Translator<'_, '_> {
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
-            // Other numbers: the lean `msc_num_compare` answers, or says
-            // to ask `msc_compare` (2).
+            // `msc_num_compare` decides numbers itself, the rest through
+            // `msc_compare`.
             self.switch_off(numbers);
             let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
             let answer = self.call_helper(HelperId::NumCompare, &[op_index, x, y]);
-            let undecided = self.b.ins().icmp_imm_s(IntCC::Equal, answer, 2);
-            let decided = self.b.create_block();
-            self.brif(undecided, slow, decided);
-            self.continue_in(decided);
-            self.branch_on_answer(answer, pc + 1, fail.index());
+            return self.branch_on_answer(answer, pc + 1, fail.index());
         }
         self.switch_off(slow);
-        let op = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
-        let answer = self.call_helper(HelperId::Compare, &[op, x, y]);
+        let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
+        let answer = self.call_helper(HelperId::Compare, &[op_index, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
     }
 
