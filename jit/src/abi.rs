@@ -44,7 +44,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
 use matchspec::ir::{Cmp, Operands, Reg};
-use matchspec::term::Word;
+use matchspec::term::{Atom, Word};
 use matchspec::{EvalError, Outcome};
 
 /// The compiled function (see the module docs).
@@ -243,11 +243,12 @@ pub(crate) enum HelperId {
     Reset,
     NumArith,
     NumCompare,
+    MapGet,
 }
 
 impl HelperId {
     /// Every helper, in `HelperId` order.
-    pub(crate) const ALL: [HelperId; 14] = [
+    pub(crate) const ALL: [HelperId; 15] = [
         HelperId::Step,
         HelperId::Call,
         HelperId::Compare,
@@ -262,6 +263,7 @@ impl HelperId {
         HelperId::Reset,
         HelperId::NumArith,
         HelperId::NumCompare,
+        HelperId::MapGet,
     ];
 
     /// May the helper build terms (and so move the heap)?
@@ -275,7 +277,8 @@ impl HelperId {
             | HelperId::Matched
             | HelperId::NoMatch
             | HelperId::Reset
-            | HelperId::NumArith => true,
+            | HelperId::NumArith
+            | HelperId::MapGet => true,
             HelperId::Compare
             | HelperId::TypeTest
             | HelperId::ExactEq
@@ -301,6 +304,7 @@ impl HelperId {
             HelperId::Reset => ("msc_reset", reset as *const u8, 2),
             HelperId::NumArith => ("msc_num_arith", num_arith as *const u8, 4),
             HelperId::NumCompare => ("msc_num_compare", num_compare as *const u8, 3),
+            HelperId::MapGet => ("msc_map_get", map_get as *const u8, 3),
         };
         Helper { name, address, params }
     }
@@ -449,12 +453,18 @@ pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u6
     }
 }
 
-/// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`].
+/// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`]. An immediate
+/// key in a map of at most 8 keys is looked up without a frame (see
+/// [`small_map_value`]).
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `map` must be a map that is part of the input.
 pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
+    // SAFETY: as this function's contract (a live `Ctx`).
+    if let Some(found) = unsafe { small_map_value(ctx.cast_const().cast(), key, map) } {
+        return found.unwrap_or(FAILED);
+    }
     // SAFETY: as this function's contract.
     unsafe {
         guarded(ctx, FAILED, false, |m| {
@@ -880,6 +890,62 @@ unsafe fn wide_words(ctx: *const Ctx<'_, '_>, bif: Bif, x: u64, y: u64) -> Resul
     let size: u64 = if hi == 0 { 1 } else { 2 };
     let kind = if r < 0 { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
     Ok([size << layout::HEADER_KIND_BITS | kind, lo, hi])
+}
+
+/// `msc_map_get(ctx, bif, key, map)`: [`call`] of `map_get` or
+/// `is_map_key` (the `Bif` index `bif`), answering itself (a plain
+/// function: no frame, no panic, no allocation) for an immediate key and
+/// a map of at most 8 keys in the input or the run's heap, whose keys are
+/// compared as words (as `Frame::map_value` does for heads).
+///
+/// # Safety
+///
+/// As [`boxed`] and [`call`].
+pub(crate) unsafe extern "C" fn map_get(ctx: *mut c_void, bif: u64, key: u64, map: u64) -> u64 {
+    // SAFETY: as this function's contract.
+    let found = unsafe { small_map_value(ctx.cast_const().cast(), key, map) };
+    match (bif_of(bif), found) {
+        (Some(Bif::MapGet), Some(value)) => value.unwrap_or(FAILED),
+        (Some(Bif::IsMapKey), Some(value)) => {
+            let answer = if value.is_some() { Atom::TRUE } else { Atom::FALSE };
+            Word::atom(answer).to_bits()
+        }
+        // SAFETY: as this function's contract.
+        _ => unsafe { call(ctx, bif, key, map, Word::NIL.to_bits()) },
+    }
+}
+
+/// The value of the immediate `key` in `map`, a map of at most 8 keys in
+/// the input or the run's heap (`Some(None)`: not a key); `None` if that
+/// is not what they are.
+///
+/// # Safety
+///
+/// As [`boxed`].
+#[inline(always)]
+unsafe fn small_map_value(ctx: *const Ctx<'_, '_>, key: u64, map: u64) -> Option<Option<u64>> {
+    use matchspec::term::word::layout;
+    // Immediates (small integers, atoms, `[]`) have bit 1 of the tag clear.
+    if key & 0b10 != 0 {
+        return None;
+    }
+    // SAFETY: as this function's contract.
+    let (header, _) = unsafe { boxed(ctx, map, 0)? };
+    if header & layout::HEADER_KIND_MASK != layout::HEADER_MAP {
+        return None;
+    }
+    let n = (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER;
+    if n > 8 {
+        return None;
+    }
+    // SAFETY: as this function's contract; `boxed` checked the keys and
+    // values (the `2 n` words after the header) are inside.
+    unsafe {
+        let (_, cells) = boxed(ctx, map, 2 * n)?;
+        let keys = std::slice::from_raw_parts(cells.add(1), n as usize);
+        let values = std::slice::from_raw_parts(cells.add(1 + n as usize), n as usize);
+        Some(keys.iter().position(|&k| k == key).and_then(|i| values.get(i).copied()))
+    }
 }
 
 /// The word of a boxed term at offset `at` of the run's heap.

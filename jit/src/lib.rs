@@ -13,9 +13,10 @@
 //! immediate and small-integer tests, small-integer arithmetic with
 //! overflow checks, comparisons of small integers, building tuples and
 //! lists, jumps. Arithmetic and comparisons on other numbers (floats,
-//! bignums of up to 128 bits) call lean helpers that compute what the
-//! interpreter's fast paths compute. Everything else (larger bignums,
-//! term order on compound terms, map lookups, trace actions) calls one
+//! bignums of up to 128 bits), and map lookups of immediate keys in small
+//! maps, call lean helpers that compute what the interpreter's fast paths
+//! compute. Everything else (larger bignums, term order on compound
+//! terms, other map lookups, trace actions) calls one
 //! helper that runs the op with the interpreter's own definition
 //! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines
 //! cannot disagree on anything but a few machine instructions, and those

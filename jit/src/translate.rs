@@ -545,11 +545,19 @@ impl Translator<'_, '_> {
     /// `Call`: arithmetic on small integers inline; `+ - * /` on other
     /// numbers through `msc_num_arith`, which computes floats and bignums
     /// of up to 128 bits itself, building the result in the op's heap
-    /// slot, and calls `msc_call` for the rest; every other function
+    /// slot, and calls `msc_call` for the rest; `map_get` and
+    /// `is_map_key` through `msc_map_get` (likewise); every other function
     /// through `msc_call`.
     fn call(&mut self, pc: usize, bif: Bif, args: [Reg; 3], dst: Reg, fail: Fail) {
         let arity = bif.arity().min(3);
         let words: Vec<Value> = args[..arity].iter().map(|&r| self.load(r)).collect();
+        if matches!(bif, Bif::MapGet | Bif::IsMapKey) {
+            // Small maps and immediate keys in `msc_map_get`, the rest
+            // through `msc_call`.
+            let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
+            let value = self.call_helper(HelperId::MapGet, &[bif_index, words[0], words[1]]);
+            return self.word_result(pc, value, dst, fail);
+        }
         let slow = self.b.create_block();
         let slot = match bif {
             Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv => self.slots[pc],

@@ -22,11 +22,18 @@ const VALUES: &str = "0. 1. -1. 7. -7. 3. 1152921504606846975. -1152921504606846
 /// both engines, and compares.
 #[track_caller]
 fn check_pairs(spec: &str) {
+    check_pairs_with(spec, "");
+}
+
+/// [`check_pairs`] with `extra` values too.
+#[track_caller]
+fn check_pairs_with(spec: &str, extra: &str) {
     let compiled = CompiledSpec::compile(spec, Kind::Table, &Config::default())
         .unwrap_or_else(|e| panic!("{spec}: {e}"));
     let jit = JitProgram::compile(&compiled).expect("compiles to machine code");
     let mut heap = Heap::new();
-    let values = matchspec::syntax::parse_terms_into(VALUES, &mut heap).expect("values parse");
+    let mut values = matchspec::syntax::parse_terms_into(VALUES, &mut heap).expect("values parse");
+    values.extend(matchspec::syntax::parse_terms_into(extra, &mut heap).expect("values parse"));
     let mut inputs = Vec::new();
     for &x in &values {
         for &y in &values {
@@ -84,6 +91,23 @@ fn arithmetic_on_results() {
     check_pairs(
         "[{{'$1','$2'},[],[{{{'*','$1',1.0e300},{'/','$2',3},{'-',{'*','$1','$1'},'$2'}}}]}]",
     );
+}
+
+#[test]
+fn maps() {
+    // Small maps and immediate keys are looked up without a frame; larger
+    // maps, other keys and non-maps are the interpreter's.
+    let maps = "#{a => 1, 1 => b, [] => c}. #{1.0 => f, {t} => u, 1 => i}. \
+        #{k1 => 1, k2 => 2, k3 => 3, k4 => 4, k5 => 5, k6 => 6, k7 => 7, k8 => 8}. \
+        #{k1 => 1, k2 => 2, k3 => 3, k4 => 4, k5 => 5, k6 => 6, k7 => 7, k8 => 8, k9 => 9}.";
+    for spec in [
+        "[{{'$1','$2'},[{is_map_key,'$1','$2'}],[{map_get,'$1','$2'}]},{'_',[],[no]}]",
+        "[{{'$1','$2'},[],[{{{is_map_key,'$1','$2'},{map_get,'$1','$2'}}}]}]",
+        "[{{'$1','$2'},[{'==',{map_get,'$1','$2'},1}],[one]}]",
+        "[{{'$1',#{a => '$3'}},[],['$3']},{{'$1',#{k9 => '$3', 1.0 => '$4'}},[],[{{'$3','$4'}}]}]",
+    ] {
+        check_pairs_with(spec, maps);
+    }
 }
 
 #[test]
