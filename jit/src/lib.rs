@@ -9,10 +9,14 @@
 //!
 //! [`JitProgram::compile`] translates a spec's [`Program`](matchspec::ir::Program)
 //! op by op (`translate.rs`). Hot ops become inline machine code: type tags,
-//! tuple arity and element reads, list cells, immediate and small-integer
-//! tests, small-integer `+ - *` with overflow checks, comparisons of small
-//! integers, jumps. Everything else (bignums and floats, term order on
-//! compound terms, map lookups, building terms, trace actions) calls one
+//! tuple arity and element reads, list cells, trace argument lists,
+//! immediate and small-integer tests, small-integer arithmetic with
+//! overflow checks, comparisons of small integers, building tuples and
+//! lists, jumps. Arithmetic and comparisons on other numbers (floats,
+//! bignums of up to 128 bits), and map lookups of immediate keys in small
+//! maps, call lean helpers that compute what the interpreter's fast paths
+//! compute. Everything else (larger bignums, term order on compound
+//! terms, other map lookups, trace actions) calls one
 //! helper that runs the op with the interpreter's own definition
 //! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines
 //! cannot disagree on anything but a few machine instructions, and those

@@ -17,7 +17,7 @@ use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
 
 use crate::JitError;
 use crate::abi::{self, Ctx, Deliver, Entry, HelperId};
-use crate::translate::{entry_signature, helper_signature, translate};
+use crate::translate::{entry_signature, helper_signature, needs_args, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
 /// memory grow with the function (measured: 30,000 ops, a spec of 5,000
@@ -49,6 +49,9 @@ pub struct JitProgram {
     entry: Entry,
     /// How many heap words the code builds terms in itself.
     reserve: usize,
+    /// Is this a trace program whose code reads the arguments from the
+    /// input list itself (so Rust need not load them)?
+    own_args: bool,
     /// Owns the code memory; freed in `drop`.
     module: Option<JITModule>,
     /// How long compiling took.
@@ -132,6 +135,7 @@ impl JitProgram {
             program_id: program.id(),
             entry,
             reserve,
+            own_args: program.kind().is_trace() && !needs_args(program),
             module: Some(module),
             compile_time: start.elapsed(),
         })
@@ -185,7 +189,11 @@ impl JitProgram {
         if program.id() != self.program_id {
             return spec.run_with_host(input, scratch, host);
         }
-        let mut frame = Frame::new(program, input, scratch, host)?;
+        let mut frame = if self.own_args {
+            Frame::new_without_args(program, input, scratch, host)?
+        } else {
+            Frame::new(program, input, scratch, host)?
+        };
         // `Frame::new` loaded the input (copying it if it spans heaps).
         let input = frame.registers()[Reg::INPUT.index()];
         Ok(match self.drive(&mut frame, &[input], None, false) {
@@ -274,11 +282,29 @@ impl JitProgram {
         every: bool,
     ) -> Option<Reg> {
         let heap = frame.reserve_scratch(self.reserve);
+        let scratch_len = frame.scratch_len() as u64;
         let registers = frame.registers().as_mut_ptr().cast::<u64>();
         let input_words = frame.input_words();
         let (heap_ptr, heap_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
-        let mut ctx =
-            Ctx { heap, dirty: u64::from(every), frame, deliver, every, result: None, panic: None };
+        // A single run's frame was reset to its input (the arguments are
+        // loaded), and a match returns at once.
+        let single = u64::from(deliver.is_none());
+        let mut ctx = Ctx {
+            heap,
+            heap_len: scratch_len,
+            dirty: u64::from(every),
+            single,
+            registers,
+            input: heap_ptr,
+            input_len: heap_len as u64,
+            inputs: inputs.as_ptr().cast::<u64>(),
+            count: inputs.len() as u64,
+            frame,
+            deliver,
+            every,
+            result: None,
+            panic: None,
+        };
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
@@ -291,21 +317,16 @@ impl JitProgram {
         // only below `heap_len` and `inputs` only below its length. `ctx`
         // outlives the call and only the helpers use it, never while the
         // code touches the registers.
-        let exit = unsafe {
-            (self.entry)(
-                (&raw mut ctx).cast::<c_void>(),
-                registers,
-                heap_ptr,
-                heap_len as u64,
-                inputs.as_ptr().cast::<u64>(),
-                inputs.len() as u64,
-            )
-        };
+        let exit =
+            unsafe { (self.entry)((&raw mut ctx).cast::<c_void>(), heap_ptr, heap_len as u64) };
         if let Some(payload) = ctx.panic.take() {
             resume_unwind(payload);
         }
         if exit == abi::EXIT_BAD_INPUT {
             panic!("the input is not a well-formed term");
+        }
+        if exit & u64::from(u32::MAX) == abi::EXIT_MATCHED {
+            return Some(Reg((exit >> 32) as u32));
         }
         ctx.result
     }

@@ -2,9 +2,13 @@
 //!
 //! Every op gets a block of its own, so a label is simply the block of the
 //! op it names and falling through is a jump to the next op's block
-//! (Cranelift merges the trivial ones). Registers live in memory, in the
-//! run's register file: every read is a load and every write a store, so a
-//! helper called in between always sees the current values.
+//! (Cranelift merges the trivial ones). Registers are SSA variables: a read
+//! is the value last written on the way there, and a write costs nothing
+//! until a helper needs the register in the run's register file (the
+//! interpreter's code called through `step`, helpers taking operand lists,
+//! the end of a clause), when it is stored just before the call; a helper
+//! that writes a register is followed by a load of it. Registers holding
+//! constants are never written: their reads are the constants themselves.
 //!
 //! Ops are either lowered inline (type tags, head reads, immediates,
 //! small-integer arithmetic and comparisons, jumps) or handed to the
@@ -32,7 +36,7 @@ const EXIT: Word = Word::atom(matchspec::term::Atom::EXIT);
 
 /// The signature of the entry function (see [`abi`](crate::abi)).
 pub(crate) fn entry_signature(sig: &mut Signature) {
-    sig.params.extend([AbiParam::new(I64); 6]);
+    sig.params.extend([AbiParam::new(I64); 3]);
     sig.returns.push(AbiParam::new(I64));
 }
 
@@ -60,7 +64,6 @@ pub(crate) fn translate(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let (inputs, count) = (params[4], params[5]);
     let blocks: Vec<Block> = program.code().iter().map(|_| b.create_block()).collect();
     let bad_input = b.create_block();
     let loop_head = b.create_block();
@@ -75,6 +78,7 @@ pub(crate) fn translate(
     b.ins().jump(loop_head, &[]);
     b.switch_to_block(loop_head);
     let i = b.use_var(index);
+    let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
     let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
     let done = b.create_block();
     b.ins().brif(more, load_input, &[], done, &[]);
@@ -91,6 +95,7 @@ pub(crate) fn translate(
     b.ins().return_(&[code]);
 
     let (slots, reserve) = heap_slots(program);
+    let vars = (0..program.registers()).map(|_| b.declare_var(I64)).collect();
     let mut t = Translator {
         program,
         slots,
@@ -99,43 +104,56 @@ pub(crate) fn translate(
         blocks,
         helpers,
         ctx: params[0],
-        regs: params[1],
-        input: params[2],
-        input_len: params[3],
+        input: params[1],
+        input_len: params[2],
         bad_input,
         index,
         next_input,
         stop,
         targets: jump_targets(program),
+        vars,
+        constants: constant_registers(program),
+        needs_args: needs_args(program),
+        arg_cells: Vec::new(),
         known: vec![Known::default(); program.registers()],
         written_off_main: Vec::new(),
         on_main: true,
     };
-    // Load the input into register 0 (trace programs: let Rust load the
-    // arguments, which may fail), then run the clauses.
+    // Load the input into register 0, then run the clauses. Trace programs
+    // that read the arguments in Rust (see `needs_args`) let Rust load
+    // them (a single run's are loaded before the call); the others read
+    // the input list themselves, and Rust only makes the error for an
+    // input that is not a list.
     t.b.switch_to_block(load_input);
     let i = t.b.use_var(index);
     let offset = t.b.ins().ishl_imm_s(i, 3);
+    let inputs = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUTS);
     let address = t.b.ins().iadd(inputs, offset);
     let input = t.b.ins().load(I64, mem(), address, 0);
-    t.b.ins().store(mem(), input, t.regs, (Reg::INPUT.index() * 8) as i32);
+    t.store(Reg::INPUT, input);
     let is_trace = program.kind().is_trace();
     if is_trace {
+        let loaded = if t.needs_args {
+            t.b.ins().load(I64, mem(), t.ctx, abi::CTX_SINGLE)
+        } else {
+            let cons = t.has_tag(input, layout::TAG_CONS);
+            let nil = t.is_word(input, Word::NIL);
+            t.b.ins().bor(cons, nil)
+        };
+        let reset = t.b.create_block();
+        t.brif(loaded, t.blocks[0], reset);
+        t.switch_off(reset);
         let code = t.call_helper(HelperId::Reset, &[i, input]);
         t.after_input(code, t.blocks[0]);
     } else {
         t.jump(t.blocks[0]);
     }
     for pc in 0..program.code().len() {
-        t.b.switch_to_block(t.blocks[pc]);
+        t.enter(t.blocks[pc]);
         let after_end = pc > 0
             && matches!(program.code()[pc - 1], Op::Jump { .. } | Op::Succeed { .. } | Op::NoMatch);
         if t.targets[pc] || after_end {
             t.forget_all();
-        }
-        if pc == 0 && !is_trace {
-            // Only the loop enters op 0, with the input just stored.
-            t.known[Reg::INPUT.index()].value = Some(input);
         }
         t.on_main = true;
         t.op(pc);
@@ -165,7 +183,6 @@ struct Translator<'p, 'f> {
     /// The imported helpers, in [`HelperId::ALL`] order.
     helpers: [FuncRef; HelperId::ALL.len()],
     ctx: Value,
-    regs: Value,
     input: Value,
     input_len: Value,
     /// Returns [`abi::EXIT_BAD_INPUT`].
@@ -179,6 +196,16 @@ struct Translator<'p, 'f> {
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
+    /// The SSA variable of each register.
+    vars: Vec<Variable>,
+    /// The constant each register holds for the whole run, if any.
+    constants: Vec<Option<Word>>,
+    /// Does the program read a trace event's arguments in Rust (see
+    /// [`needs_args`])?
+    needs_args: bool,
+    /// The addresses of the input list's cells, known on this stretch of
+    /// code (from an `is_arity`).
+    arg_cells: Vec<Value>,
     /// What the code knows about the registers here (see [`Known`]).
     known: Vec<Known>,
     /// Registers the current op writes off its main path: what is known of
@@ -195,8 +222,6 @@ struct Translator<'p, 'f> {
 /// and no jump target is crossed.
 #[derive(Clone, Copy, Default)]
 struct Known {
-    /// The register's value, already loaded.
-    value: Option<Value>,
     /// The address of the cells the register points at in the input, with
     /// how many cells after the first are known to be inside the input
     /// (a tuple's arity, a list cell's 1).
@@ -312,13 +337,69 @@ impl Translator<'_, '_> {
                 let answer = self.call_helper(HelperId::ExactEq, &[x, y]);
                 self.branch_on_answer(answer, pc + 1, fail.index());
             }
+            Op::IsArity { arity, fail } if arity <= MAX_INLINE_ARGS => {
+                // Exactly `arity` list cells (an improper list counts up to
+                // its last cell), remembering where they are.
+                let mut w = self.load(Reg::INPUT);
+                let mut cells = Vec::with_capacity(arity as usize);
+                for _ in 0..arity {
+                    let is_cons = self.has_tag(w, layout::TAG_CONS);
+                    let next = self.b.create_block();
+                    self.brif(is_cons, next, self.label(fail));
+                    self.continue_in(next);
+                    let base = self.input_cells(w, 1);
+                    cells.push(base);
+                    w = self.b.ins().load(I64, mem(), base, 8);
+                }
+                let more = self.has_tag(w, layout::TAG_CONS);
+                self.brif(more, self.label(fail), self.blocks[pc + 1]);
+                if self.on_main {
+                    self.arg_cells = cells;
+                }
+            }
             Op::IsArity { fail, .. } => self.call_step(pc, &[fail]),
             Op::GetMapValue { src, key, dst, fail } => {
                 let (m, k) = (self.load(src), self.load(key));
                 let value = self.call_helper(HelperId::MapValue, &[m, k]);
                 self.word_result(pc, value, dst, Fail::Jump(fail));
             }
-            Op::GetArg { .. } | Op::GetArgList { .. } => self.call_step(pc, &[]),
+            Op::GetArg { index, dst } if index < MAX_INLINE_ARGS => {
+                // The head of list cell `index`: known from `is_arity`, or
+                // found again. A shorter list (which `is_arity` rules out)
+                // is the interpreter's to decide.
+                let base = match self.arg_cells.get(index as usize) {
+                    Some(&base) => base,
+                    None => {
+                        let outside = self.b.create_block();
+                        let mut w = self.load(Reg::INPUT);
+                        let mut base = None;
+                        for k in 0..=index {
+                            let is_cons = self.has_tag(w, layout::TAG_CONS);
+                            let next = self.b.create_block();
+                            self.brif(is_cons, next, outside);
+                            self.continue_in(next);
+                            let cell = self.input_cells(w, 1);
+                            if k < index {
+                                w = self.b.ins().load(I64, mem(), cell, 8);
+                            }
+                            base = Some(cell);
+                        }
+                        let on = self.b.create_block();
+                        self.jump(on);
+                        let on_main = self.on_main;
+                        self.switch_off(outside);
+                        self.call_step(pc, &[]);
+                        self.enter(on);
+                        self.on_main = on_main;
+                        base.expect("the loop runs at least once")
+                    }
+                };
+                let v = self.b.ins().load(I64, mem(), base, 0);
+                self.store(dst, v);
+                self.next(pc);
+            }
+            Op::GetArg { .. } => self.call_step(pc, &[]),
+            Op::GetArgList { .. } => self.call_step(pc, &[]),
 
             // ---- Guard and body values -----------------------------------------------
             Op::Move { src, dst } => {
@@ -361,6 +442,7 @@ impl Translator<'_, '_> {
                     self.next(pc);
                 }
                 None => {
+                    self.spill(self.program.operand_regs(elements));
                     let (start, len) = self.operands(elements);
                     let tuple = self.call_helper(HelperId::MakeTuple, &[start, len]);
                     self.word_result(pc, tuple, dst, Fail::Exit);
@@ -391,6 +473,7 @@ impl Translator<'_, '_> {
                     self.next(pc);
                 }
                 None => {
+                    self.spill(self.program.operand_regs(elements));
                     let (start, len) = self.operands(elements);
                     let list = self.call_helper(HelperId::MakeList, &[start, len]);
                     self.word_result(pc, list, dst, Fail::Exit);
@@ -430,6 +513,16 @@ impl Translator<'_, '_> {
 
             // ---- Ending ---------------------------------------------------------------
             Op::Succeed { result } => {
+                // Rust reads the result in the register file.
+                self.spill(&[result]);
+                let single = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_SINGLE);
+                let (ret, batch) = (self.b.create_block(), self.b.create_block());
+                self.brif(single, ret, batch);
+                self.switch_off(ret);
+                let code = (u64::from(result.0) << 32) | abi::EXIT_MATCHED;
+                let code = self.b.ins().iconst(I64, code as i64);
+                self.b.ins().return_(&[code]);
+                self.switch_off(batch);
                 let i = self.b.use_var(self.index);
                 let r = self.b.ins().iconst(I64, result.index() as i64);
                 let code = self.call_helper(HelperId::Matched, &[i, r]);
@@ -449,12 +542,31 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// `Call`: small-integer `+`, `-` and `*` inline; everything else (and
-    /// any overflow or non-small operand) through the `msc_call` helper.
+    /// `Call`: arithmetic on small integers inline; `+ - * /` on other
+    /// numbers through `msc_num_arith`, which computes floats and bignums
+    /// of up to 128 bits itself, building the result in the op's heap
+    /// slot, and calls `msc_call` for the rest; `map_get` and
+    /// `is_map_key` through `msc_map_get` (likewise); every other function
+    /// through `msc_call`.
     fn call(&mut self, pc: usize, bif: Bif, args: [Reg; 3], dst: Reg, fail: Fail) {
         let arity = bif.arity().min(3);
         let words: Vec<Value> = args[..arity].iter().map(|&r| self.load(r)).collect();
+        if matches!(bif, Bif::MapGet | Bif::IsMapKey) {
+            // Small maps and immediate keys in `msc_map_get`, the rest
+            // through `msc_call`.
+            let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
+            let value = self.call_helper(HelperId::MapGet, &[bif_index, words[0], words[1]]);
+            return self.word_result(pc, value, dst, fail);
+        }
         let slow = self.b.create_block();
+        let slot = match bif {
+            Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv => self.slots[pc],
+            _ => None,
+        };
+        let numbers = match slot {
+            Some(_) => self.b.create_block(),
+            None => slow,
+        };
         if matches!(
             bif,
             Bif::Add
@@ -469,13 +581,22 @@ impl Translator<'_, '_> {
             let (x, y) = (words[0], words[1]);
             let fast = self.b.create_block();
             let smalls = self.both_small(x, y);
-            self.brif(smalls, fast, slow);
+            self.brif(smalls, fast, numbers);
             self.switch_off(fast);
-            let result = self.small_arith(bif, x, y, slow);
+            let overflow = if slot.is_some() { numbers } else { slow };
+            let result = self.small_arith(bif, x, y, overflow);
             self.store(dst, result);
             self.next(pc);
         } else {
-            self.jump(slow);
+            self.jump(numbers);
+        }
+        if let Some(at) = slot {
+            self.switch_off(numbers);
+            let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
+            let at = self.b.ins().iconst(I64, i64::from(at));
+            let value = self.call_helper(HelperId::NumArith, &[bif_index, words[0], words[1], at]);
+            // Nothing else goes to `slow`: `msc_num_arith` calls `msc_call`.
+            return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
         let mut params = vec![self.b.ins().iconst(I64, bif as u8 as i64)];
@@ -568,14 +689,18 @@ impl Translator<'_, '_> {
 
     /// `Compare`: two small integers compare as words, and so do two
     /// immediates for the equalities (floats are never immediate, so `1`
-    /// and `1.0` do not get here); anything else through `msc_compare`.
+    /// and `1.0` do not get here); anything else through `msc_num_compare`
+    /// (which decides numbers itself and calls `msc_compare` for the rest),
+    /// or for `=:=` and `=/=` `msc_compare`.
     fn compare(&mut self, pc: usize, op: Cmp, a: Reg, b: Reg, fail: Label) {
         let (x, y) = (self.load(a), self.load(b));
         let slow = self.b.create_block();
         let fast = self.b.create_block();
         let equality = matches!(op, Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe);
+        let exact = matches!(op, Cmp::ExactEq | Cmp::ExactNe);
         let decided = if equality { self.both_immediate(x, y) } else { self.both_small(x, y) };
-        self.brif(decided, fast, slow);
+        let numbers = if exact { slow } else { self.b.create_block() };
+        self.brif(decided, fast, numbers);
         self.switch_off(fast);
         let cc = match op {
             Cmp::Lt => IntCC::SignedLessThan,
@@ -587,9 +712,17 @@ impl Translator<'_, '_> {
         };
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
+        if !exact {
+            // `msc_num_compare` decides numbers itself, the rest through
+            // `msc_compare`.
+            self.switch_off(numbers);
+            let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
+            let answer = self.call_helper(HelperId::NumCompare, &[op_index, x, y]);
+            return self.branch_on_answer(answer, pc + 1, fail.index());
+        }
         self.switch_off(slow);
-        let op = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
-        let answer = self.call_helper(HelperId::Compare, &[op, x, y]);
+        let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
+        let answer = self.call_helper(HelperId::Compare, &[op_index, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
     }
 
@@ -670,46 +803,76 @@ impl Translator<'_, '_> {
 
     // ---- Building blocks ----------------------------------------------------------
 
-    /// Register `r`'s value (loaded once per stretch of code where it is
-    /// known).
+    /// Register `r`'s value: its constant, or its variable.
     fn load(&mut self, r: Reg) -> Value {
-        if let Some(v) = self.known[r.index()].value {
-            return v;
+        match self.constants[r.index()] {
+            Some(word) => self.b.ins().iconst(I64, word.to_bits() as i64),
+            None => self.b.use_var(self.vars[r.index()]),
         }
-        let v = self.b.ins().load(I64, mem(), self.regs, (r.index() * 8) as i32);
-        if self.on_main {
-            self.known[r.index()].value = Some(v);
-        }
-        v
     }
 
-    /// Writes register `r` (registers always live in memory, so helpers
-    /// see them).
+    /// Writes register `r` (its variable: see [`spill`](Self::spill)).
     fn store(&mut self, r: Reg, v: Value) {
-        self.b.ins().store(mem(), v, self.regs, (r.index() * 8) as i32);
-        self.known[r.index()] = Known { value: self.on_main.then_some(v), cells: None };
+        self.b.def_var(self.vars[r.index()], v);
+        self.known[r.index()] = Known::default();
         if !self.on_main {
             self.written_off_main.push(r);
         }
     }
 
-    /// Forgets everything known about registers (at jump targets, and
-    /// after helpers that may write them).
+    /// Writes the registers `regs` to the register file, for a helper that
+    /// reads them there (constants are always there).
+    fn spill(&mut self, regs: &[Reg]) {
+        let mut file = None;
+        for &r in regs {
+            if self.constants[r.index()].is_none() {
+                let v = self.b.use_var(self.vars[r.index()]);
+                let file = *file.get_or_insert_with(|| self.registers());
+                self.b.ins().store(mem(), v, file, (r.index() * 8) as i32);
+            }
+        }
+    }
+
+    /// The address of the register file.
+    fn registers(&mut self) -> Value {
+        self.b.ins().load(I64, mem(), self.ctx, abi::CTX_REGISTERS)
+    }
+
+    /// Reads register `r` back from the register file, after a helper
+    /// wrote it there.
+    fn reload(&mut self, r: Reg) {
+        let file = self.registers();
+        let v = self.b.ins().load(I64, mem(), file, (r.index() * 8) as i32);
+        self.store(r, v);
+    }
+
+    /// Forgets everything known about registers' cells (at jump targets,
+    /// and after helpers that may write registers).
     fn forget_all(&mut self) {
         self.known.iter_mut().for_each(|k| *k = Known::default());
+        self.arg_cells.clear();
         self.heap = None;
     }
 
     /// Goes on in `block`, whose only predecessor is the current block:
     /// still the op's main path if the current block was.
     fn continue_in(&mut self, block: Block) {
+        self.enter(block);
+    }
+
+    /// Emits into `block` from now on. Code only jumps forward, and every
+    /// jump to a block is emitted before the block itself, so the block is
+    /// sealed at once (its predecessors are all known): reading a register
+    /// there finds its value without placeholder parameters.
+    fn enter(&mut self, block: Block) {
         self.b.switch_to_block(block);
+        self.b.seal_block(block);
     }
 
     /// Switches to a block off the op's main path.
     fn switch_off(&mut self, block: Block) {
         self.on_main = false;
-        self.b.switch_to_block(block);
+        self.enter(block);
     }
 
     /// The address of the cells `w` points at in the input, after checking
@@ -880,10 +1043,15 @@ impl Translator<'_, '_> {
     /// Runs op `pc` with the interpreter's code, then goes where it says:
     /// on, or to one of `labels` (the op's own jump targets).
     fn call_step(&mut self, pc: usize, labels: &[Label]) {
+        let op = &self.program.code()[pc];
+        let (reads, write) = (reads(self.program, op), writes(op));
+        self.spill(&reads);
         let pc_value = self.b.ins().iconst(I64, pc as i64);
         let code = self.call_helper(HelperId::Step, &[pc_value]);
-        // The interpreter's code may write any register.
         self.forget_all();
+        if let Some(dst) = write {
+            self.reload(dst);
+        }
         let Some((&last, others)) = labels.split_last() else {
             return self.next(pc);
         };
@@ -940,6 +1108,9 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
                 Op::MakeTuple { elements, .. } => 1 + elements.len,
                 Op::MakeList { elements, .. } => 2 * elements.len,
                 Op::MakeCons { .. } => 2,
+                // A float result, or a bignum of up to two words (see
+                // `abi::num_arith`).
+                Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 3,
                 _ => 0,
             }
         };
@@ -1021,4 +1192,168 @@ fn jump_targets(program: &Program) -> Vec<bool> {
         }
     }
     targets
+}
+
+/// The most arguments `is_arity` and `get_arg` walk the input list for in
+/// the machine code; beyond, they read the arguments Rust loads.
+const MAX_INLINE_ARGS: u32 = 32;
+
+/// Does the machine code of `program` need a trace event's arguments
+/// loaded in Rust (ops that read them through `step`)? If not, the input
+/// list is all it reads.
+pub(crate) fn needs_args(program: &Program) -> bool {
+    program.code().iter().any(|op| match *op {
+        Op::GetArgList { .. } => true,
+        Op::IsArity { arity, .. } => arity > MAX_INLINE_ARGS,
+        Op::GetArg { index, .. } => index >= MAX_INLINE_ARGS,
+        Op::IsTuple { .. }
+        | Op::GetElement { .. }
+        | Op::IsElement { .. }
+        | Op::IsCons { .. }
+        | Op::GetHead { .. }
+        | Op::GetTail { .. }
+        | Op::IsMap { .. }
+        | Op::GetMapValue { .. }
+        | Op::IsWord { .. }
+        | Op::IsExactEq { .. }
+        | Op::Move { .. }
+        | Op::Call { .. }
+        | Op::Compare { .. }
+        | Op::TypeTest { .. }
+        | Op::BoolBranch { .. }
+        | Op::Logic { .. }
+        | Op::Jump { .. }
+        | Op::MakeTuple { .. }
+        | Op::MakeCons { .. }
+        | Op::MakeList { .. }
+        | Op::MakeMap { .. }
+        | Op::SelfPid { .. }
+        | Op::SetFlag { .. }
+        | Op::Display { .. }
+        | Op::IsSeqTrace { .. }
+        | Op::SetSeqToken { .. }
+        | Op::GetSeqToken { .. }
+        | Op::ProcessDump { .. }
+        | Op::ChangeTrace { .. }
+        | Op::Caller { .. }
+        | Op::CallerLine { .. }
+        | Op::CurrentStacktrace { .. }
+        | Op::Silent { .. }
+        | Op::Succeed { .. }
+        | Op::NoMatch => false,
+    })
+}
+
+/// The constant each register holds for the whole run: the program's
+/// constants, unless an op writes their register.
+fn constant_registers(program: &Program) -> Vec<Option<Word>> {
+    let mut constants = vec![None; program.registers()];
+    let first = program.first_constant();
+    for (i, &word) in program.constants().iter().enumerate() {
+        if let Some(c) = constants.get_mut(first + i) {
+            *c = Some(word);
+        }
+    }
+    for op in program.code() {
+        if let Some(dst) = writes(op) {
+            constants[dst.index()] = None;
+        }
+    }
+    constants
+}
+
+/// The register an op writes, if any.
+fn writes(op: &Op) -> Option<Reg> {
+    match *op {
+        Op::GetArg { dst, .. }
+        | Op::GetArgList { dst }
+        | Op::GetElement { dst, .. }
+        | Op::GetHead { dst, .. }
+        | Op::GetTail { dst, .. }
+        | Op::GetMapValue { dst, .. }
+        | Op::Move { dst, .. }
+        | Op::Call { dst, .. }
+        | Op::Logic { dst, .. }
+        | Op::MakeTuple { dst, .. }
+        | Op::MakeCons { dst, .. }
+        | Op::MakeList { dst, .. }
+        | Op::MakeMap { dst, .. }
+        | Op::SelfPid { dst }
+        | Op::IsSeqTrace { dst }
+        | Op::SetSeqToken { dst, .. }
+        | Op::GetSeqToken { dst }
+        | Op::ProcessDump { dst }
+        | Op::ChangeTrace { dst, .. }
+        | Op::Caller { dst }
+        | Op::CallerLine { dst }
+        | Op::CurrentStacktrace { dst, .. } => Some(dst),
+        Op::IsArity { .. }
+        | Op::IsTuple { .. }
+        | Op::IsElement { .. }
+        | Op::IsCons { .. }
+        | Op::IsMap { .. }
+        | Op::IsWord { .. }
+        | Op::IsExactEq { .. }
+        | Op::Compare { .. }
+        | Op::TypeTest { .. }
+        | Op::BoolBranch { .. }
+        | Op::Jump { .. }
+        | Op::SetFlag { .. }
+        | Op::Display { .. }
+        | Op::Silent { .. }
+        | Op::Succeed { .. }
+        | Op::NoMatch => None,
+    }
+}
+
+/// The registers an op reads (what the interpreter's code for it reads in
+/// the register file).
+fn reads(program: &Program, op: &Op) -> Vec<Reg> {
+    let mut regs = match *op {
+        Op::IsArity { .. }
+        | Op::GetArg { .. }
+        | Op::GetArgList { .. }
+        | Op::Jump { .. }
+        | Op::SelfPid { .. }
+        | Op::SetFlag { .. }
+        | Op::IsSeqTrace { .. }
+        | Op::GetSeqToken { .. }
+        | Op::ProcessDump { .. }
+        | Op::Caller { .. }
+        | Op::CallerLine { .. }
+        | Op::CurrentStacktrace { .. }
+        | Op::NoMatch => vec![],
+        Op::IsTuple { src, .. }
+        | Op::GetElement { src, .. }
+        | Op::IsElement { src, .. }
+        | Op::IsCons { src, .. }
+        | Op::GetHead { src, .. }
+        | Op::GetTail { src, .. }
+        | Op::IsMap { src, .. }
+        | Op::IsWord { src, .. }
+        | Op::Move { src, .. }
+        | Op::TypeTest { src, .. }
+        | Op::BoolBranch { src, .. }
+        | Op::Display { src }
+        | Op::Silent { src }
+        | Op::Succeed { result: src } => vec![src],
+        Op::GetMapValue { src, key, .. } => vec![src, key],
+        Op::IsExactEq { a, b, .. } | Op::Compare { a, b, .. } => vec![a, b],
+        Op::Call { bif, args, .. } => args[..bif.arity().min(3)].to_vec(),
+        Op::Logic { args, .. } | Op::MakeTuple { elements: args, .. } => {
+            program.operand_regs(args).to_vec()
+        }
+        Op::MakeList { elements, .. } => program.operand_regs(elements).to_vec(),
+        Op::MakeCons { head, tail, .. } => vec![head, tail],
+        Op::MakeMap { keys, values, .. } => {
+            let mut regs = program.operand_regs(keys).to_vec();
+            regs.extend_from_slice(program.operand_regs(values));
+            regs
+        }
+        Op::SetSeqToken { key, value, .. } => vec![key, value],
+        Op::ChangeTrace { target, a, b, .. } => vec![target, a, b],
+    };
+    // Absent operands (`Reg::NONE`) are not read.
+    regs.retain(|r| r.index() < program.registers());
+    regs
 }

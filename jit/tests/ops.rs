@@ -9,6 +9,12 @@ use matchspec_jit::JitProgram;
 /// Terms of every kind, and numbers at the small-integer boundaries.
 const VALUES: &str = "0. 1. -1. 7. -7. 3. 1152921504606846975. -1152921504606846976. \
     1152921504606846976. -1152921504606846977. 36893488147419103232. 2.5. -0.0. 0.0. 1.0. \
+    9007199254740992. 9007199254740993. -9007199254740993. 9007199254740992.0. 1.0e300. \
+    -1.7976931348623157e308. 5.0e-324. -36893488147419103232. 9223372036854775807. \
+    -9223372036854775808. 18446744073709551615. 18446744073709551616. -18446744073709551616. \
+    85070591730234615865843651857942052864. -85070591730234615865843651857942052864. \
+    170141183460469231731687303715884105727. -170141183460469231731687303715884105727. \
+    170141183460469231731687303715884105728. 340282366920938463463374607431768211456. \
     a. true. false. []. [1]. [1|2]. {}. {a,b}. #{}. #{a => 1}. <<>>. <<1,2>>. <<1:3>>. \
     <0.80.0>. #Port<0.5>. #Ref<0.1.2.3>. \"ab\".";
 
@@ -16,11 +22,18 @@ const VALUES: &str = "0. 1. -1. 7. -7. 3. 1152921504606846975. -1152921504606846
 /// both engines, and compares.
 #[track_caller]
 fn check_pairs(spec: &str) {
+    check_pairs_with(spec, "");
+}
+
+/// [`check_pairs`] with `extra` values too.
+#[track_caller]
+fn check_pairs_with(spec: &str, extra: &str) {
     let compiled = CompiledSpec::compile(spec, Kind::Table, &Config::default())
         .unwrap_or_else(|e| panic!("{spec}: {e}"));
     let jit = JitProgram::compile(&compiled).expect("compiles to machine code");
     let mut heap = Heap::new();
-    let values = matchspec::syntax::parse_terms_into(VALUES, &mut heap).expect("values parse");
+    let mut values = matchspec::syntax::parse_terms_into(VALUES, &mut heap).expect("values parse");
+    values.extend(matchspec::syntax::parse_terms_into(extra, &mut heap).expect("values parse"));
     let mut inputs = Vec::new();
     for &x in &values {
         for &y in &values {
@@ -60,6 +73,40 @@ fn arithmetic() {
         // In a guard (failure fails the clause) and in a body ('EXIT').
         check_pairs(&format!("[{{{{'$1','$2'}},[{{'=/=',{{{op},'$1','$2'}},x}}],[ok]}}]"));
         check_pairs(&format!("[{{{{'$1','$2'}},[],[{{{op},'$1','$2'}}]}}]"));
+    }
+}
+
+#[test]
+fn arithmetic_on_results() {
+    // Operands that are results: floats the code built in its heap slots,
+    // bignums a helper built; compared, and used again.
+    for op in ["'+'", "'-'", "'*'", "'/'"] {
+        check_pairs(&format!(
+            "[{{{{'$1','$2'}},[{{'<',{{{op},'$1','$2'}},{{'*','$2',2}}}}],[{{{op},{{{op},'$1','$2'}},'$1'}}]}}]"
+        ));
+        check_pairs(&format!(
+            "[{{{{'$1','$2'}},[{{'==',{{{op},'$1',1.5}},{{'-','$2',0.5}}}}],[{{'>=',{{{op},'$2',3}},'$1'}}]}}]"
+        ));
+    }
+    check_pairs(
+        "[{{'$1','$2'},[],[{{{'*','$1',1.0e300},{'/','$2',3},{'-',{'*','$1','$1'},'$2'}}}]}]",
+    );
+}
+
+#[test]
+fn maps() {
+    // Small maps and immediate keys are looked up without a frame; larger
+    // maps, other keys and non-maps are the interpreter's.
+    let maps = "#{a => 1, 1 => b, [] => c}. #{1.0 => f, {t} => u, 1 => i}. \
+        #{k1 => 1, k2 => 2, k3 => 3, k4 => 4, k5 => 5, k6 => 6, k7 => 7, k8 => 8}. \
+        #{k1 => 1, k2 => 2, k3 => 3, k4 => 4, k5 => 5, k6 => 6, k7 => 7, k8 => 8, k9 => 9}.";
+    for spec in [
+        "[{{'$1','$2'},[{is_map_key,'$1','$2'}],[{map_get,'$1','$2'}]},{'_',[],[no]}]",
+        "[{{'$1','$2'},[],[{{{is_map_key,'$1','$2'},{map_get,'$1','$2'}}}]}]",
+        "[{{'$1','$2'},[{'==',{map_get,'$1','$2'},1}],[one]}]",
+        "[{{'$1',#{a => '$3'}},[],['$3']},{{'$1',#{k9 => '$3', 1.0 => '$4'}},[],[{{'$3','$4'}}]}]",
+    ] {
+        check_pairs_with(spec, maps);
     }
 }
 
@@ -107,4 +154,69 @@ fn logic_and_building() {
     check_pairs(
         "[{{'$1',{'$2','$3'}},[],[{{'$3','$2'}}]},{{'$1',['$2'|'$3']},[],[{{'$1','$3'}}]}]",
     );
+}
+
+/// Argument lists of every shape: short, long, improper, not lists.
+fn argument_lists() -> String {
+    let long = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    format!(
+        "[]. [1]. [1,2]. [2,1]. [1,1]. [1,2,3]. [1|2]. [1,2|3]. [a|[]]. not_a_list. {{1,2}}. \
+         \"ab\". [{}]. [{}]. [{}]. [{}]. [{}|x].",
+        long(31),
+        long(32),
+        long(33),
+        long(40),
+        long(32)
+    )
+}
+
+/// Runs the call-trace spec `spec` on every argument list, with both
+/// engines, single and batch, and compares outcomes, flags and errors.
+#[track_caller]
+fn check_args(spec: &str) {
+    let compiled = CompiledSpec::compile(spec, Kind::Call, &Config::default())
+        .unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let jit = JitProgram::compile(&compiled).expect("compiles to machine code");
+    let mut heap = Heap::new();
+    let inputs =
+        matchspec::syntax::parse_terms_into(&argument_lists(), &mut heap).expect("inputs parse");
+    let show = |o: Result<Outcome<'_>, matchspec::EvalError>| match o {
+        Err(e) => format!("error: {e}"),
+        Ok(Outcome::NoMatch) => "nomatch".to_owned(),
+        Ok(Outcome::Match(m)) => format!("{} {:?}", m.result, m.flags),
+    };
+    let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+    let mut interpreted = Vec::new();
+    for &input in &inputs {
+        interpreted.push(show(compiled.run_with_host(heap.view(input), &mut scratch, &mut host)));
+    }
+    let mut single = Vec::new();
+    for &input in &inputs {
+        single.push(show(jit.run(&compiled, heap.view(input), &mut scratch, &mut host)));
+    }
+    let mut batch = Vec::new();
+    jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| batch.push(show(o)));
+    assert_eq!(batch.len(), inputs.len(), "{spec}: batch outcomes");
+    for (i, &input) in inputs.iter().enumerate() {
+        let input = heap.view(input);
+        assert_eq!(single[i], interpreted[i], "{spec} on {input}: single run");
+        assert_eq!(batch[i], interpreted[i], "{spec} on {input}: batch run");
+    }
+}
+
+#[test]
+fn trace_heads() {
+    let vars = |n: usize| (1..=n).map(|i| format!("'${i}'")).collect::<Vec<_>>().join(",");
+    // Argument lists read in the machine code...
+    check_args("[{['$1'],[],[{message,{{'$1'}}}]}]");
+    check_args("[{['$1','$2'],[{'>','$2','$1'}],[{{'$2','$1'}}]},{['_'],[],[one]},{[],[],[none]}]");
+    check_args("[{['$1','$1'],[],[same]},{['_','$2'],[],['$2']}]");
+    check_args("[{['_',2],[],[two]},{'_',[],[{return_trace}]}]");
+    check_args(&format!("[{{[{}],[],['$31']}}]", vars(31)));
+    check_args(&format!("[{{[{}],[],[{{{{'$1','$32'}}}}]}}]", vars(32)));
+    // ... and by Rust: the whole list, or more arguments than are walked inline.
+    check_args("[{'$1',[],[{{'$1'}}]}]");
+    check_args("[{['$1','_'],[],['$_']},{['$1'],[],[{{'$1'}}]}]");
+    check_args(&format!("[{{[{}],[],['$33']}}]", vars(33)));
+    check_args(&format!("[{{[{}],[],[{{{{'$1','$40'}}}}]}},{{['$1','_'],[],['$1']}}]", vars(40)));
 }

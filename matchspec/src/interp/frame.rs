@@ -73,6 +73,33 @@ impl<'a, 'h> Frame<'a, 'h> {
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
     ) -> Result<Frame<'a, 'h>, EvalError> {
+        Frame::start(program, input, scratch, host, true)
+    }
+
+    /// [`new`](Self::new) for an engine that reads a trace event's
+    /// arguments from the input list itself: a trace program's input is
+    /// only checked to be a list, its arguments are not loaded (ops that
+    /// read them, run by [`step`](Self::step), find none).
+    ///
+    /// Fails for a trace program whose input is not a list.
+    #[inline(always)]
+    pub fn new_without_args(
+        program: &'a Program,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &'h mut dyn Host,
+    ) -> Result<Frame<'a, 'h>, EvalError> {
+        Frame::start(program, input, scratch, host, false)
+    }
+
+    #[inline(always)]
+    fn start(
+        program: &'a Program,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &'h mut dyn Host,
+        with_args: bool,
+    ) -> Result<Frame<'a, 'h>, EvalError> {
         let Scratch { loaded, registers, args, heap, input_copy } = scratch;
         // The program reads the input in place; only an input that itself
         // spans several heaps (a result of another run) is copied first.
@@ -84,7 +111,13 @@ impl<'a, 'h> Frame<'a, 'h> {
             (input_copy.words(), word)
         };
         let mut frame = Frame::assemble(program, input_words, loaded, registers, args, heap, host);
-        frame.reset(input_word)?;
+        if !with_args && (input_word.is_cons() || input_word.is_nil()) {
+            frame.clean();
+            frame.regs[Reg::INPUT.index()] = input_word;
+            frame.args.clear();
+        } else {
+            frame.reset(input_word)?;
+        }
         Ok(frame)
     }
 
@@ -103,6 +136,8 @@ impl<'a, 'h> Frame<'a, 'h> {
             return None;
         }
         let Scratch { loaded, registers, args, heap: scratch_heap, .. } = scratch;
+        // No input yet: no arguments.
+        args.clear();
         Some(Frame::assemble(program, heap.words(), loaded, registers, args, scratch_heap, host))
     }
 
@@ -193,6 +228,13 @@ impl<'a, 'h> Frame<'a, 'h> {
     #[inline]
     pub fn scratch_address(&mut self) -> *mut Word {
         self.heap.address()
+    }
+
+    /// How many words the run's heap holds (see
+    /// [`scratch_address`](Self::scratch_address)).
+    #[inline]
+    pub fn scratch_len(&self) -> usize {
+        self.heap.words().len()
     }
 
     /// The words of the input's heap: what head ops read (see `ir::op`,
