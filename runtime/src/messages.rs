@@ -13,13 +13,15 @@
 //! 3. [`Process::consume`], in the receiver when a `receive` takes it: the
 //!    receiver takes the message's token, and the token's receive event.
 
+use std::sync::Arc;
+
 use matchspec::Outcome;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
 use crate::host::ProcessHost;
 use crate::ids::Pid;
 use crate::process::Process;
-use crate::seq_trace::{MessageToken, SeqEvent};
+use crate::seq_trace::{MessageToken, SeqEvent, SeqToken};
 use crate::session::{EventPattern, SessionRef};
 use crate::tracee::TracerLink;
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, status_then};
@@ -67,22 +69,26 @@ impl Process {
             self.trace_message_event(TraceTag::Send, tag, args.as_ref(), message, Some(to));
         }
         let Some(receiver) = receiver else { return MessageToken::NONE };
-        let me = self.pid();
+        let Some(token) = self.advance_token(|_| true) else { return MessageToken::NONE };
         let core = self.core().clone();
-        let token = {
-            let mut seq = self.tracee().seq.lock();
-            if seq.token().is_none() {
-                return MessageToken::NONE;
-            }
-            if core.seq_serial_allowed(me) {
-                seq.update_serial(me);
-            }
-            seq.token_arc().cloned()
-        };
-        if let Some(token) = &token {
-            core.seq_output(token, SeqEvent::Send, Some(receiver), message, me);
+        core.seq_output(&token, SeqEvent::Send, Some(receiver), message, self.pid());
+        MessageToken::new(Some(token), core.seq_epoch())
+    }
+
+    /// A send, exit signal or print with a sequential trace token (one
+    /// `accept` takes): the serial moves on (unless a system tracer that
+    /// does not want the process's events is set), and the token is
+    /// answered.
+    fn advance_token(&mut self, accept: impl FnOnce(&SeqToken) -> bool) -> Option<Arc<SeqToken>> {
+        let me = self.pid();
+        let mut seq = self.tracee().seq.lock();
+        if !seq.token().is_some_and(accept) {
+            return None;
         }
-        MessageToken::new(token, core.seq_epoch())
+        if self.core().seq_serial_allowed(me) {
+            seq.update_serial(me);
+        }
+        seq.token_arc().cloned()
     }
 
     /// The exit signal the process sends `to` as it exits with `reason`
@@ -93,16 +99,7 @@ impl Process {
     pub fn exit_signal(&mut self, to: Pid, reason: TermRef<'_>) -> MessageToken {
         let me = self.pid();
         let core = self.core().clone();
-        let token = {
-            let mut seq = self.tracee().seq.lock();
-            if seq.token().is_none() {
-                return MessageToken::NONE;
-            }
-            if core.seq_serial_allowed(me) {
-                seq.update_serial(me);
-            }
-            seq.token_arc().cloned()
-        };
+        let token = self.advance_token(|_| true);
         if let Some(token) = &token {
             let mut heap = Heap::with_capacity(16);
             let from = me.to_word(&mut heap);
@@ -160,22 +157,10 @@ impl Process {
     /// Message)`: with a token (whose label equals `label`), a print event;
     /// answers whether there was one to make.
     pub fn seq_print(&mut self, label: Option<TermRef<'_>>, message: TermRef<'_>) -> bool {
+        let same_label = |t: &SeqToken| label.is_none_or(|l| l.eq_exact(&t.label.as_ref()));
+        let Some(token) = self.advance_token(same_label) else { return false };
         let core = self.core().clone();
-        let me = self.pid();
-        let token = {
-            let mut seq = self.tracee().seq.lock();
-            let Some(token) = seq.token() else { return false };
-            if label.is_some_and(|l| !l.eq_exact(&token.label.as_ref())) {
-                return false;
-            }
-            if core.seq_serial_allowed(me) {
-                seq.update_serial(me);
-            }
-            seq.token_arc().cloned()
-        };
-        if let Some(token) = token {
-            core.seq_output(&token, SeqEvent::Print, None, message, me);
-        }
+        core.seq_output(&token, SeqEvent::Print, None, message, self.pid());
         true
     }
 
