@@ -60,10 +60,14 @@
 //!   not at all while paused; a command (or redeclaring the module) may
 //!   only change it as `trace:function/4` documents (new counters start at
 //!   0, `restart` and turning `call_count` on again reset to 0, `pause`
-//!   keeps the value, `false` removes it).
+//!   keeps the value, `false` removes it); between such commands,
+//!   `call_time` and `call_memory` neither appear nor vanish, their call
+//!   counts grow by at most the calls made, and their time and words never
+//!   go back.
 //!
-//! With [`Case::jit`], the sequence also runs on the JIT, and both runs
-//! must answer and deliver exactly the same.
+//! With [`Case::jit`], the sequence's first [`JIT_OPS`] operations also
+//! run on the JIT, which must answer and deliver exactly what the
+//! interpreter did.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -81,8 +85,8 @@ use matchspec_runtime::pattern::{
 };
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, ManualClock, MessageToken, Mfa, Origin, Pid, Process, ProcessTracer,
-    SessionRef, StackError, TraceCore, TraceError, TraceFlags,
+    CallStyle, CoreConfig, LinkSignal, ManualClock, MessageToken, Mfa, Origin, Pid, Process,
+    ProcessTracer, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
 };
 
 /// Largest input the target reads; longer ones are rejected.
@@ -90,6 +94,9 @@ pub const MAX_INPUT: usize = 4096;
 
 /// Most operations one case runs.
 pub const MAX_OPS: usize = 128;
+
+/// Most operations a case runs on the JIT.
+pub const JIT_OPS: usize = 32;
 
 /// One fuzz case: a sequence of operations, and whether to run it on the
 /// JIT too.
@@ -168,6 +175,17 @@ pub enum Op {
         session: u8,
         /// Which processes.
         target: Target,
+        /// `true` or `false`.
+        on: bool,
+        /// A subset of [`FLAG_POOL`].
+        flags: u16,
+        /// `{tracer, Pid}`.
+        tracer: Option<u8>,
+    },
+    /// `trace:port(S, new, How, Flags)`.
+    Ports {
+        /// The session slot.
+        session: u8,
         /// `true` or `false`.
         on: bool,
         /// A subset of [`FLAG_POOL`].
@@ -276,19 +294,29 @@ pub enum Op {
         /// The receiver.
         process: u8,
     },
-    /// A process links to another, which handles the signal at once.
+    /// A process links to another.
     Link {
         /// The linker.
         process: u8,
         /// The other process.
         other: u8,
+        /// The other process handles the signal at once (else at its
+        /// next [`Op::Signals`]).
+        now: bool,
     },
-    /// A process unlinks from another, which handles the signal at once.
+    /// A process unlinks from another.
     Unlink {
         /// The unlinker.
         process: u8,
         /// The other process.
         other: u8,
+        /// As for [`Op::Link`].
+        now: bool,
+    },
+    /// A process handles the link and unlink signals sent to it.
+    Signals {
+        /// The process.
+        process: u8,
     },
     /// A process registers a name.
     Register {
@@ -389,12 +417,14 @@ pub fn runtime_ops(data: &[u8]) -> bool {
 pub fn check(case: &Case) {
     let interp = run(case, Engine::Interp);
     if case.jit {
-        let jit = run(case, Engine::Jit);
-        if let Some(i) = (0..interp.len().max(jit.len())).find(|&i| interp.get(i) != jit.get(i)) {
+        // Compiling dominates: the JIT runs the first operations only.
+        let prefix = Case { jit: true, ops: case.ops[..case.ops.len().min(JIT_OPS)].to_vec() };
+        let jit = run(&prefix, Engine::Jit);
+        if let Some(i) = (0..jit.len()).find(|&i| interp.get(i) != jit.get(i)) {
             panic!(
                 "runtime_ops: the interpreter and the JIT differ at line {i}:\n  interp: {}\n  jit:    {}\n{}",
                 interp.get(i).map_or("(nothing)", String::as_str),
-                jit.get(i).map_or("(nothing)", String::as_str),
+                jit[i],
                 describe(case, &interp),
             );
         }
@@ -571,6 +601,8 @@ struct Consts {
     calls: Vec<Mfa>,
     counted: Vec<Mfa>,
     call_count: Atom,
+    call_time: Atom,
+    call_memory: Atom,
 }
 
 static CONSTS: LazyLock<Consts> = LazyLock::new(|| {
@@ -584,8 +616,21 @@ static CONSTS: LazyLock<Consts> = LazyLock::new(|| {
         calls: CALLS.iter().map(mfa).collect(),
         counted: COUNTED.iter().map(mfa).collect(),
         call_count: Atom::new("call_count"),
+        call_time: Atom::new("call_time"),
+        call_memory: Atom::new("call_memory"),
     }
 });
+
+/// The flags of [`FLAG_POOL`] whose bits `bits` has.
+fn pool_flags(bits: u16) -> TraceFlags {
+    let mut flags = TraceFlags::empty();
+    for (bit, flag) in FLAG_POOL.iter().enumerate() {
+        if bits & (1 << bit) != 0 {
+            flags |= *flag;
+        }
+    }
+    flags
+}
 
 fn pick<T>(pool: &[T], i: u8) -> &T {
     &pool[usize::from(i) % pool.len()]
@@ -672,6 +717,36 @@ struct Proc {
     process: Process,
     in_flight: VecDeque<(Origin, Term, MessageToken)>,
     queue: VecDeque<(Term, MessageToken)>,
+    signals: VecDeque<Signal>,
+}
+
+impl Proc {
+    /// Handles the pending signals: how many.
+    fn handle_signals(&mut self) -> usize {
+        let n = self.signals.len();
+        for signal in self.signals.drain(..) {
+            match signal {
+                Signal::Link(signal) => self.process.linked_by(signal),
+                Signal::Unlink(from) => self.process.unlinked_by(from),
+            }
+        }
+        n
+    }
+
+    fn new(process: Process) -> Proc {
+        Proc {
+            process,
+            in_flight: VecDeque::new(),
+            queue: VecDeque::new(),
+            signals: VecDeque::new(),
+        }
+    }
+}
+
+/// A link or unlink signal on its way.
+enum Signal {
+    Link(LinkSignal),
+    Unlink(Pid),
 }
 
 /// A call counter as the model knows it.
@@ -679,6 +754,10 @@ struct Proc {
 struct Count {
     last: Option<u64>,
     paused: bool,
+    /// The `call_time` totals: calls and nanoseconds over all processes.
+    time: Option<(u64, u128)>,
+    /// The `call_memory` totals: calls and words.
+    memory: Option<(u64, u128)>,
 }
 
 /// What a command may do to one counter.
@@ -772,8 +851,7 @@ impl<'c> World<'c> {
         }
         for p in [0, 1, FIRST_TRACER, FIRST_TRACER + 1] {
             let process = world.core.spawn(pid_of(p), Some(Mfa::new("world", "idle", 0)));
-            world.procs[p] =
-                Some(Proc { process, in_flight: VecDeque::new(), queue: VecDeque::new() });
+            world.procs[p] = Some(Proc::new(process));
         }
         // Two sessions to start with: one with a tracer, one without.
         world.create_session(1, SESSION_NAMES[0], Some(0));
@@ -900,6 +978,29 @@ impl<'c> World<'c> {
                 let Some(uid) = self.session_in(session) else { return "no session".into() };
                 self.trace_process(uid, target, on, flags, tracer)
             }
+            Op::Ports { session, on, flags, tracer } => {
+                let Some(uid) = self.session_in(session) else { return "no session".into() };
+                let s = self.sessions[uid].session.clone();
+                let tracer = tracer.map(|k| {
+                    let i = self.private(uid, index(TRACERS, k));
+                    self.tracer_ref(i)
+                });
+                let no_tracer = on && tracer.is_none() && s.tracer().is_none();
+                let result = commands::trace_new_ports(&s, on, pool_flags(flags), tracer);
+                let expected = if self.sessions[uid].destroyed_at.is_some() {
+                    Some(TraceError::Session)
+                } else if no_tracer {
+                    Some(TraceError::BadOpt)
+                } else {
+                    None
+                };
+                if let Some(error) = expected
+                    && result.as_ref().err() != Some(&error)
+                {
+                    self.violation(format!("trace:port should fail with {error:?}: {result:?}"));
+                }
+                short(&result)
+            }
             Op::Function { session, mfa, action, kinds, meta } => {
                 let Some(uid) = self.session_in(session) else { return "no session".into() };
                 self.trace_function(uid, Some(mfa), action, kinds, meta)
@@ -995,26 +1096,35 @@ impl<'c> World<'c> {
                 proc.process.consume(message.as_ref(), &token);
                 "consumed".into()
             }
-            Op::Link { process, other } => {
+            Op::Link { process, other, now } => {
                 let other = self.proc_index(other);
                 let Some(proc) = self.live_proc(process) else { return "no process".into() };
                 let signal = proc.process.link(pid_of(other));
                 let from = signal.from();
-                match self.live_at(other) {
-                    Some(o) => o.process.linked_by(signal),
-                    None => drop(signal),
+                if let Some(o) = self.live_at(other) {
+                    o.signals.push_back(Signal::Link(signal));
+                    if now {
+                        o.handle_signals();
+                    }
                 }
                 format!("linked from {from}")
             }
-            Op::Unlink { process, other } => {
+            Op::Unlink { process, other, now } => {
                 let other = self.proc_index(other);
                 let Some(proc) = self.live_proc(process) else { return "no process".into() };
                 proc.process.unlink(pid_of(other));
                 let me = proc.process.pid();
                 if let Some(o) = self.live_at(other) {
-                    o.process.unlinked_by(me);
+                    o.signals.push_back(Signal::Unlink(me));
+                    if now {
+                        o.handle_signals();
+                    }
                 }
                 "unlinked".into()
+            }
+            Op::Signals { process } => {
+                let Some(proc) = self.live_proc(process) else { return "no process".into() };
+                format!("{} handled", proc.handle_signals())
             }
             Op::Register { process, name } => {
                 let n = index(NAMES.len(), name);
@@ -1136,12 +1246,7 @@ impl<'c> World<'c> {
         tracer: Option<u8>,
     ) -> String {
         let session = self.sessions[uid].session.clone();
-        let mut set = TraceFlags::empty();
-        for (bit, flag) in FLAG_POOL.iter().enumerate() {
-            if flags & (1 << bit) != 0 {
-                set |= *flag;
-            }
-        }
+        let set = pool_flags(flags);
         let spec = match target {
             Target::Pid(p) => ProcessSpec::Pid(pid_of(self.proc_index(p))),
             Target::All => ProcessSpec::All,
@@ -1338,7 +1443,7 @@ impl<'c> World<'c> {
             }
             None => self.core.spawn(pid_of(c), initial),
         };
-        self.procs[c] = Some(Proc { process, in_flight: VecDeque::new(), queue: VecDeque::new() });
+        self.procs[c] = Some(Proc::new(process));
         format!("spawned by {parent:?}")
     }
 
@@ -1460,6 +1565,13 @@ impl<'c> World<'c> {
         for event in [MessageEvent::Send, MessageEvent::Receive] {
             let result =
                 commands::message_pattern_info(&session, event, Atom::new("match_spec"), &mut heap);
+            let _ = write!(out, "{} ", text(&heap, result));
+        }
+        for key in ["flags", "tracer", "bogus"] {
+            let result = commands::new_ports_info(&session, Atom::new(key), &mut heap);
+            if (key == "bogus") == result.is_ok() {
+                self.violation(format!("new_ports_info({key}): {result:?}"));
+            }
             let _ = write!(out, "{} ", text(&heap, result));
         }
         let w = on_load_info(&self.core, &session, Atom::new(key_name), &mut heap);
@@ -1660,6 +1772,50 @@ impl<'c> World<'c> {
         }
     }
 
+    /// `call_time` or `call_memory` (`key`) of counted function `f` in
+    /// session `uid`: the totals, which, unless a command touched them,
+    /// neither appear nor vanish, count at most the calls made, and never
+    /// go back.
+    fn check_stats(
+        &self,
+        session: &SessionRef,
+        uid: usize,
+        f: usize,
+        key: Atom,
+        touched: bool,
+    ) -> Option<(u64, u128)> {
+        let function = CONSTS.counted[f];
+        let mut heap = Heap::new();
+        let answer = match commands::function_info(&self.core, session, function, key, &mut heap) {
+            Ok(w) => heap.view(w),
+            Err(e) => self.violation(format!("{key} of {function}: {e:?}")),
+        };
+        let value = answer.as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(1));
+        let now = value.and_then(|v| stats_of(v, key == CONSTS.call_time));
+        let Some(now) = now else {
+            self.violation(format!(
+                "{key} of {function} in session {uid}: {}",
+                answer.without_strings()
+            ))
+        };
+        let count = &self.counts[uid][f];
+        let old = if key == CONSTS.call_time { count.time } else { count.memory };
+        let calls = u64::from(self.called == Some(function));
+        let ok = touched
+            || match (old, now) {
+                (None, None) => true,
+                (Some((c0, t0)), Some((c1, t1))) => c0 <= c1 && c1 <= c0 + calls && t0 <= t1,
+                _ => false,
+            };
+        if !ok {
+            self.violation(format!(
+                "{key} of {function} in session {uid} went from {old:?} to {now:?} \
+                 (calls now: {calls}; counts and totals)"
+            ));
+        }
+        now
+    }
+
     fn check_counts(&mut self) {
         let mut heap = Heap::new();
         let key = CONSTS.call_count;
@@ -1703,7 +1859,12 @@ impl<'c> World<'c> {
                         expect.map(|e| &e.allowed)
                     ));
                 }
+                let touched = expect.is_some();
+                let time = self.check_stats(&session, uid, f, CONSTS.call_time, touched);
+                let memory = self.check_stats(&session, uid, f, CONSTS.call_memory, touched);
                 let count = &mut self.counts[uid][f];
+                count.time = time;
+                count.memory = memory;
                 count.last = now;
                 if let Some(paused) = expect.and_then(|e| e.paused) {
                     count.paused = paused;
@@ -1714,6 +1875,29 @@ impl<'c> World<'c> {
             }
         }
     }
+}
+
+/// The totals of a `call_time` (`[{Pid, Count, S, Us}]`) or `call_memory`
+/// (`[{Pid, Count, Words}]`) answer: `Some(None)` for `false`, `None` if
+/// malformed.
+fn stats_of(value: TermRef<'_>, time: bool) -> Option<Option<(u64, u128)>> {
+    if value.as_atom() == Some(Atom::FALSE) {
+        return Some(None);
+    }
+    let (mut calls, mut total) = (0u64, 0u128);
+    for item in value.proper_list()? {
+        let t = item.as_tuple().filter(|t| t.len() == if time { 4 } else { 3 })?;
+        Pid::from_term(t.get(0)?)?;
+        let n = |i: usize| t.get(i).and_then(|x| x.as_i64()).and_then(|x| u64::try_from(x).ok());
+        calls += n(1)?;
+        total += u128::from(if time {
+            let micros = n(3).filter(|&us| us < 1_000_000)?;
+            n(2)? * 1_000_000 + micros
+        } else {
+            n(2)?
+        });
+    }
+    Some(Some((calls, total)))
 }
 
 /// Is `info` a `seq_trace` info tuple `{Kind, {LastCnt, Serial}, From,
