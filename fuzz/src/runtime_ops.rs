@@ -85,8 +85,8 @@ use matchspec_runtime::pattern::{
 };
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, LinkSignal, ManualClock, MessageToken, Mfa, Origin, Pid, Process,
-    ProcessTracer, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
+    CallStyle, CoreConfig, GcEvent, GcInfo, LinkSignal, ManualClock, MessageToken, Mfa, Origin,
+    Pid, Process, ProcessTracer, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
 };
 
 /// Largest input the target reads; longer ones are rejected.
@@ -178,7 +178,7 @@ pub enum Op {
         /// `true` or `false`.
         on: bool,
         /// A subset of [`FLAG_POOL`].
-        flags: u16,
+        flags: u32,
         /// `{tracer, Pid}`.
         tracer: Option<u8>,
     },
@@ -189,7 +189,7 @@ pub enum Op {
         /// `true` or `false`.
         on: bool,
         /// A subset of [`FLAG_POOL`].
-        flags: u16,
+        flags: u32,
         /// `{tracer, Pid}`.
         tracer: Option<u8>,
     },
@@ -389,6 +389,33 @@ pub enum Op {
         /// How many words.
         words: u16,
     },
+    /// Scheduling trace: `in`, `out`, `in_exiting`, `out_exiting` or
+    /// (for any process, exited or not) `out_exited`.
+    TraceSchedule {
+        /// The process.
+        process: u8,
+        /// Which event.
+        event: u8,
+    },
+    /// A garbage collection event.
+    Gc {
+        /// The process.
+        process: u8,
+        /// Which event.
+        event: u8,
+        /// The words it is about.
+        words: u16,
+    },
+    /// A process sends an exit signal (through a link), which a trapping
+    /// receiver gets as a message.
+    ExitSignal {
+        /// The sender.
+        process: u8,
+        /// The receiver.
+        to: u8,
+        /// One of [`VALUES`].
+        reason: u8,
+    },
     /// `trace:info/3` and `trace:session_info/1` queries.
     Info {
         /// The session slot.
@@ -492,7 +519,7 @@ const COUNTED: [(&str, &str, u8); 9] = [
 ];
 
 /// `trace:process/4` flags a subset is drawn from.
-const FLAG_POOL: [TraceFlags; 16] = [
+const FLAG_POOL: [TraceFlags; 20] = [
     TraceFlags::CALL,
     TraceFlags::SEND,
     TraceFlags::RECEIVE,
@@ -508,7 +535,11 @@ const FLAG_POOL: [TraceFlags; 16] = [
     TraceFlags::STRICT_MONOTONIC_TIMESTAMP,
     TraceFlags::ARITY,
     TraceFlags::SCHEDULER_ID,
-    TraceFlags::RUNNING.union(TraceFlags::EXITING).union(TraceFlags::GARBAGE_COLLECTION),
+    TraceFlags::RUNNING,
+    TraceFlags::RUNNING_PROCS,
+    TraceFlags::EXITING,
+    TraceFlags::GARBAGE_COLLECTION,
+    TraceFlags::PORTS.union(TraceFlags::RUNNING_PORTS),
 ];
 
 /// `{M, F, A}` patterns; from [`FIRST_BAD_MFA`] on, malformed ones.
@@ -622,7 +653,7 @@ static CONSTS: LazyLock<Consts> = LazyLock::new(|| {
 });
 
 /// The flags of [`FLAG_POOL`] whose bits `bits` has.
-fn pool_flags(bits: u16) -> TraceFlags {
+fn pool_flags(bits: u32) -> TraceFlags {
     let mut flags = TraceFlags::empty();
     for (bit, flag) in FLAG_POOL.iter().enumerate() {
         if bits & (1 << bit) != 0 {
@@ -1211,6 +1242,64 @@ impl<'c> World<'c> {
                 }
                 format!("{result:?}")
             }
+            Op::TraceSchedule { process, event } => {
+                let event = usize::from(event) % 5;
+                let proc = if event == 4 {
+                    let p = self.proc_index(process | 0x80);
+                    self.procs[p].as_mut()
+                } else {
+                    self.live_proc(process)
+                };
+                let Some(proc) = proc else { return "no process".into() };
+                match event {
+                    0 => proc.process.trace_schedule_in(false),
+                    1 => proc.process.trace_schedule_out(false),
+                    2 => proc.process.trace_schedule_in(true),
+                    3 => proc.process.trace_schedule_out(true),
+                    _ => proc.process.trace_schedule_out_exited(),
+                }
+                format!("scheduling event {event}")
+            }
+            Op::Gc { process, event, words } => {
+                let Some(proc) = self.live_proc(process) else { return "no process".into() };
+                let event = *pick(
+                    &[
+                        GcEvent::MinorStart,
+                        GcEvent::MinorEnd,
+                        GcEvent::MajorStart,
+                        GcEvent::MajorEnd,
+                        GcEvent::MaxHeapSize,
+                    ],
+                    event,
+                );
+                let words = u64::from(words);
+                let info = GcInfo {
+                    wordsize: words,
+                    heap_size: 2 * words,
+                    heap_block_size: 4 * words + 233,
+                    stack_size: 12,
+                    ..GcInfo::default()
+                };
+                proc.process.trace_gc(event, &info);
+                format!("{event:?}")
+            }
+            Op::ExitSignal { process, to, reason } => {
+                let to = self.proc_index(to);
+                let Some(proc) = self.live_proc(process) else { return "no process".into() };
+                let me = proc.process.pid();
+                let reason = value(reason);
+                let token = proc.process.exit_signal(pid_of(to), reason.as_ref());
+                let carries = token.is_some();
+                let mut heap = Heap::new();
+                let from = me.to_word(&mut heap);
+                let reason = reason.as_ref().copy_to(&mut heap);
+                let root = heap.tuple(&[Word::atom(Atom::new("EXIT")), from, reason]);
+                if let Some(receiver) = self.live_at(to) {
+                    let message = Term::from_parts(heap, root);
+                    receiver.in_flight.push_back((Origin::Process(me), message, token));
+                }
+                format!("exit signal (token: {carries})")
+            }
             Op::Info { session, process, function, key } => {
                 let Some(uid) = self.session_in(session) else { return "no session".into() };
                 self.info(uid, process, function, key)
@@ -1242,7 +1331,7 @@ impl<'c> World<'c> {
         uid: usize,
         target: Target,
         on: bool,
-        flags: u16,
+        flags: u32,
         tracer: Option<u8>,
     ) -> String {
         let session = self.sessions[uid].session.clone();
@@ -1680,10 +1769,12 @@ impl<'c> World<'c> {
                     self.check_timestamp(i, *ts, &shown);
                     rest = head;
                 }
-                let Some(flag) = event_ok(rest) else {
+                let Some(need) = event_ok(rest) else {
                     self.violation(format!("malformed: {shown}"))
                 };
-                if !self.alive_before[p] && !self.alive(p) {
+                // Only `out_exited` is about a process that has exited.
+                let exited = rest[0].as_atom().map(Atom::name) == Some("out_exited");
+                if !self.alive_before[p] && !self.alive(p) && !exited {
                     self.violation(format!("{shown} about a process that was not alive"));
                 }
                 let instance = &self.instances[i];
@@ -1698,11 +1789,13 @@ impl<'c> World<'c> {
                 };
                 let (before, after) = (flags_in(&self.before), flags_in(after));
                 let (any, all) = (before | after, before & after);
-                if let Some(flag) = flag
-                    && !any.contains(flag)
-                {
+                let had = match need {
+                    Need::All(flags) => any.contains(flags),
+                    Need::Any(flags) => any.intersects(flags),
+                };
+                if !had {
                     self.violation(format!(
-                        "{shown} from session {uid}, where {tracee} had no {flag:?} before or after"
+                        "{shown} from session {uid}, where {tracee} had no {need:?} before or after"
                     ));
                 }
                 // `trace_ts` exactly when the process has a timestamp flag.
@@ -1921,54 +2014,82 @@ fn is_mfa(t: TermRef<'_>, args: bool) -> bool {
         && (third.as_i64().is_some() || args && third.proper_list().is_some())
 }
 
+/// The flags an event needs in its session: all of them, or any one.
+#[derive(Clone, Copy, Debug)]
+enum Need {
+    All(TraceFlags),
+    Any(TraceFlags),
+}
+
 /// Checks a trace event after `{trace, Pid` (and before a timestamp):
 /// `[Tag, Msg, Extra..., [MatchSpecResult], [SchedulerId]]`. Answers the
-/// process flag the event needs in its session (`Some(None)` if it is
-/// not checked), or `None` if the event is malformed.
-fn event_ok(rest: &[TermRef<'_>]) -> Option<Option<TraceFlags>> {
+/// process flags the event needs in its session, or `None` if the event is
+/// malformed.
+fn event_ok(rest: &[TermRef<'_>]) -> Option<Need> {
     let tag = rest.first()?.as_atom()?;
     let msg = *rest.get(1)?;
     let is_pid = |t: TermRef<'_>| Pid::from_term(t).is_some();
+    let zero = msg.as_i64() == Some(0);
+    let call = Need::All(TraceFlags::CALL);
+    let procs = Need::All(TraceFlags::PROCS);
     // (needs, mandatory elements after Msg, may carry a match spec result)
-    let (flag, extras, pam) = match tag.name() {
-        "call" => (Some(TraceFlags::CALL), 0, true).then_if(is_mfa(msg, true))?,
-        "return_from" => (Some(TraceFlags::CALL), 1, false).then_if(is_mfa(msg, false))?,
+    let (need, extras, pam) = match tag.name() {
+        "call" => (call, 0, true).then_if(is_mfa(msg, true))?,
+        "return_from" => (call, 1, false).then_if(is_mfa(msg, false))?,
         "exception_from" => {
             let class_reason = rest.get(2).and_then(|e| e.as_tuple()).is_some_and(|t| t.len() == 2);
-            (Some(TraceFlags::CALL), 1, false).then_if(is_mfa(msg, false) && class_reason)?
+            (call, 1, false).then_if(is_mfa(msg, false) && class_reason)?
         }
         "return_to" => {
             let ok = msg.as_atom() == Some(Atom::UNDEFINED) || is_mfa(msg, false);
-            (Some(TraceFlags::CALL | TraceFlags::RETURN_TO), 0, false).then_if(ok)?
+            (Need::All(TraceFlags::CALL | TraceFlags::RETURN_TO), 0, false).then_if(ok)?
         }
-        "send" | "send_to_non_existing_process" => (Some(TraceFlags::SEND), 1, true),
-        "receive" => (Some(TraceFlags::RECEIVE), 0, true),
+        "send" | "send_to_non_existing_process" => (Need::All(TraceFlags::SEND), 1, true),
+        "receive" => (Need::All(TraceFlags::RECEIVE), 0, true),
         "spawn" | "spawned" => {
             let start = rest.get(2).is_some_and(|s| is_mfa(*s, true));
-            (Some(TraceFlags::PROCS), 1, false).then_if(is_pid(msg) && start)?
+            (procs, 1, false).then_if(is_pid(msg) && start)?
         }
-        "exit" => (Some(TraceFlags::PROCS), 0, false),
+        "exit" => (procs, 0, false),
         "link" | "unlink" | "getting_linked" | "getting_unlinked" => {
-            (Some(TraceFlags::PROCS), 0, false).then_if(is_pid(msg))?
+            (procs, 0, false).then_if(is_pid(msg))?
         }
-        "register" | "unregister" => {
-            (Some(TraceFlags::PROCS), 0, false).then_if(msg.as_atom().is_some())?
+        "register" | "unregister" => (procs, 0, false).then_if(msg.as_atom().is_some())?,
+        "in" | "out" => {
+            let running = TraceFlags::RUNNING | TraceFlags::RUNNING_PROCS;
+            (Need::Any(running), 0, false).then_if(zero || is_mfa(msg, false))?
+        }
+        "in_exiting" | "out_exiting" | "out_exited" => {
+            (Need::All(TraceFlags::EXITING), 0, false).then_if(zero)?
+        }
+        "gc_minor_start" | "gc_minor_end" | "gc_major_start" | "gc_major_end"
+        | "gc_max_heap_size" => {
+            let figures = msg.proper_list().is_some_and(|items| {
+                !items.is_empty()
+                    && items.iter().all(|i| {
+                        i.as_tuple().is_some_and(|t| {
+                            t.len() == 2
+                                && t.get(0).and_then(|k| k.as_atom()).is_some()
+                                && t.get(1).and_then(|v| v.as_i64()).is_some_and(|v| v >= 0)
+                        })
+                    })
+            });
+            (Need::All(TraceFlags::GARBAGE_COLLECTION), 0, false).then_if(figures)?
         }
         _ => return None,
     };
-    let optional = &rest[2 + extras.min(rest.len() - 2)..];
     if rest.len() < 2 + extras {
         return None;
     }
     // At most a match spec result (where allowed), then at most a
     // scheduler id (an integer).
-    let ok = match optional {
+    let ok = match &rest[2 + extras..] {
         [] => true,
         [one] => pam || one.as_i64().is_some(),
         [_, sched] => pam && sched.as_i64().is_some(),
         _ => false,
     };
-    ok.then_some(flag)
+    ok.then_some(need)
 }
 
 trait ThenIf: Sized {
