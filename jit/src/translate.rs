@@ -366,7 +366,8 @@ impl Translator<'_, '_> {
             Op::GetArg { index, dst } if index < MAX_INLINE_ARGS => {
                 // The head of list cell `index`: known from `is_arity`, or
                 // found again. A shorter list (which `is_arity` rules out)
-                // is the interpreter's to decide.
+                // is the interpreter's to decide, if it loaded the
+                // arguments, else a malformed input.
                 let base = match self.arg_cells.get(index as usize) {
                     Some(&base) => base,
                     None => {
@@ -388,7 +389,14 @@ impl Translator<'_, '_> {
                         self.jump(on);
                         let on_main = self.on_main;
                         self.switch_off(outside);
-                        self.call_step(pc, &[]);
+                        if self.needs_args {
+                            self.call_step(pc, &[]);
+                        } else {
+                            // Rust loaded no arguments to ask about (and
+                            // `is_arity` walked the list before: this is
+                            // never reached).
+                            self.jump(self.bad_input);
+                        }
                         self.enter(on);
                         self.on_main = on_main;
                         base.expect("the loop runs at least once")

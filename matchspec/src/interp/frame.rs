@@ -73,7 +73,9 @@ impl<'a, 'h> Frame<'a, 'h> {
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
     ) -> Result<Frame<'a, 'h>, EvalError> {
-        Frame::start(program, input, scratch, host, true)
+        let (mut frame, input_word) = Frame::over_input(program, input, scratch, host);
+        frame.reset(input_word)?;
+        Ok(frame)
     }
 
     /// [`new`](Self::new) for an engine that reads a trace event's
@@ -89,17 +91,25 @@ impl<'a, 'h> Frame<'a, 'h> {
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
     ) -> Result<Frame<'a, 'h>, EvalError> {
-        Frame::start(program, input, scratch, host, false)
+        let (mut frame, input_word) = Frame::over_input(program, input, scratch, host);
+        if input_word.is_cons() || input_word.is_nil() {
+            frame.clean();
+            frame.regs[Reg::INPUT.index()] = input_word;
+            frame.args.clear();
+        } else {
+            frame.reset(input_word)?;
+        }
+        Ok(frame)
     }
 
+    /// A frame over `input` (not reset to it yet), and the input's word.
     #[inline(always)]
-    fn start(
+    fn over_input(
         program: &'a Program,
         input: TermRef<'a>,
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
-        with_args: bool,
-    ) -> Result<Frame<'a, 'h>, EvalError> {
+    ) -> (Frame<'a, 'h>, Word) {
         let Scratch { loaded, registers, args, heap, input_copy } = scratch;
         // The program reads the input in place; only an input that itself
         // spans several heaps (a result of another run) is copied first.
@@ -110,15 +120,8 @@ impl<'a, 'h> Frame<'a, 'h> {
             let word = input.to_owned().copy_to(input_copy);
             (input_copy.words(), word)
         };
-        let mut frame = Frame::assemble(program, input_words, loaded, registers, args, heap, host);
-        if !with_args && (input_word.is_cons() || input_word.is_nil()) {
-            frame.clean();
-            frame.regs[Reg::INPUT.index()] = input_word;
-            frame.args.clear();
-        } else {
-            frame.reset(input_word)?;
-        }
-        Ok(frame)
+        let frame = Frame::assemble(program, input_words, loaded, registers, args, heap, host);
+        (frame, input_word)
     }
 
     /// Prepares runs of `program` on inputs that are terms of `heap`, one
@@ -136,8 +139,6 @@ impl<'a, 'h> Frame<'a, 'h> {
             return None;
         }
         let Scratch { loaded, registers, args, heap: scratch_heap, .. } = scratch;
-        // No input yet: no arguments.
-        args.clear();
         Some(Frame::assemble(program, heap.words(), loaded, registers, args, scratch_heap, host))
     }
 
