@@ -51,6 +51,7 @@ use rustc_hash::FxHashMap;
 
 use crate::breakpoint::{BpFlags, FunctionEntry, SessionBreakpoint};
 use crate::clock::Clock;
+use crate::core::TraceCore;
 use crate::ids::{Mfa, Pid};
 use crate::session::SessionId;
 
@@ -269,6 +270,14 @@ pub(crate) struct Here<'a> {
     pub(crate) scheduler: u32,
     /// The breakpoint generation to read.
     pub(crate) generation: usize,
+}
+
+impl<'a> Here<'a> {
+    /// Process `pid` on `scheduler`, reading `generation`, with the
+    /// core's clock.
+    pub(crate) fn of(core: &'a TraceCore, pid: Pid, scheduler: u32, generation: usize) -> Here<'a> {
+        Here { clock: core.clock().as_ref(), pid, scheduler, generation }
+    }
 }
 
 /// Adds an interval (and `count` calls) to the totals that `entry`'s

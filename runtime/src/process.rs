@@ -337,12 +337,7 @@ impl Process {
             return;
         }
         let generation = self.core.active();
-        let here = Here {
-            clock: self.core.clock().as_ref(),
-            pid: self.tracee.pid(),
-            scheduler: self.scheduler_id,
-            generation: generation.index,
-        };
+        let here = Here::of(&self.core, self.tracee.pid(), self.scheduler_id, generation.index);
         self.counters.schedule_out(&here);
     }
 
@@ -438,12 +433,7 @@ impl Process {
         generation: usize,
     ) {
         let Some(entry) = entry.shared() else { return };
-        let here = Here {
-            clock: self.core.clock().as_ref(),
-            pid: self.tracee.pid(),
-            scheduler: self.scheduler_id,
-            generation,
-        };
+        let here = Here::of(&self.core, self.tracee.pid(), self.scheduler_id, generation);
         let previous = self.counters.enter(&here, &entry, sbp, flags);
         let on_trace_frame = matches!(
             self.stack.last(),
@@ -467,12 +457,7 @@ impl Process {
             return;
         }
         let generation = self.core.active();
-        let here = Here {
-            clock: self.core.clock().as_ref(),
-            pid: self.tracee.pid(),
-            scheduler: self.scheduler_id,
-            generation: generation.index,
-        };
+        let here = Here::of(&self.core, self.tracee.pid(), self.scheduler_id, generation.index);
         self.counters.leave(&here, session, flags, previous);
     }
 
