@@ -7,7 +7,7 @@
 //! does. [`Process::link`] answers the [`LinkSignal`] the host delivers to
 //! the other process's [`Process::linked_by`].
 
-use matchspec::term::{Atom, Heap, TermRef, Word};
+use matchspec::term::{Atom, Heap, Term, TermRef};
 
 use crate::core::trace_procs;
 use crate::flags::TraceFlags;
@@ -123,7 +123,7 @@ impl Process {
     }
 
     fn procs_event(&mut self, tag: TraceTag, other: Pid) {
-        if !self.tracee().is_traced() {
+        if !self.tracee().traces_any(TraceFlags::PROCS) {
             return;
         }
         let mut heap = Heap::new();
@@ -132,10 +132,8 @@ impl Process {
     }
 
     fn procs_name_event(&mut self, tag: TraceTag, name: Atom) {
-        if !self.tracee().is_traced() {
-            return;
+        if self.tracee().traces_any(TraceFlags::PROCS) {
+            trace_procs(self.tracee(), tag, Term::atom(name).as_ref(), None);
         }
-        let heap = Heap::new();
-        trace_procs(self.tracee(), tag, heap.view(Word::atom(name)), None);
     }
 }

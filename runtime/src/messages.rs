@@ -18,13 +18,13 @@ use std::sync::Arc;
 use matchspec::Outcome;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
+use crate::flags::TraceFlags;
 use crate::host::ProcessHost;
 use crate::ids::Pid;
 use crate::process::Process;
 use crate::seq_trace::{MessageToken, SeqEvent, SeqToken};
 use crate::session::{EventPattern, SessionRef};
-use crate::tracee::TracerLink;
-use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, status_then};
+use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
 
 /// Who a message came from, as a receive pattern sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,7 +58,7 @@ impl Process {
         receiver: Option<Pid>,
         message: TermRef<'_>,
     ) -> MessageToken {
-        if self.tracee().is_traced() {
+        if self.tracee().traces_any(TraceFlags::SEND) {
             let dead_pid = receiver.is_none() && matches!(to.kind(), Kind::Pid(_));
             let tag = if dead_pid { TraceTag::SendToNonExistingProcess } else { TraceTag::Send };
             let mut heap = Heap::with_capacity(16);
@@ -115,7 +115,7 @@ impl Process {
     /// tracing `'receive'` on it runs its receive pattern on `[Node,
     /// Sender, Msg]` and reports `{trace, Pid, 'receive', Msg}`.
     pub fn message_arrived(&mut self, from: Origin, message: TermRef<'_>) {
-        if !self.tracee().is_traced() {
+        if !self.tracee().traces_any(TraceFlags::RECEIVE) {
             return;
         }
         let mut heap = Heap::with_capacity(16);
@@ -175,8 +175,8 @@ impl Process {
         to: Option<TermRef<'_>>,
     ) {
         let (flag, category) = match kind {
-            TraceTag::Send => (crate::flags::TraceFlags::SEND, TraceCategory::Send),
-            _ => (crate::flags::TraceFlags::RECEIVE, TraceCategory::Receive),
+            TraceTag::Send => (TraceFlags::SEND, TraceCategory::Send),
+            _ => (TraceFlags::RECEIVE, TraceCategory::Receive),
         };
         let id = TraceeId::Process(self.pid());
         let links = self.tracee().links();
@@ -192,42 +192,22 @@ impl Process {
                 PatternDecision::Skip => continue,
                 PatternDecision::Trace(extra) => extra,
             };
-            // Silent processes run the spec but report nothing.
-            if matches!(*pattern, EventPattern::Spec(_))
-                && self.tracee().flags(&link.session).contains(crate::flags::TraceFlags::SILENT)
-            {
+            // The spec may have changed the flags; silent processes run
+            // it but report nothing.
+            let flags = self.tracee().flags(&link.session);
+            if matches!(*pattern, EventPattern::Spec(_)) && flags.contains(TraceFlags::SILENT) {
                 continue;
             }
-            self.emit_message_event(link, category, tag, id, message, to, extra.as_ref());
-        }
-    }
-
-    #[allow(clippy::too_many_arguments, reason = "one event's parts")]
-    fn emit_message_event(
-        &mut self,
-        link: &TracerLink,
-        category: TraceCategory,
-        tag: TraceTag,
-        id: TraceeId,
-        message: TermRef<'_>,
-        to: Option<TermRef<'_>>,
-        extra: Option<&Term>,
-    ) {
-        match status_then(&*link.tracer, category, tag, id) {
-            Enabled::Trace => {}
-            Enabled::Discard => return,
-            Enabled::Remove => {
-                self.tracee().update(&link.session, |l| *l = None);
-                return;
+            if !self.tracee().tracer_enabled(link, category, tag) {
+                continue;
             }
+            let opts = TraceOpts {
+                extra: to,
+                match_spec_result: extra.as_ref().map(Term::as_ref),
+                ..TraceOpts::for_flags(flags, self.scheduler_id())
+            };
+            link.tracer.trace_kind(category, tag, id, message, &opts);
         }
-        let flags = self.tracee().flags(&link.session);
-        let opts = TraceOpts {
-            extra: to,
-            match_spec_result: extra.map(Term::as_ref),
-            ..TraceOpts::for_flags(flags, self.scheduler_id())
-        };
-        link.tracer.trace_kind(category, tag, id, message, &opts);
     }
 
     /// Runs a send or receive pattern on `args`.

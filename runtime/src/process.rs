@@ -16,9 +16,7 @@ use crate::host::ProcessHost;
 use crate::ids::{Mfa, Pid};
 use crate::session::{SessionId, SessionRef};
 use crate::tracee::Tracee;
-use crate::tracer::{
-    Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef, status_then,
-};
+use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 /// How a call is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -481,13 +479,8 @@ impl Process {
         if !link.flags.contains(TraceFlags::CALL) {
             return ReturnFlags::default();
         }
-        match status_then(&*link.tracer, TraceCategory::Call, TraceTag::Call, id) {
-            Enabled::Trace => {}
-            Enabled::Discard => return ReturnFlags::default(),
-            Enabled::Remove => {
-                tracee.update(session, |l| *l = None);
-                return ReturnFlags::default();
-            }
+        if !tracee.tracer_enabled(link, TraceCategory::Call, TraceTag::Call) {
+            return ReturnFlags::default();
         }
         let (decision, mut asked) =
             run_spec(core, tracee, stack, scratch, mfa, args, spec, session);

@@ -13,11 +13,11 @@
 //!   gc_major_end | gc_max_heap_size, Info}` with `garbage_collection`,
 //!   `Info` being `[{wordsize, N} | heap figures]` in ERTS's order.
 
-use matchspec::term::{Atom, Heap, Word};
+use matchspec::term::{Atom, Heap, TermRef, Word};
 
 use crate::flags::TraceFlags;
 use crate::process::Process;
-use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, status_then};
+use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
 
 /// A garbage collection event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,14 +126,11 @@ impl Sched {
         }
     }
 
-    fn wanted(self, flags: TraceFlags) -> bool {
+    /// The flags that ask for it (any one of them).
+    fn flags(self) -> TraceFlags {
         match self {
-            Sched::In | Sched::Out => {
-                flags.intersects(TraceFlags::RUNNING | TraceFlags::RUNNING_PROCS)
-            }
-            Sched::InExiting | Sched::OutExiting | Sched::OutExited => {
-                flags.contains(TraceFlags::EXITING)
-            }
+            Sched::In | Sched::Out => TraceFlags::RUNNING | TraceFlags::RUNNING_PROCS,
+            Sched::InExiting | Sched::OutExiting | Sched::OutExited => TraceFlags::EXITING,
         }
     }
 }
@@ -159,67 +156,47 @@ impl Process {
 
     /// A garbage collection event with `info`.
     pub fn trace_gc(&mut self, event: GcEvent, info: &GcInfo) {
-        if !self.tracee().is_traced() {
+        if !self.tracee().traces_any(TraceFlags::GARBAGE_COLLECTION) {
             return;
         }
-        let tag = event.tag();
-        let id = TraceeId::Process(self.pid());
         let mut heap = Heap::new();
         let message = info.to_word(&mut heap);
-        for link in self.tracee().links().iter() {
-            if !link.session.is_alive() || !link.flags.contains(TraceFlags::GARBAGE_COLLECTION) {
-                continue;
-            }
-            if !self.enabled(link, TraceCategory::GarbageCollection, tag, id) {
-                continue;
-            }
-            let opts = TraceOpts::for_flags(link.flags, self.scheduler_id());
-            let category = TraceCategory::GarbageCollection;
-            link.tracer.trace_kind(category, tag, id, heap.view(message), &opts);
-        }
+        let category = TraceCategory::GarbageCollection;
+        self.emit(TraceFlags::GARBAGE_COLLECTION, category, event.tag(), heap.view(message));
     }
 
     fn trace_sched(&mut self, what: Sched) {
-        if !self.tracee().is_traced() {
+        if !self.tracee().traces_any(what.flags()) {
             return;
         }
-        let tag = what.tag();
-        let id = TraceeId::Process(self.pid());
         let exiting = matches!(what, Sched::InExiting | Sched::OutExiting | Sched::OutExited);
         let mut heap = Heap::new();
         let current = match self.functions().next() {
             Some(mfa) if !exiting => mfa.to_word(&mut heap),
             _ => Word::small(0).expect("0 is small"),
         };
+        self.emit(what.flags(), TraceCategory::RunningProcs, what.tag(), heap.view(current));
+    }
+
+    /// `message` as event `tag` to every session tracing the process with
+    /// one of `flags` whose tracer wants it.
+    fn emit(
+        &self,
+        flags: TraceFlags,
+        category: TraceCategory,
+        tag: TraceTag,
+        message: TermRef<'_>,
+    ) {
+        let id = TraceeId::Process(self.pid());
         for link in self.tracee().links().iter() {
-            if !link.session.is_alive() || !what.wanted(link.flags) {
-                continue;
-            }
-            if !self.enabled(link, TraceCategory::RunningProcs, tag, id) {
+            if !link.session.is_alive()
+                || !link.flags.intersects(flags)
+                || !self.tracee().tracer_enabled(link, category, tag)
+            {
                 continue;
             }
             let opts = TraceOpts::for_flags(link.flags, self.scheduler_id());
-            let category = TraceCategory::RunningProcs;
-            link.tracer.trace_kind(category, tag, id, heap.view(current), &opts);
-        }
-    }
-
-    /// ERTS's `is_tracer_ref_enabled`: `trace_status` then the event; a
-    /// tracer that answers `remove` is removed from the process.
-    fn enabled(
-        &self,
-        link: &crate::tracee::TracerLink,
-        category: TraceCategory,
-        tag: TraceTag,
-        id: TraceeId,
-    ) -> bool {
-        match status_then(&*link.tracer, category, tag, id) {
-            Enabled::Trace => true,
-            Enabled::Discard => false,
-            Enabled::Remove => {
-                self.tracee().update(&link.session, |l| *l = None);
-                false
-            }
+            link.tracer.trace_kind(category, tag, id, message, &opts);
         }
     }
 }

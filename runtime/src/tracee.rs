@@ -12,7 +12,7 @@ use crate::flags::TraceFlags;
 use crate::ids::Pid;
 use crate::seq_trace::SeqState;
 use crate::session::SessionRef;
-use crate::tracer::TracerRef;
+use crate::tracer::{Enabled, TraceCategory, TraceTag, TraceeId, TracerRef, status_then};
 
 /// One session's tracing of one tracee.
 #[derive(Clone, Debug)]
@@ -76,6 +76,32 @@ impl Tracee {
     #[inline]
     pub fn is_traced(&self) -> bool {
         self.any_flags.load(Ordering::Relaxed) != 0
+    }
+
+    /// Does any session trace the process with one of `flags`? (The
+    /// pre-check of each kind of event, before anything is built.)
+    #[inline]
+    pub fn traces_any(&self, flags: TraceFlags) -> bool {
+        self.any_flags.load(Ordering::Relaxed) & flags.bits() != 0
+    }
+
+    /// ERTS's `is_tracer_ref_enabled`: does `link`'s tracer want event
+    /// `tag` of the process? It is asked `trace_status` first; a tracer that
+    /// answers `remove` is removed from the process in that session.
+    pub(crate) fn tracer_enabled(
+        &self,
+        link: &TracerLink,
+        category: TraceCategory,
+        tag: TraceTag,
+    ) -> bool {
+        match status_then(&*link.tracer, category, tag, TraceeId::Process(self.pid)) {
+            Enabled::Trace => true,
+            Enabled::Discard => false,
+            Enabled::Remove => {
+                self.update(&link.session, |l| *l = None);
+                false
+            }
+        }
     }
 
     /// The links of every session.

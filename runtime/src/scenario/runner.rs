@@ -581,9 +581,7 @@ impl Runner {
         if self.processes.contains_key(&child) {
             return Err(Failure::World("already_exists"));
         }
-        if parent != DRIVER {
-            self.step_if_puppet(parent, world::step(&[world::atom("spawn")], &[]));
-        }
+        self.step_if_puppet(parent, world::step(&[world::atom("spawn")], &[]));
         let parent = self.processes[&parent].tracee().clone();
         let start = Term::parse("{scenario, idle, []}").expect("a literal");
         let process = self.core.spawn_from(&parent, child, Some(idle()), start.as_ref());
@@ -651,7 +649,7 @@ impl Runner {
     /// Sends the step to `pid` if it is a puppet (the driver and tracer
     /// processes act without steps).
     fn step_if_puppet(&mut self, pid: Pid, step: Term) {
-        if pid != DRIVER && !self.tracers.iter().any(|(p, _)| *p == pid) {
+        if self.is_puppet(pid) {
             self.step_to(pid, step);
         }
     }

@@ -123,12 +123,16 @@ impl Tracer for ProcessTracer {
         }
         static SEQ_TRACE: LazyLock<Atom> = LazyLock::new(|| Atom::new("seq_trace"));
         let mut heap = Heap::with_capacity(32);
-        let mut elements = vec![Word::atom(*SEQ_TRACE), label.copy_to(&mut heap)];
-        elements.push(info.copy_to(&mut heap));
-        if let Some(kind) = opts.timestamp {
-            elements.push(self.clock.timestamp(kind, &mut heap));
-        }
-        let root = heap.tuple(&elements);
+        let (label, info) = (label.copy_to(&mut heap), info.copy_to(&mut heap));
+        let mut elements = [Word::atom(*SEQ_TRACE), label, info, Word::NIL];
+        let len = match opts.timestamp {
+            Some(kind) => {
+                elements[3] = self.clock.timestamp(kind, &mut heap);
+                4
+            }
+            None => 3,
+        };
+        let root = heap.tuple(&elements[..len]);
         let message = Term::from_parts(heap, root);
         if self.mailbox.send(Delivered { tracer: self.pid, message }).is_err() {
             self.kill();

@@ -78,7 +78,7 @@ pub(super) fn world(why: &'static str) -> Failure {
 
 impl Runner {
     /// Is `pid` a puppet: a spawned process, not the driver or a tracer?
-    fn is_puppet(&self, pid: Pid) -> bool {
+    pub(super) fn is_puppet(&self, pid: Pid) -> bool {
         pid != DRIVER
             && self.processes.contains_key(&pid)
             && !self.tracers.iter().any(|(p, _)| *p == pid)
