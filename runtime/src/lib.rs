@@ -13,7 +13,8 @@
 //! 1. [A first trace](#a-first-trace)
 //! 2. [Breakpoints and generations](#breakpoints-and-generations)
 //! 3. [Tracers](#tracers)
-//! 4. [Scenarios](#scenarios)
+//! 4. [Messages, links and sequential tracing](#messages-links-and-sequential-tracing)
+//! 5. [Scenarios](#scenarios)
 //!
 //! # A first trace
 //!
@@ -75,6 +76,54 @@
 //! with the timestamp last, the match spec's message before it) and
 //! delivers them to a channel. Timestamps come from the core's [`Clock`];
 //! [`ManualClock`] makes them exact in tests.
+//!
+//! # Messages, links and sequential tracing
+//!
+//! A message has three trace points: [`Process::send`] in the sender (the
+//! `send` event and the sequential trace token's send), then
+//! [`Process::message_arrived`] when it enters the receiver's queue (the
+//! `'receive'` event) and [`Process::consume`] when a `receive` takes it
+//! (the receiver takes the token). Links are signals ([`LinkSignal`]);
+//! scheduling and garbage collection are reported by the host
+//! ([`Process::trace_schedule_in`], [`Process::trace_gc`]).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use matchspec::term::{Atom, Term};
+//! use matchspec_runtime::{CoreConfig, ManualClock, Mfa, Origin, Pid, ProcessTracer, TraceCore, TraceFlags};
+//! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
+//!
+//! let clock = Arc::new(ManualClock::new());
+//! let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
+//! let (mailbox, inbox) = crossbeam_channel::unbounded();
+//! let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
+//! core.set_system_seq_tracer(Some(tracer.clone()))?;
+//! let session = core.session_create(Atom::new("s1"), Some(tracer));
+//! let mut a = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
+//! let mut b = core.spawn(Pid::new(81, 0), Some(Mfa::new("m", "loop", 0)));
+//! trace_processes(&core, &session, ProcessSpec::Pid(a.pid()), true, TraceFlags::SEND, None)?;
+//! trace_processes(&core, &session, ProcessSpec::Pid(b.pid()), true, TraceFlags::RECEIVE, None)?;
+//!
+//! // `a` labels its sequential trace, traces sends, and sends `hello` to `b`.
+//! let mut heap = matchspec::term::Heap::new();
+//! for (key, value) in [("label", "7"), ("send", "true"), ("'receive'", "true")] {
+//!     a.seq_trace_set(Term::parse(key)?.as_ref(), Term::parse(value)?.as_ref(), &mut heap);
+//! }
+//! let (to, hello) = (Term::parse("<0.81.0>")?, Term::parse("hello")?);
+//! let token = a.send(to.as_ref(), Some(b.pid()), hello.as_ref());
+//! b.message_arrived(Origin::Process(a.pid()), hello.as_ref());
+//! b.consume(hello.as_ref(), &token);
+//!
+//! let messages: Vec<String> = inbox.try_iter().map(|d| d.message.as_ref().without_strings().to_string()).collect();
+//! assert_eq!(messages, [
+//!     "{trace,<0.80.0>,send,hello,<0.81.0>}",
+//!     "{seq_trace,7,{send,{0,1},<0.80.0>,<0.81.0>,hello}}",
+//!     "{trace,<0.81.0>,'receive',hello}",
+//!     "{seq_trace,7,{'receive',{0,1},<0.80.0>,<0.81.0>,hello}}",
+//! ]);
+//! assert_eq!(b.tracee().seq_state().token().map(|t| t.serial), Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Scenarios
 //!

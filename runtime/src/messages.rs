@@ -153,6 +153,25 @@ impl Process {
         }
     }
 
+    /// `seq_trace:set_token(Key, Value)` in the process: the old value in
+    /// `heap`, or `None` for a bad key or value (`badarg`).
+    pub fn seq_trace_set(
+        &mut self,
+        key: TermRef<'_>,
+        value: TermRef<'_>,
+        heap: &mut Heap,
+    ) -> Option<Word> {
+        let me = self.pid();
+        self.tracee().seq.lock().set(me, key, value, heap)
+    }
+
+    /// `seq_trace:set_token(Token)` in the process (`[]` clears it); `None`
+    /// for a bad token.
+    pub fn seq_trace_set_token(&mut self, token: TermRef<'_>) -> Option<()> {
+        let me = self.pid();
+        self.tracee().seq.lock().set_whole(me, token)
+    }
+
     /// `seq_trace:print(Message)` (`label: None`) or `seq_trace:print(Label,
     /// Message)`: with a token (whose label equals `label`), a print event;
     /// answers whether there was one to make.

@@ -269,15 +269,13 @@ impl Runner {
                     self.world.trapping.remove(&pid);
                 }
             }
+            // A bad key, value or token fails in the process (badarg),
+            // which the step's `catch` would hide; nothing changes.
             Action::SeqTrace(key, value) => {
-                let mut heap = Heap::new();
-                let me = process.pid();
-                let _ =
-                    process.tracee().seq.lock().set(me, key.as_ref(), value.as_ref(), &mut heap);
+                let _ = process.seq_trace_set(key.as_ref(), value.as_ref(), &mut Heap::new());
             }
             Action::SeqToken(token) => {
-                let me = process.pid();
-                let _ = process.tracee().seq.lock().set_whole(me, token.as_ref());
+                let _ = process.seq_trace_set_token(token.as_ref());
             }
             Action::Exit(reason) => {
                 // exit/1: the process exits with `reason` (not caught).
