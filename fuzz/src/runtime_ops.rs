@@ -78,7 +78,7 @@ use crossbeam_channel::Receiver;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use matchspec_jit::Engine;
 use matchspec_runtime::breakpoint::BpFlags;
-use matchspec_runtime::commands::{self, MessageEvent, ProcessSpec};
+use matchspec_runtime::commands::{self, MessageEvent, PortSpec, ProcessSpec};
 use matchspec_runtime::on_load::{on_load_info, set_on_load};
 use matchspec_runtime::pattern::{
     MfaPattern, PatternAction, PatternFlags, parse_pattern_action, parse_pattern_flags, set_pattern,
@@ -1017,7 +1017,14 @@ impl<'c> World<'c> {
                     self.tracer_ref(i)
                 });
                 let no_tracer = on && tracer.is_none() && s.tracer().is_none();
-                let result = commands::trace_new_ports(&s, on, pool_flags(flags), tracer);
+                let result = commands::trace_ports(
+                    &self.core,
+                    &s,
+                    PortSpec::New,
+                    on,
+                    pool_flags(flags),
+                    tracer,
+                );
                 let expected = if self.sessions[uid].destroyed_at.is_some() {
                     Some(TraceError::Session)
                 } else if no_tracer {
@@ -1657,7 +1664,8 @@ impl<'c> World<'c> {
             let _ = write!(out, "{} ", text(&heap, result));
         }
         for key in ["flags", "tracer", "bogus"] {
-            let result = commands::new_ports_info(&session, Atom::new(key), &mut heap);
+            let result =
+                commands::port_info(&self.core, &session, PortSpec::New, Atom::new(key), &mut heap);
             if (key == "bogus") == result.is_ok() {
                 self.violation(format!("new_ports_info({key}): {result:?}"));
             }

@@ -1,5 +1,5 @@
-//! `trace:process/4` and `trace:info/3`: the commands that are not about
-//! breakpoints.
+//! `trace:process/4`, `trace:port/4` and `trace:info/3`: the commands that
+//! are not about breakpoints.
 
 use std::sync::Arc;
 
@@ -11,11 +11,11 @@ use crate::core::TraceCore;
 use crate::counters::{CallStats, Tally};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
-use crate::ids::{Mfa, Pid};
+use crate::ids::{Mfa, Pid, PortId};
 use crate::pattern::compile_trace_spec;
 use crate::session::{EventPattern, SessionRef};
 use crate::tracee::{Tracee, TracerLink};
-use crate::tracer::{Enabled, TraceTag, TraceeId, TracerRef};
+use crate::tracer::{Enabled, TraceTag, TracerRef};
 
 /// Which processes `trace:process/4` changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,7 +90,7 @@ fn change(
     flags: TraceFlags,
     tracer: Option<&TracerRef>,
 ) -> Result<(), TraceError> {
-    let id = TraceeId::Process(tracee.pid());
+    let id = tracee.id();
     tracee.update(session, |link| {
         if !on {
             if let Some(l) = link {
@@ -132,20 +132,35 @@ pub fn process_info(
     let (flags, tracer) = match spec {
         ProcessSpec::Pid(pid) => {
             let Some(tracee) = core.tracee(pid) else { return Ok(Word::atom(Atom::UNDEFINED)) };
-            // A tracer that is gone no longer traces anything.
-            let link = tracee.link(session).filter(|l| {
-                l.tracer.enabled(TraceTag::TraceStatus, TraceeId::Process(pid)) != Enabled::Remove
-            });
-            match link {
-                Some(l) => (l.flags, Some(l.tracer)),
-                None => (TraceFlags::empty(), None),
-            }
+            settings_of(&tracee, session)
         }
         ProcessSpec::New | ProcessSpec::All | ProcessSpec::Existing => {
             let new = session.new_processes.lock().clone();
             (new.flags, new.tracer)
         }
     };
+    info_pair(key, flags, tracer, heap)
+}
+
+/// A tracee's flags and tracer in `session` (none if its tracer is gone:
+/// such a tracer no longer traces anything).
+fn settings_of(tracee: &Tracee, session: &SessionRef) -> (TraceFlags, Option<TracerRef>) {
+    let link = tracee
+        .link(session)
+        .filter(|l| l.tracer.enabled(TraceTag::TraceStatus, tracee.id()) != Enabled::Remove);
+    match link {
+        Some(l) => (l.flags, Some(l.tracer)),
+        None => (TraceFlags::empty(), None),
+    }
+}
+
+/// `{flags, Flags}` or `{tracer, Tracer}` (`[]` without one).
+fn info_pair(
+    key: Atom,
+    flags: TraceFlags,
+    tracer: Option<TracerRef>,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
     let value = match key.name() {
         "flags" => flags.to_list(heap),
         "tracer" => tracer.map_or(Word::NIL, |t| t.to_term(heap)),
@@ -300,7 +315,22 @@ pub fn session_info_function(core: &TraceCore, mfa: Mfa, heap: &mut Heap) -> Wor
 
 /// `trace:session_info(Pid)`.
 pub fn session_info_process(core: &TraceCore, pid: Pid, heap: &mut Heap) -> Word {
-    let Some(tracee) = core.tracee(pid) else { return Word::atom(Atom::UNDEFINED) };
+    match core.tracee(pid) {
+        Some(tracee) => sessions_of(&tracee, heap),
+        None => Word::atom(Atom::UNDEFINED),
+    }
+}
+
+/// `trace:session_info(Port)`.
+pub fn session_info_port(core: &TraceCore, port: PortId, heap: &mut Heap) -> Word {
+    match core.port_tracee(port) {
+        Some(tracee) => sessions_of(&tracee, heap),
+        None => Word::atom(Atom::UNDEFINED),
+    }
+}
+
+/// The weak references of the live sessions tracing `tracee`.
+fn sessions_of(tracee: &Tracee, heap: &mut Heap) -> Word {
     let links: Arc<Vec<TracerLink>> = tracee.links();
     let refs: Vec<Word> =
         links.iter().filter(|l| l.session.is_alive()).map(|l| l.session.weak_ref(heap)).collect();
@@ -400,11 +430,29 @@ pub fn message_pattern_info(
     Ok(heap.tuple(&[Word::atom(key), value]))
 }
 
-/// `trace:port(S, new | new_ports, How, Flags)`: the flags new ports get
-/// (0 ports changed). Only the settings for new ports exist so far: ports
-/// themselves arrive with issue 6.
-pub fn trace_new_ports(
+/// Which ports `trace:port/4` changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PortSpec {
+    /// One port.
+    Port(PortId),
+    /// Every port now and every port opened later.
+    All,
+    /// Every port now.
+    Existing,
+    /// Every port opened from now on.
+    New,
+}
+
+/// `trace:port(Session, Spec, How, Flags)`: how many ports it changed.
+///
+/// As in ERTS, a single port (and every port, for `all` and `existing`)
+/// takes the whole flag list, process flags included, while the settings
+/// for new ports keep only the port flags; `all` and `existing` visit the
+/// ports only when the list has a port flag or a modifier.
+pub fn trace_ports(
+    core: &TraceCore,
     session: &SessionRef,
+    spec: PortSpec,
     on: bool,
     flags: TraceFlags,
     tracer: Option<TracerRef>,
@@ -413,21 +461,48 @@ pub fn trace_new_ports(
         return Err(TraceError::Session);
     }
     let tracer = tracer_to_use(session, on, tracer)?;
-    session.new_ports.lock().change(on, flags & TraceFlags::PORT_TRACEE, tracer);
-    Ok(0)
+    if matches!(spec, PortSpec::All | PortSpec::New) {
+        session.new_ports.lock().change(on, flags & TraceFlags::PORT_TRACEE, tracer.clone());
+    }
+    match spec {
+        PortSpec::Port(id) => {
+            let tracee = core.port_tracee(id).ok_or(TraceError::BadTarget)?;
+            change(&tracee, session, on, flags, tracer.as_ref())?;
+            Ok(1)
+        }
+        PortSpec::All | PortSpec::Existing if flags.intersects(TraceFlags::PORT_TRACEE) => {
+            let mut changed = 0;
+            for tracee in core.port_tracees() {
+                if change(&tracee, session, on, flags, tracer.as_ref()).is_ok() {
+                    changed += 1;
+                }
+            }
+            Ok(changed)
+        }
+        PortSpec::All | PortSpec::Existing | PortSpec::New => Ok(0),
+    }
 }
 
-/// `trace:info(S, new_ports, flags | tracer)`.
-pub fn new_ports_info(
+/// `trace:info(S, Port | new_ports, flags | tracer)`: `{Key, Value}`, or
+/// `undefined` for a port that is not open.
+pub fn port_info(
+    core: &TraceCore,
     session: &SessionRef,
+    spec: PortSpec,
     key: Atom,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
-    let new = session.new_ports.lock().clone();
-    let value = match key.name() {
-        "flags" => new.flags.to_list(heap),
-        "tracer" => new.tracer.map_or(Word::NIL, |t| t.to_term(heap)),
-        _ => return Err(TraceError::BadOpt),
+    let (flags, tracer) = match spec {
+        PortSpec::Port(id) => {
+            let Some(tracee) = core.port_tracee(id) else {
+                return Ok(Word::atom(Atom::UNDEFINED));
+            };
+            settings_of(&tracee, session)
+        }
+        PortSpec::New | PortSpec::All | PortSpec::Existing => {
+            let new = session.new_ports.lock().clone();
+            (new.flags, new.tracer)
+        }
     };
-    Ok(heap.tuple(&[Word::atom(key), value]))
+    info_pair(key, flags, tracer, heap)
 }

@@ -30,7 +30,7 @@ use crate::breakpoint::{Breakpoint, FunctionEntry};
 use crate::clock::{Clock, SystemClock};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
-use crate::ids::{Mfa, Pid};
+use crate::ids::{Mfa, Pid, PortId};
 use crate::on_load::OnLoad;
 use crate::process::Process;
 use crate::session::{Session, SessionId, SessionRef};
@@ -119,6 +119,7 @@ pub struct TraceCore {
     legacy: SessionRef,
     functions: RwLock<FunctionTable>,
     processes: RwLock<FxHashMap<Pid, Arc<Tracee>>>,
+    pub(crate) ports: RwLock<FxHashMap<PortId, Arc<Tracee>>>,
     tracers: RwLock<FxHashMap<Pid, TracerRef>>,
     /// The system sequential tracer (`seq_trace:set_system_tracer/1`).
     pub(crate) seq_tracer: RwLock<Option<TracerRef>>,
@@ -140,6 +141,7 @@ impl TraceCore {
             legacy,
             functions: RwLock::new(FunctionTable::default()),
             processes: RwLock::new(FxHashMap::default()),
+            ports: RwLock::new(FxHashMap::default()),
             tracers: RwLock::new(FxHashMap::default()),
             seq_tracer: RwLock::new(None),
             seq_epoch: AtomicU64::new(0),
@@ -205,7 +207,7 @@ impl TraceCore {
                 }
             }
         })?;
-        for tracee in self.tracees() {
+        for tracee in self.tracees().into_iter().chain(self.port_tracees()) {
             tracee.forget_dead_sessions();
         }
         Ok(true)
@@ -335,7 +337,7 @@ impl TraceCore {
         let child_word = pid.to_word(&mut heap);
         trace_procs(parent, TraceTag::Spawn, heap.view(child_word), Some(start));
         let child = self.spawn_with(inherited, pid, initial);
-        let parent_word = parent.pid().to_word(&mut heap);
+        let parent_word = parent.id().to_word(&mut heap);
         trace_procs(child.tracee(), TraceTag::Spawned, heap.view(parent_word), Some(start));
         child
     }
@@ -355,9 +357,9 @@ impl TraceCore {
                 links.push(TracerLink { session: session.clone(), tracer, flags: new.flags });
             }
         }
-        let tracee = Arc::new(Tracee::new(pid, links));
+        let tracee = Arc::new(Tracee::new(TraceeId::Process(pid), links));
         self.processes.write().insert(pid, tracee.clone());
-        Process::new(self.clone(), tracee, initial)
+        Process::new(self.clone(), pid, tracee, initial)
     }
 
     /// The process `pid`, if it is alive.
@@ -367,10 +369,15 @@ impl TraceCore {
 
     /// Every live process, in pid order.
     pub fn tracees(&self) -> Vec<Arc<Tracee>> {
-        let mut all: Vec<Arc<Tracee>> =
-            self.processes.read().values().filter(|t| t.is_alive()).cloned().collect();
-        all.sort_by_key(|t| t.pid());
-        all
+        let mut all: Vec<(Pid, Arc<Tracee>)> = self
+            .processes
+            .read()
+            .iter()
+            .filter(|(_, t)| t.is_alive())
+            .map(|(pid, t)| (*pid, t.clone()))
+            .collect();
+        all.sort_by_key(|(pid, _)| *pid);
+        all.into_iter().map(|(_, t)| t).collect()
     }
 
     pub(crate) fn forget_process(&self, pid: Pid) {
@@ -472,7 +479,7 @@ pub(crate) fn trace_procs(
     message: TermRef<'_>,
     extra: Option<TermRef<'_>>,
 ) {
-    let id = TraceeId::Process(tracee.pid());
+    let id = tracee.id();
     for link in tracee.links().iter() {
         if !link.session.is_alive() || !link.flags.contains(TraceFlags::PROCS) {
             continue;

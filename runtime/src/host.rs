@@ -14,7 +14,7 @@ use crate::ids::{Mfa, Pid};
 use crate::process::{Frame, active_functions};
 use crate::session::SessionRef;
 use crate::tracee::{Tracee, TracerLink};
-use crate::tracer::TracerRef;
+use crate::tracer::{TraceeId, TracerRef};
 
 /// The process a trace spec runs for, at the entry of `callee`.
 pub(crate) struct ProcessHost<'a> {
@@ -92,7 +92,7 @@ fn flags_of(mask: u32) -> TraceFlags {
 
 impl Host for ProcessHost<'_> {
     fn self_pid(&mut self, heap: &mut Heap) -> Word {
-        self.tracee.pid().to_word(heap)
+        self.tracee.id().to_word(heap)
     }
 
     fn trace_control_word(&self) -> u32 {
@@ -112,9 +112,11 @@ impl Host for ProcessHost<'_> {
     }
 
     fn set_seq_token(&mut self, key: TermRef<'_>, value: TermRef<'_>) -> bool {
-        // The old value is not needed: the spec's value is `true`.
+        // Only processes run trace specs; the old value is not needed (the
+        // spec's value is `true`).
+        let TraceeId::Process(me) = self.tracee.id() else { return false };
         let mut scratch = Heap::new();
-        self.tracee.seq.lock().set(self.tracee.pid(), key, value, &mut scratch).is_some()
+        self.tracee.seq.lock().set(me, key, value, &mut scratch).is_some()
     }
 
     fn seq_trace_info(&mut self, key: Option<Atom>, heap: &mut Heap) -> Option<Word> {
@@ -122,7 +124,7 @@ impl Host for ProcessHost<'_> {
     }
 
     fn process_dump(&mut self, heap: &mut Heap) -> Word {
-        let mut text = format!("=proc:{}\nState: Running\nStack:\n", self.tracee.pid());
+        let mut text = format!("=proc:{}\nState: Running\nStack:\n", self.tracee.id());
         for mfa in self.callee.into_iter().chain(self.callers()) {
             text.push_str(&format!("  {mfa}\n"));
         }

@@ -1,4 +1,4 @@
-//! Names of the things the core traces: processes and functions.
+//! Names of the things the core traces: processes, ports and functions.
 
 use std::fmt;
 
@@ -39,6 +39,31 @@ impl Pid {
 impl fmt::Display for Pid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "<0.{}.{}>", self.id, self.serial)
+    }
+}
+
+/// A local port identifier, `#Port<0.Id>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PortId(pub u64);
+
+impl PortId {
+    /// The port term of `term`, if it is a local port.
+    pub fn from_term(term: TermRef<'_>) -> Option<PortId> {
+        match term.kind() {
+            Kind::Port(p) if p.node == Atom::NONODE => Some(PortId(p.id)),
+            _ => None,
+        }
+    }
+
+    /// Builds the port term in `heap`.
+    pub fn to_word(self, heap: &mut Heap) -> Word {
+        heap.port(Atom::NONODE, self.0, 0)
+    }
+}
+
+impl fmt::Display for PortId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#Port<0.{}>", self.0)
     }
 }
 

@@ -11,11 +11,11 @@ use matchspec::term::{Atom, Heap, Term, TermRef};
 
 use crate::core::trace_procs;
 use crate::flags::TraceFlags;
-use crate::ids::Pid;
+use crate::ids::{Pid, PortId};
 use crate::process::Process;
 use crate::session::SessionRef;
 use crate::tracee::TracerLink;
-use crate::tracer::{TraceTag, TracerRef};
+use crate::tracer::{TraceTag, TraceeId, TracerRef};
 
 /// A link signal on its way to the linked process.
 #[derive(Debug)]
@@ -71,7 +71,7 @@ impl Process {
                     });
                 }
             }
-            self.procs_event(TraceTag::Link, other);
+            self.procs_event(TraceTag::Link, TraceeId::Process(other));
         }
         LinkSignal { from: self.pid(), inherit }
     }
@@ -88,18 +88,37 @@ impl Process {
                 None => *link = Some(TracerLink { session, tracer, flags: on - off }),
             });
         }
-        self.procs_event(TraceTag::GettingLinked, signal.from);
+        self.procs_event(TraceTag::GettingLinked, TraceeId::Process(signal.from));
     }
 
     /// The process unlinks from `other`: `{trace, Pid, unlink, Other}`.
     pub fn unlink(&mut self, other: Pid) {
-        self.procs_event(TraceTag::Unlink, other);
+        self.procs_event(TraceTag::Unlink, TraceeId::Process(other));
     }
 
     /// The process handles an unlink signal from `from`: `{trace, Pid,
     /// getting_unlinked, From}`.
     pub fn unlinked_by(&mut self, from: Pid) {
-        self.procs_event(TraceTag::GettingUnlinked, from);
+        self.procs_event(TraceTag::GettingUnlinked, TraceeId::Process(from));
+    }
+
+    /// The process links to port `port` (opening it links too): `{trace,
+    /// Pid, link, Port}`. The port reports `getting_linked` when it
+    /// handles the link ([`Port::linked_by`](crate::Port::linked_by)); no
+    /// trace flags pass to ports through links.
+    pub fn link_port(&mut self, port: PortId) {
+        self.procs_event(TraceTag::Link, TraceeId::Port(port));
+    }
+
+    /// The process unlinks from port `port`: `{trace, Pid, unlink, Port}`.
+    pub fn unlink_port(&mut self, port: PortId) {
+        self.procs_event(TraceTag::Unlink, TraceeId::Port(port));
+    }
+
+    /// The link to port `port` is gone from the port's side (it closed):
+    /// `{trace, Pid, getting_unlinked, Port}`.
+    pub fn unlinked_by_port(&mut self, port: PortId) {
+        self.procs_event(TraceTag::GettingUnlinked, TraceeId::Port(port));
     }
 
     /// The process registers `name`: `{trace, Pid, register, Name}`.
@@ -122,7 +141,7 @@ impl Process {
         self.exit();
     }
 
-    fn procs_event(&mut self, tag: TraceTag, other: Pid) {
+    fn procs_event(&mut self, tag: TraceTag, other: TraceeId) {
         if !self.tracee().traces_any(TraceFlags::PROCS) {
             return;
         }

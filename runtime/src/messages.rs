@@ -20,7 +20,7 @@ use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
 use crate::flags::TraceFlags;
 use crate::host::ProcessHost;
-use crate::ids::Pid;
+use crate::ids::{Pid, PortId};
 use crate::process::Process;
 use crate::seq_trace::{MessageToken, SeqEvent, SeqToken};
 use crate::session::{EventPattern, SessionRef};
@@ -31,6 +31,8 @@ use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
 pub enum Origin {
     /// A process of this node: the pattern sees `[Node, Pid, Msg]`.
     Process(Pid),
+    /// A port of this node: `[Node, Port, Msg]`.
+    Port(PortId),
     /// Not a process (`clock_service` for a `receive ... after` timeout, a
     /// node name for a remote sender): `[Atom, undefined, Msg]`.
     Other(Atom),
@@ -121,6 +123,7 @@ impl Process {
         let mut heap = Heap::with_capacity(16);
         let (node, sender) = match from {
             Origin::Process(pid) => (Word::atom(Atom::NONODE), pid.to_word(&mut heap)),
+            Origin::Port(port) => (Word::atom(Atom::NONODE), port.to_word(&mut heap)),
             Origin::Other(atom) => (Word::atom(atom), Word::atom(Atom::UNDEFINED)),
         };
         let message_word = message.copy_to(&mut heap);

@@ -121,6 +121,7 @@ enum Decision {
 #[derive(Debug)]
 pub struct Process {
     core: Arc<TraceCore>,
+    pid: Pid,
     tracee: Arc<Tracee>,
     stack: Vec<Frame>,
     scratch: Scratch,
@@ -129,16 +130,21 @@ pub struct Process {
 }
 
 impl Process {
-    pub(crate) fn new(core: Arc<TraceCore>, tracee: Arc<Tracee>, initial: Option<Mfa>) -> Process {
+    pub(crate) fn new(
+        core: Arc<TraceCore>,
+        pid: Pid,
+        tracee: Arc<Tracee>,
+        initial: Option<Mfa>,
+    ) -> Process {
         let stack =
             initial.map(|mfa| Frame::Function { mfa, catches: false }).into_iter().collect();
         let counters = ProcessCounters::new(initial);
-        Process { core, tracee, stack, scratch: Scratch::new(), scheduler_id: 1, counters }
+        Process { core, pid, tracee, stack, scratch: Scratch::new(), scheduler_id: 1, counters }
     }
 
     /// The process's pid.
     pub fn pid(&self) -> Pid {
-        self.tracee.pid()
+        self.pid
     }
 
     /// Its shared trace settings.
@@ -335,7 +341,7 @@ impl Process {
             return;
         }
         let generation = self.core.active();
-        let here = Here::of(&self.core, self.tracee.pid(), self.scheduler_id, generation.index);
+        let here = Here::of(&self.core, self.pid, self.scheduler_id, generation.index);
         self.counters.schedule_out(&here);
     }
 
@@ -431,7 +437,7 @@ impl Process {
         generation: usize,
     ) {
         let Some(entry) = entry.shared() else { return };
-        let here = Here::of(&self.core, self.tracee.pid(), self.scheduler_id, generation);
+        let here = Here::of(&self.core, self.pid, self.scheduler_id, generation);
         let previous = self.counters.enter(&here, &entry, sbp, flags);
         let on_trace_frame = matches!(
             self.stack.last(),
@@ -455,7 +461,7 @@ impl Process {
             return;
         }
         let generation = self.core.active();
-        let here = Here::of(&self.core, self.tracee.pid(), self.scheduler_id, generation.index);
+        let here = Here::of(&self.core, self.pid, self.scheduler_id, generation.index);
         self.counters.leave(&here, session, flags, previous);
     }
 
@@ -470,7 +476,7 @@ impl Process {
         session: &SessionRef,
     ) -> ReturnFlags {
         let Process { core, tracee, stack, scratch, scheduler_id, .. } = self;
-        let id = TraceeId::Process(tracee.pid());
+        let id = tracee.id();
         // A borrowed snapshot: no reference counts change on this path.
         let links = tracee.links_snapshot();
         let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else {

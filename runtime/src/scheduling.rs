@@ -16,6 +16,7 @@
 use matchspec::term::{Atom, Heap, TermRef, Word};
 
 use crate::flags::TraceFlags;
+use crate::ids::Mfa;
 use crate::process::Process;
 use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
 
@@ -147,6 +148,20 @@ impl Process {
     /// `out_exiting` while it exits).
     pub fn trace_schedule_out(&mut self, exiting: bool) {
         self.trace_sched(if exiting { Sched::OutExiting } else { Sched::Out });
+    }
+
+    /// Scheduling trace when the process is scheduled in or out (`out`:
+    /// `!scheduled_in`) inside `current`, a function the host runs without
+    /// telling the core (such as the Erlang code of a BIF that waits for a
+    /// reply, `erlang:open_port/2`): `{trace, Pid, in | out, Current}`.
+    pub fn trace_schedule_within(&mut self, scheduled_in: bool, current: Mfa) {
+        let what = if scheduled_in { Sched::In } else { Sched::Out };
+        if !self.tracee().traces_any(what.flags()) {
+            return;
+        }
+        let mut heap = Heap::new();
+        let current = current.to_word(&mut heap);
+        self.emit(what.flags(), TraceCategory::RunningProcs, what.tag(), heap.view(current));
     }
 
     /// The last schedule out of a process that has exited: `out_exited`.

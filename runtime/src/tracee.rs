@@ -9,7 +9,6 @@ use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 
 use crate::flags::TraceFlags;
-use crate::ids::Pid;
 use crate::seq_trace::SeqState;
 use crate::session::SessionRef;
 use crate::tracer::{Enabled, TraceCategory, TraceTag, TraceeId, TracerRef, status_then};
@@ -25,14 +24,15 @@ pub struct TracerLink {
     pub flags: TraceFlags,
 }
 
-/// The shared state of a process: its trace settings in every session.
+/// The shared state of a process or port: its trace settings in every
+/// session.
 ///
 /// Readers (trace points, on any thread) load a snapshot of the links;
 /// writers (trace commands, match-spec `enable_trace`) copy, change and
 /// publish a new snapshot under a small lock.
 #[derive(Debug)]
 pub struct Tracee {
-    pid: Pid,
+    id: TraceeId,
     links: ArcSwap<Vec<TracerLink>>,
     any_flags: AtomicU32,
     alive: AtomicBool,
@@ -44,9 +44,9 @@ pub struct Tracee {
 }
 
 impl Tracee {
-    pub(crate) fn new(pid: Pid, links: Vec<TracerLink>) -> Tracee {
+    pub(crate) fn new(id: TraceeId, links: Vec<TracerLink>) -> Tracee {
         let tracee = Tracee {
-            pid,
+            id,
             links: ArcSwap::from_pointee(Vec::new()),
             any_flags: AtomicU32::new(0),
             alive: AtomicBool::new(true),
@@ -57,12 +57,12 @@ impl Tracee {
         tracee
     }
 
-    /// The process.
-    pub fn pid(&self) -> Pid {
-        self.pid
+    /// The process or port.
+    pub fn id(&self) -> TraceeId {
+        self.id
     }
 
-    /// Is the process alive?
+    /// Is the process (port) alive?
     pub fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Acquire)
     }
@@ -94,7 +94,7 @@ impl Tracee {
         category: TraceCategory,
         tag: TraceTag,
     ) -> bool {
-        match status_then(&*link.tracer, category, tag, TraceeId::Process(self.pid)) {
+        match status_then(&*link.tracer, category, tag, self.id) {
             Enabled::Trace => true,
             Enabled::Discard => false,
             Enabled::Remove => {

@@ -1,5 +1,6 @@
 //! Runs scenario terms one at a time.
 
+mod ports;
 mod world;
 
 use std::sync::Arc;
@@ -11,11 +12,11 @@ use rustc_hash::FxHashMap;
 
 use super::{Options, Output, mask_counters, mask_timestamps};
 use crate::ManualClock;
-use crate::commands::{self, MessageEvent, ProcessSpec};
+use crate::commands::{self, MessageEvent, PortSpec, ProcessSpec};
 use crate::core::{CoreConfig, TraceCore};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
-use crate::ids::{Mfa, Pid};
+use crate::ids::{Mfa, Pid, PortId};
 use crate::on_load::{on_load_info, set_on_load};
 use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
 use crate::process::{CallStyle, Process, StackError};
@@ -202,8 +203,7 @@ impl Runner {
             }
             ("erlang_trace", [spec, how, flags]) => {
                 self.ensure_tracer_modules("tracer", *flags, true)?;
-                let legacy = self.core.legacy().clone();
-                self.trace_process(&legacy, *spec, *how, *flags)
+                self.erlang_trace(*spec, *how, *flags)
             }
             ("erlang_trace_pattern", [mfa, pattern, flags]) => {
                 self.ensure_tracer_modules("meta", *flags, true)?;
@@ -396,6 +396,8 @@ impl Runner {
         let mut heap = Heap::new();
         let list = if let Some(pid) = Pid::from_term(what) {
             commands::session_info_process(&self.core, pid, &mut heap)
+        } else if let Some(port) = PortId::from_term(what) {
+            commands::session_info_port(&self.core, port, &mut heap)
         } else if what.as_tuple().is_some() {
             let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
             commands::session_info_function(&self.core, mfa, &mut heap)
@@ -446,7 +448,7 @@ impl Runner {
         Ok(Term::from(n as i64))
     }
 
-    /// `trace:port/4`: only `new_ports` so far (ports are issue 6's).
+    /// `trace:port/4`.
     fn trace_port(
         &mut self,
         session: &SessionRef,
@@ -454,12 +456,45 @@ impl Runner {
         how: TermRef<'_>,
         flags_term: TermRef<'_>,
     ) -> Reply {
-        if !matches!(spec.as_atom().map(Atom::name), Some("new" | "new_ports")) {
-            return Err(Failure::World("ports_not_supported"));
-        }
+        let spec = port_spec(spec).ok_or(TraceError::BadTarget)?;
         let change = self.flag_change(session, how, flags_term)?;
-        let n = commands::trace_new_ports(session, change.on, change.flags, change.tracer)?;
+        let n = commands::trace_ports(
+            &self.core,
+            session,
+            spec,
+            change.on,
+            change.flags,
+            change.tracer,
+        )?;
         Ok(Term::from(n as i64))
+    }
+
+    /// Legacy `erlang:trace/3`: a port or `ports`, `existing_ports`,
+    /// `new_ports` change ports; `all`, `existing` and `new` change
+    /// processes and ports (the ports only for a flag list with a port flag
+    /// or a modifier, as in ERTS), answering the sum.
+    fn erlang_trace(
+        &mut self,
+        spec: TermRef<'_>,
+        how: TermRef<'_>,
+        flags_term: TermRef<'_>,
+    ) -> Reply {
+        let legacy = self.core.legacy().clone();
+        let ports_only = PortId::from_term(spec).is_some()
+            || matches!(
+                spec.as_atom().map(Atom::name),
+                Some("ports" | "existing_ports" | "new_ports")
+            );
+        if ports_only {
+            return self.trace_port(&legacy, spec, how, flags_term);
+        }
+        let processes = self.trace_process(&legacy, spec, how, flags_term)?;
+        if !matches!(spec.as_atom().map(Atom::name), Some("all" | "existing" | "new")) {
+            return Ok(processes);
+        }
+        let ports = self.trace_port(&legacy, spec, how, flags_term)?;
+        let sum = processes.as_ref().as_i64().unwrap_or(0) + ports.as_ref().as_i64().unwrap_or(0);
+        Ok(Term::from(sum))
     }
 
     /// Reads the `How` and `Flags` arguments of `trace:process/4` and
@@ -524,6 +559,8 @@ impl Runner {
         let mut heap = Heap::new();
         let answer = if let Some(pid) = Pid::from_term(what) {
             commands::process_info(&self.core, session, ProcessSpec::Pid(pid), key, &mut heap)?
+        } else if let Some(port) = PortId::from_term(what) {
+            commands::port_info(&self.core, session, PortSpec::Port(port), key, &mut heap)?
         } else if what.as_tuple().is_some() {
             let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
             commands::function_info(&self.core, session, mfa, key, &mut heap)?
@@ -541,7 +578,9 @@ impl Runner {
                 Some("receive") => {
                     commands::message_pattern_info(session, MessageEvent::Receive, key, &mut heap)?
                 }
-                Some("new_ports") => commands::new_ports_info(session, key, &mut heap)?,
+                Some("new_ports") => {
+                    commands::port_info(&self.core, session, PortSpec::New, key, &mut heap)?
+                }
                 _ => return Err(TraceError::BadTarget.into()),
             }
         };
@@ -663,6 +702,19 @@ struct FlagChange {
 }
 
 /// Is `tag` a command whose reply is a `trace:info/3` answer?
+/// The ports a `trace:port/4` (or `erlang:trace/3`) spec names.
+fn port_spec(spec: TermRef<'_>) -> Option<PortSpec> {
+    if let Some(port) = PortId::from_term(spec) {
+        return Some(PortSpec::Port(port));
+    }
+    Some(match spec.as_atom()?.name() {
+        "all" | "ports" => PortSpec::All,
+        "existing" | "existing_ports" => PortSpec::Existing,
+        "new" | "new_ports" => PortSpec::New,
+        _ => return None,
+    })
+}
+
 fn is_info(tag: Atom) -> bool {
     matches!(tag.name(), "info" | "erlang_trace_info")
 }

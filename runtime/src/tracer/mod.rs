@@ -24,15 +24,15 @@ use std::sync::Arc;
 
 use matchspec::term::{Heap, TermRef, Word};
 
-use crate::ids::Pid;
+use crate::ids::{Pid, PortId};
 
 /// What is traced: a process or a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TraceeId {
     /// A process.
     Process(Pid),
-    /// A port, by number (`#Port<0.N>`).
-    Port(u64),
+    /// A port.
+    Port(PortId),
     /// No tracee: what `trace_status` is asked about for the system
     /// sequential tracer (`undefined`).
     Undefined,
@@ -43,8 +43,18 @@ impl TraceeId {
     pub fn to_word(self, heap: &mut Heap) -> Word {
         match self {
             TraceeId::Process(pid) => pid.to_word(heap),
-            TraceeId::Port(id) => heap.port(matchspec::term::Atom::NONODE, id, 0),
+            TraceeId::Port(port) => port.to_word(heap),
             TraceeId::Undefined => Word::atom(matchspec::term::Atom::UNDEFINED),
+        }
+    }
+}
+
+impl fmt::Display for TraceeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceeId::Process(pid) => pid.fmt(f),
+            TraceeId::Port(port) => port.fmt(f),
+            TraceeId::Undefined => f.write_str("undefined"),
         }
     }
 }

@@ -59,6 +59,10 @@ pub enum TraceTag {
     GcMajorEnd,
     /// The heap grew past `max_heap_size`.
     GcMaxHeapSize,
+    /// A port was opened.
+    Open,
+    /// A port was closed.
+    Closed,
     /// A sequential trace event.
     SeqTrace,
     /// Not an event: "is this tracer still there?" (only `enabled` sees it).
@@ -90,7 +94,7 @@ pub enum TraceCategory {
 
 impl TraceTag {
     /// Every tag, in declaration order (`tag as usize` indexes it).
-    pub const EVERY: [TraceTag; 28] = [
+    pub const EVERY: [TraceTag; 30] = [
         TraceTag::Call,
         TraceTag::ReturnFrom,
         TraceTag::ExceptionFrom,
@@ -117,6 +121,8 @@ impl TraceTag {
         TraceTag::GcMajorStart,
         TraceTag::GcMajorEnd,
         TraceTag::GcMaxHeapSize,
+        TraceTag::Open,
+        TraceTag::Closed,
         TraceTag::SeqTrace,
         TraceTag::TraceStatus,
     ];
@@ -157,12 +163,16 @@ impl TraceTag {
             TraceTag::GcMajorStart => "gc_major_start",
             TraceTag::GcMajorEnd => "gc_major_end",
             TraceTag::GcMaxHeapSize => "gc_max_heap_size",
+            TraceTag::Open => "open",
+            TraceTag::Closed => "closed",
             TraceTag::SeqTrace => "seq_trace",
             TraceTag::TraceStatus => "trace_status",
         }
     }
 
-    /// The per-kind callbacks this tag goes to.
+    /// The per-kind callbacks this tag goes to for a process (a port's
+    /// events go to [`TraceCategory::Ports`], its scheduling to
+    /// [`TraceCategory::RunningPorts`], its messages as a process's).
     pub fn category(self) -> TraceCategory {
         match self {
             TraceTag::Call
@@ -190,6 +200,7 @@ impl TraceTag {
             | TraceTag::GcMajorStart
             | TraceTag::GcMajorEnd
             | TraceTag::GcMaxHeapSize => TraceCategory::GarbageCollection,
+            TraceTag::Open | TraceTag::Closed => TraceCategory::Ports,
             TraceTag::SeqTrace | TraceTag::TraceStatus => TraceCategory::Generic,
         }
     }

@@ -131,7 +131,9 @@ run(File) ->
 read_scenario(File) ->
     {ok, Bin} = file:read_file(File),
     Text0 = unicode:characters_to_list(Bin),
-    Text = re:replace(Text0, "<([0-9]+\\.[0-9]+\\.[0-9]+)>", "'$spid<\\1>'",
+    Text1 = re:replace(Text0, "#Port<([0-9]+\\.[0-9]+)>", "'$sport<\\1>'",
+                       [global, unicode, {return, list}]),
+    Text = re:replace(Text1, "(?<!sport)<([0-9]+\\.[0-9]+\\.[0-9]+)>", "'$spid<\\1>'",
                       [global, unicode, {return, list}]),
     {ok, Toks, _} = erl_scan:string(Text),
     parse_terms(Toks, []).
@@ -145,16 +147,22 @@ parse_terms([H | T], Acc) -> parse_terms(T, [H | Acc]).
 is_spid(A) when is_atom(A) -> lists:prefix("$spid<", atom_to_list(A));
 is_spid(_) -> false.
 
-spids(T) -> lists:reverse(spids(T, [])).
-spids(T, Acc) when is_atom(T) ->
-    case is_spid(T) andalso not lists:member(T, Acc) of
+%% Scenario port literals #Port<A.B> are read as the atoms '$sport<A.B>'.
+is_sport(A) when is_atom(A) -> lists:prefix("$sport<", atom_to_list(A));
+is_sport(_) -> false.
+
+spids(T) -> lists:reverse(names_of(fun is_spid/1, T, [])).
+sports(T) -> lists:reverse(names_of(fun is_sport/1, T, [])).
+
+names_of(Is, T, Acc) when is_atom(T) ->
+    case Is(T) andalso not lists:member(T, Acc) of
         true -> [T | Acc];
         false -> Acc
     end;
-spids([H | T], Acc) -> spids(T, spids(H, Acc));
-spids(T, Acc) when is_tuple(T) -> spids(tuple_to_list(T), Acc);
-spids(M, Acc) when is_map(M) -> spids(maps:to_list(M), Acc);
-spids(_, Acc) -> Acc.
+names_of(Is, [H | T], Acc) -> names_of(Is, T, names_of(Is, H, Acc));
+names_of(Is, T, Acc) when is_tuple(T) -> names_of(Is, tuple_to_list(T), Acc);
+names_of(Is, M, Acc) when is_map(M) -> names_of(Is, maps:to_list(M), Acc);
+names_of(_, _, Acc) -> Acc.
 
 %%% Running a term ---------------------------------------------------------
 
@@ -236,7 +244,12 @@ do_term({process, S, Spec, How, Flags} = T, W0) ->
                                   real(Flags, W)) end, W), W};
 do_term({port, S, Spec, How, Flags} = T, W0) ->
     W = prepare(T, W0),
-    {count(Spec, ports,
+    %% ERTS visits the existing ports only for a port flag or a modifier.
+    PortFlags = [all, ports, running_ports, send, 'receive', silent, timestamp,
+                 monotonic_timestamp, strict_monotonic_timestamp, scheduler_id],
+    Visits = is_list(Flags) andalso
+        lists:any(fun(F) -> lists:member(F, PortFlags) end, Flags),
+    {count(Spec, case Visits of true -> ports; false -> none end,
            fun() -> trace:port(session(S, W), real(Spec, W), real(How, W),
                                real(Flags, W)) end, W), W};
 do_term({function, S, MFA, Pattern, Flags} = T, W0) ->
@@ -347,7 +360,8 @@ count(Spec, What, Fun, W) ->
                     N - length([P || P <- processes(),
                                      not maps:is_key(P, W#w.rev)]);
                 {ports, _, true} ->
-                    N - length(erlang:ports());
+                    N - length([P || P <- erlang:ports(),
+                                     not maps:is_key(P, W#w.rev)]);
                 _ -> N
             end;
         {ok, Other} -> pretty(Other, W);
@@ -358,8 +372,10 @@ count(Spec, What, Fun, W) ->
 %% spawned or named in a tracer position of a command; these placeholders are
 %% made before the first term runs, so they never see any trace flags.
 placeholders(W0, Terms) ->
-    lists:foldl(fun(S, W) -> bind(S, dead_pid(), dead, W) end,
-                W0, [S || S <- spids(Terms), S =/= ?DRIVER]).
+    W1 = lists:foldl(fun(S, W) -> bind(S, dead_pid(), dead, W) end,
+                     W0, [S || S <- spids(Terms), S =/= ?DRIVER]),
+    lists:foldl(fun(S, W) -> bind(S, dead_port(), dead, W) end,
+                W1, sports(Terms)).
 
 %% Makes the pids a command names in tracer positions exist as collectors.
 prepare(Term, W0) ->
@@ -407,6 +423,13 @@ dead_pid() ->
     {Pid, Ref} = spawn_monitor(fun() -> ok end),
     receive {'DOWN', Ref, process, Pid, _} -> Pid end.
 
+%% A port that has closed: what a port literal stands for until a puppet
+%% opens it.
+dead_port() ->
+    Port = open_port({spawn, "cat"}, [binary]),
+    true = port_close(Port),
+    Port.
+
 collector() -> collector([]).
 collector(Acc) ->
     receive
@@ -419,7 +442,7 @@ collector(Acc) ->
 
 %% Scenario terms -> real terms (pids).
 real(A, W) when is_atom(A) ->
-    case is_spid(A) of
+    case is_spid(A) orelse is_sport(A) of
         true -> maps:get(A, W#w.pids);
         false -> A
     end;
@@ -431,6 +454,8 @@ real(X, _) -> X.
 
 %% Real terms -> scenario terms.
 pretty(P, W) when is_pid(P) -> maps:get(P, W#w.rev, '$unknown_pid');
+pretty(P, W) when is_port(P) -> maps:get(P, W#w.rev, '$unknown_port');
+pretty(R, _W) when is_reference(R) -> '$ref';
 pretty([H | T], W) -> [pretty(H, W) | pretty(T, W)];
 pretty(T, W) when is_tuple(T) -> list_to_tuple(pretty(tuple_to_list(T), W));
 pretty(M, W) when is_map(M) ->
@@ -441,7 +466,9 @@ pretty(X, _) -> X.
 
 print(Term, _W) ->
     Text = io_lib:format("~tkw.~n", [Term]),
-    Out = re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1",
+    Out0 = re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1",
+                      [global, unicode, {return, binary}]),
+    Out = re:replace(Out0, "'\\$sport(<[0-9.]+>)'", "#Port\\1",
                      [global, unicode, {return, binary}]),
     io:put_chars(Out).
 
@@ -610,9 +637,16 @@ load_act_module() ->
         "run([A | As]) -> _ = act(A), run(As).\n"
         "act({send, To, M}) -> catch erlang:send(To, M);\n"
         "act('receive') -> receive M -> M end;\n"
-        "act({link, P}) -> link(P);\n"
-        "act({unlink, P}) -> unlink(P);\n"
+        "act({link, P}) -> link(port(P));\n"
+        "act({unlink, P}) -> unlink(port(P));\n"
         "act({register, N}) -> register(N, self());\n"
+        "act({register, N, P}) -> register(N, port(P));\n"
+        "act({open_port, P, Prog}) ->\n"
+        "    put({port, P}, open_port({spawn, atom_to_list(Prog)}, [binary]));\n"
+        "act({port_command, P0, Data}) ->\n"
+        "    P = port(P0), port_command(P, Data),\n"
+        "    receive {P, {data, _}} = M -> M end;\n"
+        "act({port_close, P}) -> port_close(port(P));\n"
         "act({unregister, N}) -> unregister(N);\n"
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
         "act(garbage_collect) -> erlang:garbage_collect();\n"
@@ -620,7 +654,10 @@ load_act_module() ->
         "act({seq_trace, K, V}) -> seq_trace:set_token(K, V);\n"
         "act({seq_trace_token, T}) -> seq_trace:set_token(T);\n"
         "act({seq_trace_print, M}) -> seq_trace:print(M);\n"
-        "act({seq_trace_print, L, M}) -> seq_trace:print(L, M).\n",
+        "act({seq_trace_print, L, M}) -> seq_trace:print(L, M).\n"
+        "%% A port this puppet opened in the step that names it (the\n"
+        "%% driver only learns it after the step).\n"
+        "port(P) -> case get({port, P}) of undefined -> P; Real -> Real end.\n",
     {ok, scenario_act, Bin} = compile_source(Src),
     {module, scenario_act} = code:load_binary(scenario_act, "scenario_act.erl", Bin),
     ok.
@@ -897,17 +934,33 @@ do_event(P, Actions, W) ->
             Exits = [A || {exit, _} = A <- Actions],
             (Exits =:= [] orelse lists:last(Actions) =:= hd(Exits)
              andalso length(Exits) =:= 1) orelse world_error(bad_action),
+            PortsBefore = erlang:ports(),
             Pid ! {?STEP, {do, real(Actions, W)}},
             W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
             case Exits of
                 [] ->
                     wait_state(Pid, where(Stack)),
-                    {ok, bump_if_frame(P, W1)};
+                    W2 = bind_opened(Actions, PortsBefore, W1),
+                    {ok, bump_if_frame(P, W2)};
                 _ ->
                     after_end(P, Pid, [], W1)
             end
     end.
 
+%% The ports the step opened, in the order its open_port actions name them
+%% (port numbers grow).
+bind_opened(Actions, Before, W) ->
+    Opened = lists:sort(erlang:ports() -- Before),
+    Names = [S || {open_port, S, _} <- Actions],
+    length(Opened) =:= length(Names) orelse error({ports_opened, Opened, Names}),
+    lists:foldl(fun({S, Port}, Acc) -> bind(S, Port, port, Acc) end,
+                W, lists:zip(Names, Opened)).
+
+relink(P, {open_port, O, _}, W) ->
+    relink(P, {link, O}, W);
+relink(P, {port_close, O}, W) ->
+    L = maps:map(fun(_, Ps) -> Ps -- [O] end, maps:remove(O, W#w.links)),
+    W#w{links = L#{P => maps:get(P, L, []) -- [O]}};
 relink(P, {link, O}, W) ->
     L = W#w.links,
     W#w{links = L#{P => maps:get(P, L, []) ++ [O], O => maps:get(O, L, []) ++ [P]}};
@@ -943,8 +996,12 @@ is_action('receive') -> true;
 is_action(garbage_collect) -> true;
 is_action({exit, _}) -> true;
 is_action({send, To, _}) -> is_atom(To);
-is_action({link, P}) -> is_spid(P);
-is_action({unlink, P}) -> is_spid(P);
+is_action({link, P}) -> is_spid(P) orelse is_sport(P);
+is_action({unlink, P}) -> is_spid(P) orelse is_sport(P);
+is_action({register, N, P}) -> is_atom(N) andalso is_sport(P);
+is_action({open_port, P, Prog}) -> is_sport(P) andalso is_atom(Prog);
+is_action({port_command, P, D}) -> is_sport(P) andalso is_binary(D);
+is_action({port_close, P}) -> is_sport(P);
 is_action({register, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({unregister, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({trap_exit, B}) -> is_boolean(B);
@@ -965,9 +1022,13 @@ check_actions(P, Pid, Actions, W) ->
 check_action(_P, 'receive', {Q, L}, _W) ->
     Q > 0 orelse world_error(empty_queue),
     {Q - 1, L};
+check_action(_P, {open_port, O, _}, {Q, L}, W) ->
+    maps:get(O, W#w.kind, none) =:= dead orelse world_error(already_exists),
+    {Q, [O | L]};
 check_action(P, {link, O}, {Q, L}, W) ->
-    (maps:get(O, W#w.kind, none) =:= puppet andalso maps:is_key(O, W#w.stacks)
-     andalso O =/= P) orelse world_error(noproc),
+    (is_sport(O) orelse
+     (maps:get(O, W#w.kind, none) =:= puppet andalso maps:is_key(O, W#w.stacks)
+      andalso O =/= P)) orelse world_error(noproc),
     lists:member(O, L) andalso world_error(already_linked),
     {Q, [O | L]};
 check_action(_P, {unlink, O}, {Q, L}, _W) ->
@@ -979,7 +1040,9 @@ check_action(P, {register, N}, Acc, W) ->
         orelse world_error(already_registered),
     Acc;
 check_action(P, {unregister, N}, Acc, W) ->
-    whereis(N) =:= maps:get(P, W#w.pids) orelse world_error(not_registered),
+    Owner = whereis(N),
+    (Owner =:= maps:get(P, W#w.pids) orelse is_port(Owner))
+        orelse world_error(not_registered),
     Acc;
 check_action(_P, {send, To, _}, Acc, W) ->
     case is_spid(To) of

@@ -11,10 +11,11 @@
 
 use std::collections::VecDeque;
 
-use matchspec::term::{Atom, Heap, Term, TermRef, Word};
+use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
+use super::ports::{PortAction, WorldPort, port_exit_message};
 use super::{DRIVER, Failure, Reply, Runner};
-use crate::ids::Pid;
+use crate::ids::{Pid, PortId};
 use crate::links::LinkSignal;
 use crate::messages::Origin;
 use crate::process::Raised;
@@ -37,6 +38,11 @@ pub(super) enum Signal {
         reason: Term,
         token: MessageToken,
     },
+    /// The exit signal of a port that closed.
+    PortExit {
+        from: PortId,
+        reason: Term,
+    },
 }
 
 /// What the world keeps besides the core's processes.
@@ -46,12 +52,16 @@ pub(super) struct World {
     queues: rustc_hash::FxHashMap<Pid, VecDeque<(Term, MessageToken)>>,
     /// Each process's links, oldest first.
     links: rustc_hash::FxHashMap<Pid, Vec<Pid>>,
-    /// Registered names.
-    names: rustc_hash::FxHashMap<Atom, Pid>,
+    /// Registered names of processes.
+    pub(super) names: rustc_hash::FxHashMap<Atom, Pid>,
+    /// The open ports.
+    pub(super) ports: rustc_hash::FxHashMap<PortId, WorldPort>,
+    /// Every port ever opened (a port identifier is never reused).
+    pub(super) ports_ever: rustc_hash::FxHashSet<PortId>,
     /// Processes that trap exits.
     trapping: rustc_hash::FxHashSet<Pid>,
     /// Signals not yet handled, in the order sent.
-    pending: VecDeque<(Pid, Signal)>,
+    pub(super) pending: VecDeque<(Pid, Signal)>,
     /// The puppet running the current step.
     active: Option<Pid>,
 }
@@ -139,8 +149,16 @@ impl Runner {
     fn check_actions(&self, pid: Pid, actions: &[Action]) -> Result<(), Failure> {
         let mut queued = self.world.queues.get(&pid).map_or(0, VecDeque::len);
         let mut linked: Vec<Pid> = self.linked_to(pid);
+        let mut linked_ports = self.linked_ports(pid);
+        let mut opened = Vec::new();
         for action in actions {
             match action {
+                Action::Port(action) => {
+                    if pid == DRIVER {
+                        return Err(world("unsupported"));
+                    }
+                    self.check_port_action(pid, action, &mut linked_ports, &mut opened)?;
+                }
                 Action::Receive => {
                     queued = queued.checked_sub(1).ok_or(world("empty_queue"))?;
                 }
@@ -160,14 +178,14 @@ impl Runner {
                     linked.retain(|p| p != other);
                 }
                 Action::Register(name) => {
-                    if self.world.names.contains_key(name)
-                        || self.world.names.values().any(|p| *p == pid)
-                    {
+                    if self.name_taken(*name) || self.world.names.values().any(|p| *p == pid) {
                         return Err(world("already_registered"));
                     }
                 }
                 Action::Unregister(name) => {
-                    if self.world.names.get(name) != Some(&pid) {
+                    // A process unregisters its own name or a port's.
+                    if self.world.names.get(name) != Some(&pid) && self.port_named(*name).is_none()
+                    {
                         return Err(world("not_registered"));
                     }
                 }
@@ -220,8 +238,17 @@ impl Runner {
             },
             _ => None,
         };
+        if let Action::Port(action) = action {
+            return self.perform_port_action(pid, action);
+        }
+        if let Action::Unregister(name) = action
+            && self.port_named(*name).is_some()
+        {
+            return self.unregister_port(*name);
+        }
         let Some(process) = self.processes.get_mut(&pid) else { return };
         match action {
+            Action::Port(_) => unreachable!("handled above"),
             Action::Send { to, message } => {
                 let token = process.send(to.as_ref(), receiver, message.as_ref());
                 let Some(receiver) = receiver else { return };
@@ -373,6 +400,25 @@ impl Runner {
                     self.ended(pid, reason);
                 }
             }
+            Signal::PortExit { from, reason } => {
+                let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
+                let trapping = self.world.trapping.contains(&pid);
+                if trapping || normal {
+                    process.unlinked_by_port(from);
+                }
+                if trapping {
+                    let message = port_exit_message(from, &reason);
+                    process.message_arrived(Origin::Port(from), message.as_ref());
+                    self.world
+                        .queues
+                        .entry(pid)
+                        .or_default()
+                        .push_back((message, MessageToken::NONE));
+                } else if !normal {
+                    process.exit_with(reason.as_ref());
+                    self.ended(pid, reason);
+                }
+            }
         }
     }
 
@@ -398,6 +444,7 @@ impl Runner {
             process.trace_schedule_out_exited();
         }
         self.processes.remove(&pid);
+        self.ports_after_exit(pid, &reason);
         self.world.queues.remove(&pid);
         self.world.trapping.remove(&pid);
         self.world.names.retain(|_, p| *p != pid);
@@ -463,6 +510,7 @@ enum Action {
     SeqPrint(Option<Term>, Term),
     GarbageCollect,
     Exit(Term),
+    Port(PortAction),
 }
 
 impl Action {
@@ -483,9 +531,25 @@ impl Action {
                 }
                 Action::Send { to: to.to_owned(), message: arg(2)?.to_owned() }
             }
-            ("link", 2) => Action::Link(Pid::from_term(arg(1)?)?),
-            ("unlink", 2) => Action::Unlink(Pid::from_term(arg(1)?)?),
+            ("link", 2) => match PortId::from_term(arg(1)?) {
+                Some(port) => Action::Port(PortAction::Link(port)),
+                None => Action::Link(Pid::from_term(arg(1)?)?),
+            },
+            ("unlink", 2) => match PortId::from_term(arg(1)?) {
+                Some(port) => Action::Port(PortAction::Unlink(port)),
+                None => Action::Unlink(Pid::from_term(arg(1)?)?),
+            },
             ("register", 2) => Action::Register(arg(1)?.as_atom()?),
+            ("register", 3) => {
+                Action::Port(PortAction::Register(arg(1)?.as_atom()?, PortId::from_term(arg(2)?)?))
+            }
+            ("open_port", 3) => {
+                Action::Port(PortAction::Open(PortId::from_term(arg(1)?)?, arg(2)?.as_atom()?))
+            }
+            ("port_command", 3) if matches!(arg(2)?.kind(), Kind::Bits(b) if b.is_binary()) => {
+                Action::Port(PortAction::Command(PortId::from_term(arg(1)?)?, arg(2)?.to_owned()))
+            }
+            ("port_close", 2) => Action::Port(PortAction::Close(PortId::from_term(arg(1)?)?)),
             ("unregister", 2) => Action::Unregister(arg(1)?.as_atom()?),
             ("trap_exit", 2) => Action::TrapExit(match arg(1)?.as_atom()? {
                 Atom::TRUE => true,

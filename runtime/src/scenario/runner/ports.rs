@@ -1,0 +1,319 @@
+//! The scenario world's ports: each runs `cat` (or another program named
+//! by the scenario), echoing what it is sent back to its owner, and each
+//! action on one makes the events OTP 27 makes for it, in OTP's order (see
+//! docs/scenarios.md: measured with `testdata/trace/otp/run-scenario.escript`).
+
+use matchspec::term::{Atom, Heap, Term, Word};
+
+use super::world::{Signal, atom, world};
+use super::{Failure, Runner};
+use crate::ids::{Mfa, Pid, PortId};
+use crate::messages::Origin;
+use crate::ports::Port;
+use crate::seq_trace::MessageToken;
+
+/// An open port of the world.
+#[derive(Debug)]
+pub(super) struct WorldPort {
+    port: Port,
+    /// The connected process: it gets what the port sends.
+    owner: Pid,
+    /// The processes linked to the port, oldest first.
+    linked: Vec<Pid>,
+    /// The port's registered name.
+    name: Option<Atom>,
+}
+
+/// A `do` action on a port.
+#[derive(Debug)]
+pub(super) enum PortAction {
+    /// `{open_port, Port, Program}`: `open_port({spawn, Program}, [binary])`.
+    Open(PortId, Atom),
+    /// `{port_command, Port, Data}`: the owner sends binary `Data` and
+    /// waits for the echo.
+    Command(PortId, Term),
+    /// `{port_close, Port}`: the owner closes the port.
+    Close(PortId),
+    /// `{link, Port}`.
+    Link(PortId),
+    /// `{unlink, Port}`.
+    Unlink(PortId),
+    /// `{register, Name, Port}`.
+    Register(Atom, PortId),
+}
+
+/// Where `erlang:open_port/2` waits for the port's reply.
+fn open_port_mfa() -> Mfa {
+    Mfa::new("erlang", "open_port", 2)
+}
+
+/// Where `port_close/1` waits for the port to be gone.
+fn handle_signals_mfa() -> Mfa {
+    Mfa::new("erlang", "bif_handle_signals_return", 2)
+}
+
+/// Where a `port_command` action waits for the echo.
+fn act_mfa() -> Mfa {
+    Mfa::new("scenario_act", "act", 1)
+}
+
+impl Runner {
+    /// The name of port `id`, for `unregister`.
+    pub(super) fn port_named(&self, name: Atom) -> Option<PortId> {
+        self.world.ports.iter().find(|(_, p)| p.name == Some(name)).map(|(id, _)| *id)
+    }
+
+    /// Is `name` taken by a process or a port?
+    pub(super) fn name_taken(&self, name: Atom) -> bool {
+        self.world.names.contains_key(&name) || self.port_named(name).is_some()
+    }
+
+    /// Refuses a port action of `pid` that does not fit the world; `linked`
+    /// and `opened` follow the actions checked before it.
+    pub(super) fn check_port_action(
+        &self,
+        pid: Pid,
+        action: &PortAction,
+        linked: &mut Vec<PortId>,
+        opened: &mut Vec<PortId>,
+    ) -> Result<(), Failure> {
+        let open = |id: &PortId| self.world.ports.contains_key(id) || opened.contains(id);
+        let owner = |id: &PortId| match self.world.ports.get(id) {
+            Some(p) => p.owner == pid,
+            None => opened.contains(id),
+        };
+        match action {
+            PortAction::Open(id, _) => {
+                if self.world.ports_ever.contains(id) || opened.contains(id) {
+                    return Err(world("already_exists"));
+                }
+                opened.push(*id);
+                linked.push(*id);
+            }
+            PortAction::Command(id, _) | PortAction::Close(id) => {
+                if !open(id) {
+                    return Err(world("noport"));
+                }
+                if !owner(id) {
+                    return Err(world("not_owner"));
+                }
+                if matches!(action, PortAction::Close(_)) {
+                    opened.retain(|p| p != id);
+                    linked.retain(|p| p != id);
+                }
+            }
+            PortAction::Link(id) => {
+                if !open(id) {
+                    return Err(world("noport"));
+                }
+                if linked.contains(id) {
+                    return Err(world("already_linked"));
+                }
+                linked.push(*id);
+            }
+            PortAction::Unlink(id) => {
+                if !linked.contains(id) {
+                    return Err(world("not_linked"));
+                }
+                linked.retain(|p| p != id);
+            }
+            PortAction::Register(name, id) => {
+                if !open(id) {
+                    return Err(world("noport"));
+                }
+                let named = self.world.ports.get(id).is_some_and(|p| p.name.is_some());
+                if self.name_taken(*name) || named {
+                    return Err(world("already_registered"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The ports `pid` is linked to.
+    pub(super) fn linked_ports(&self, pid: Pid) -> Vec<PortId> {
+        let mut ports: Vec<PortId> = self
+            .world
+            .ports
+            .iter()
+            .filter(|(_, p)| p.linked.contains(&pid))
+            .map(|(id, _)| *id)
+            .collect();
+        ports.sort();
+        ports
+    }
+
+    pub(super) fn perform_port_action(&mut self, pid: Pid, action: &PortAction) {
+        match action {
+            PortAction::Open(id, program) => self.open_port(pid, *id, *program),
+            PortAction::Command(id, data) => self.port_command(pid, *id, data),
+            PortAction::Close(id) => self.port_close(pid, *id),
+            PortAction::Link(id) => {
+                let Some(wp) = self.world.ports.get_mut(id) else { return };
+                if let Some(p) = self.processes.get_mut(&pid) {
+                    p.link_port(*id);
+                }
+                wp.linked.push(pid);
+                port_task(&wp.port, "link", |port| port.linked_by(pid));
+            }
+            PortAction::Unlink(id) => {
+                let Some(wp) = self.world.ports.get_mut(id) else { return };
+                if let Some(p) = self.processes.get_mut(&pid) {
+                    p.unlink_port(*id);
+                }
+                wp.linked.retain(|p| *p != pid);
+                port_task(&wp.port, "unlink", |port| port.unlinked_by(pid));
+            }
+            PortAction::Register(name, id) => {
+                let Some(wp) = self.world.ports.get_mut(id) else { return };
+                wp.port.register(*name);
+                wp.name = Some(*name);
+            }
+        }
+    }
+
+    /// `unregister(Name)` of a port's name.
+    pub(super) fn unregister_port(&mut self, name: Atom) {
+        if let Some(wp) = self.world.ports.values_mut().find(|p| p.name == Some(name)) {
+            wp.port.unregister(name);
+            wp.name = None;
+        }
+    }
+
+    /// `open_port/2`: the port opens (`open`, its `open` task), links to the
+    /// opener, and answers `{Ref, Port}` from a task of its own while the
+    /// opener waits in `erlang:open_port/2`. The reference is the atom
+    /// `'$ref'` (golden files mask OTP's).
+    fn open_port(&mut self, pid: Pid, id: PortId, program: Atom) {
+        let port = self.core.open_port(id, pid, program);
+        port_task(&port, "open", |_| {});
+        port.linked_by(pid);
+        self.world.ports_ever.insert(id);
+        self.world.ports.insert(id, WorldPort { port, owner: pid, linked: vec![pid], name: None });
+        let Some(p) = self.processes.get_mut(&pid) else { return };
+        p.link_port(id);
+        let mut heap = Heap::new();
+        let port_word = id.to_word(&mut heap);
+        let root = heap.tuple(&[atom("$ref"), port_word]);
+        let reply = Term::from_parts(heap, root);
+        self.wait_for_port(pid, id, open_port_mfa(), |_| {});
+        self.take_from_port(pid, id, &reply);
+    }
+
+    /// `port_command/2` and a wait for the echo: the port takes the data in
+    /// a `command` task, and sends `{Port, {data, Data}}` to its owner from
+    /// an I/O task while the owner waits.
+    fn port_command(&mut self, pid: Pid, id: PortId, data: &Term) {
+        let Some(wp) = self.world.ports.get(&id) else { return };
+        let mut heap = Heap::new();
+        let data_word = data.copy_to(&mut heap);
+        let command = heap.tuple(&[atom("command"), data_word]);
+        port_task(&wp.port, "command", |port| port.received(pid, heap.view(command)));
+        let port_word = id.to_word(&mut heap);
+        let echo_data = heap.tuple(&[atom("data"), data_word]);
+        let echo = heap.tuple(&[port_word, echo_data]);
+        let echo = Term::from_parts(heap, echo);
+        let mut to = Heap::new();
+        let to_word = pid.to_word(&mut to);
+        self.wait_for_port(pid, id, act_mfa(), |port| {
+            port.sent(to.view(to_word), echo.as_ref(), true);
+        });
+        self.take_from_port(pid, id, &echo);
+    }
+
+    /// `port_close/1`: the port takes `close` in a `close` task and closes
+    /// with reason `normal` (no `out`: it is gone). The owner waits for
+    /// that; every process linked to the port gets the exit signal.
+    fn port_close(&mut self, pid: Pid, id: PortId) {
+        let Some(wp) = self.world.ports.remove(&id) else { return };
+        wp.port.trace_schedule_in(Some(Atom::new("close")));
+        wp.port.received(pid, Term::atom(Atom::new("close")).as_ref());
+        wp.port.close(Term::atom(Atom::new("normal")).as_ref(), wp.name);
+        if let Some(p) = self.processes.get_mut(&pid) {
+            for scheduled_in in [false, true] {
+                if scheduled_in {
+                    p.schedule_in();
+                } else {
+                    p.schedule_out();
+                }
+                p.trace_schedule_within(scheduled_in, handle_signals_mfa());
+            }
+        }
+        for linked in wp.linked.into_iter().rev() {
+            if linked == pid {
+                if let Some(p) = self.processes.get_mut(&pid) {
+                    p.unlinked_by_port(id);
+                }
+            } else {
+                let reason = Term::atom(Atom::new("normal"));
+                let signal = Signal::PortExit { from: id, reason };
+                self.world.pending.push_back((linked, signal));
+            }
+        }
+    }
+
+    /// Process `pid` waits in `current` while port `id` runs a task without
+    /// a name (`in 0` ... `out 0`) doing `task`.
+    fn wait_for_port(&mut self, pid: Pid, id: PortId, current: Mfa, task: impl FnOnce(&Port)) {
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.schedule_out();
+            p.trace_schedule_within(false, current);
+        }
+        if let Some(wp) = self.world.ports.get(&id) {
+            wp.port.trace_schedule_in(None);
+            task(&wp.port);
+            wp.port.trace_schedule_out(None);
+        }
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.schedule_in();
+            p.trace_schedule_within(true, current);
+        }
+    }
+
+    /// Process `pid` takes `message` from port `id` at once.
+    fn take_from_port(&mut self, pid: Pid, id: PortId, message: &Term) {
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.message_arrived(Origin::Port(id), message.as_ref());
+            p.consume(message.as_ref(), &MessageToken::NONE);
+        }
+    }
+
+    /// Process `pid` has exited with `reason`: the ports it is linked to
+    /// close with that reason (each processes the exit signal in a task of
+    /// its own, named 0), and their other linked processes get exit signals.
+    pub(super) fn ports_after_exit(&mut self, pid: Pid, reason: &Term) {
+        for id in self.linked_ports(pid) {
+            let Some(wp) = self.world.ports.get_mut(&id) else { continue };
+            wp.linked.retain(|p| *p != pid);
+            let closes = wp.owner == pid || reason.as_ref().as_atom() != Some(Atom::new("normal"));
+            if !closes {
+                port_task(&wp.port, "0", |port| port.unlinked_by(pid));
+                continue;
+            }
+            let wp = self.world.ports.remove(&id).expect("looked up above");
+            wp.port.trace_schedule_in(None);
+            wp.port.close(reason.as_ref(), wp.name);
+            for linked in wp.linked.into_iter().rev() {
+                let signal = Signal::PortExit { from: id, reason: reason.clone() };
+                self.world.pending.push_back((linked, signal));
+            }
+        }
+    }
+}
+
+/// A port task named `what` (`0` for none): `in`, `body`, `out`.
+fn port_task(port: &Port, what: &str, body: impl FnOnce(&Port)) {
+    let what = (what != "0").then(|| Atom::new(what));
+    port.trace_schedule_in(what);
+    body(port);
+    port.trace_schedule_out(what);
+}
+
+/// `{'EXIT', Port, Reason}`, what a trapping process gets from a port.
+pub(super) fn port_exit_message(from: PortId, reason: &Term) -> Term {
+    let mut heap = Heap::new();
+    let from = from.to_word(&mut heap);
+    let reason = reason.copy_to(&mut heap);
+    let root = heap.tuple(&[Word::atom(Atom::new("EXIT")), from, reason]);
+    Term::from_parts(heap, root)
+}
