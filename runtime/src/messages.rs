@@ -113,6 +113,34 @@ impl Process {
         MessageToken::new(token, core.seq_epoch())
     }
 
+    /// A signal to `to` that carries the process's sequential trace token
+    /// but is not a message (ERTS's spawn request and spawn reply): no
+    /// `send` trace, but with a token the token moves on and the system
+    /// tracer gets a send event of `signal`. Answers the token the signal
+    /// carries.
+    pub fn seq_signal(&mut self, to: Pid, signal: TermRef<'_>) -> MessageToken {
+        let me = self.pid();
+        let core = self.core().clone();
+        let token = self.advance_token(|_| true);
+        if let Some(token) = &token {
+            core.seq_output(token, SeqEvent::Send, Some(to), signal, me);
+        }
+        MessageToken::new(token, core.seq_epoch())
+    }
+
+    /// The parent handles the reply `signal` of a spawn (ERTS's synchronous
+    /// spawn): with a token, the token's receive event; the parent keeps its
+    /// own token, and its counters take ERTS's value (see
+    /// [`SeqState::take_spawn_reply_serial`](crate::SeqState)).
+    pub fn spawn_reply_handled(&mut self, signal: TermRef<'_>, token: &MessageToken) {
+        let core = self.core().clone();
+        let me = self.pid();
+        if let Some(token) = token.get(core.seq_epoch()) {
+            self.tracee().seq.lock().take_spawn_reply_serial(token.serial);
+            core.seq_output(token, SeqEvent::Receive, Some(me), signal, me);
+        }
+    }
+
     /// `message` from `from` enters the process's queue: every session
     /// tracing `'receive'` on it runs its receive pattern on `[Node,
     /// Sender, Msg]` and reports `{trace, Pid, 'receive', Msg}`.

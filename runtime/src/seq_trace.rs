@@ -323,6 +323,19 @@ impl SeqState {
         }
     }
 
+    /// The parent's counters after the reply of a spawn with a token. ERTS's
+    /// synchronous spawn updates the parent "as if receive" but stores the
+    /// reply serial's tagged word, `(serial << 4) | 15` (a small integer's
+    /// immediate on 64 bits), as clock and last count (erl_process.c, OTP
+    /// 27.3), so the parent's next serial jumps (after a reply serial of 2,
+    /// its next send is `{47, 48}`). Reproduced: ERTS's answers are the
+    /// reference.
+    pub(crate) fn take_spawn_reply_serial(&mut self, serial: i64) {
+        let tagged = serial.saturating_mul(16).saturating_add(15);
+        self.clock = tagged;
+        self.last_cnt = tagged;
+    }
+
     /// `seq_trace:reset_trace/0`: no token, counters at zero.
     pub(crate) fn reset(&mut self) {
         *self = SeqState::default();

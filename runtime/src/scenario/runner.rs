@@ -621,10 +621,7 @@ impl Runner {
             return Err(Failure::World("already_exists"));
         }
         self.step_if_puppet(parent, world::step(&[world::atom("spawn")], &[]));
-        let parent = self.processes[&parent].tracee().clone();
-        let start = Term::parse("{scenario, idle, []}").expect("a literal");
-        let process = self.core.spawn_from(&parent, child, Some(idle()), start.as_ref());
-        self.processes.insert(child, process);
+        self.spawn_in_step(parent, child);
         Ok(Term::atom(Atom::OK))
     }
 

@@ -118,7 +118,9 @@ run(File) ->
         false -> ok
     end,
     Self = self(),
-    W0 = #w{pids = #{?DRIVER => Self}, rev = #{Self => ?DRIVER},
+    %% The group leader shows in spawn requests (sequential tracing).
+    GL = group_leader(),
+    W0 = #w{pids = #{?DRIVER => Self}, rev = #{Self => ?DRIVER, GL => '$spid<0.60.0>'},
             kind = #{?DRIVER => driver},
             order = [?DRIVER]},
     lists:foldl(fun run_term/2, placeholders(W0, Terms), Terms),
@@ -647,6 +649,7 @@ load_act_module() ->
         "    P = port(P0), port_command(P, Data),\n"
         "    receive {P, {data, _}} = M -> M end;\n"
         "act({port_close, P}) -> port_close(port(P));\n"
+        "act({spawn, _}) -> erlang:spawn(scenario, idle, []);\n"
         "act({unregister, N}) -> unregister(N);\n"
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
         "act(garbage_collect) -> erlang:garbage_collect();\n"
@@ -917,6 +920,10 @@ do_event(P, Actions, W) ->
     is_spid(P) orelse world_error(not_a_pid),
     proper_list(Actions) orelse world_error(bad_action),
     lists:all(fun is_action/1, Actions) orelse world_error(bad_action),
+    %% A child's pid is known only after the step that spawns it.
+    Children = [C || {spawn, C} <- Actions],
+    [A || A <- Actions, C <- Children, A =/= {spawn, C}, names_atom(C, A)] =:= []
+        orelse world_error(unsupported),
     case maps:get(P, W#w.kind, none) of
         driver ->
             lists:all(fun(A) -> element(1, A) =:= send end,
@@ -935,17 +942,36 @@ do_event(P, Actions, W) ->
             (Exits =:= [] orelse lists:last(Actions) =:= hd(Exits)
              andalso length(Exits) =:= 1) orelse world_error(bad_action),
             PortsBefore = erlang:ports(),
+            ProcsBefore = processes(),
             Pid ! {?STEP, {do, real(Actions, W)}},
             W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
             case Exits of
                 [] ->
                     wait_state(Pid, where(Stack)),
                     W2 = bind_opened(Actions, PortsBefore, W1),
-                    {ok, bump_if_frame(P, W2)};
+                    W3 = bind_spawned(Actions, ProcsBefore, W2),
+                    {ok, bump_if_frame(P, W3)};
                 _ ->
                     after_end(P, Pid, [], W1)
             end
     end.
+
+%% The processes the step spawned, in the order its spawn actions name them
+%% (pid numbers grow), idle.
+bind_spawned(Actions, Before, W) ->
+    Spawned = lists:sort([C || C <- processes() -- Before,
+                               erlang:process_info(C, initial_call)
+                                   =:= {initial_call, {scenario, idle, 0}}]),
+    Names = [S || {spawn, S} <- Actions],
+    length(Spawned) =:= length(Names) orelse error({spawned, Spawned, Names}),
+    lists:foldl(
+      fun({S, Pid}, Acc) ->
+              wait_state(Pid, {scenario, idle, 0}),
+              Mon = erlang:monitor(process, Pid),
+              Acc1 = bind(S, Pid, puppet, Acc),
+              Acc1#w{stacks = (Acc1#w.stacks)#{S => [?IDLE]},
+                     mons = (Acc1#w.mons)#{S => Mon}}
+      end, W, lists:zip(Names, Spawned)).
 
 %% The ports the step opened, in the order its open_port actions name them
 %% (port numbers grow).
@@ -1002,6 +1028,7 @@ is_action({register, N, P}) -> is_atom(N) andalso is_sport(P);
 is_action({open_port, P, Prog}) -> is_sport(P) andalso is_atom(Prog);
 is_action({port_command, P, D}) -> is_sport(P) andalso is_binary(D);
 is_action({port_close, P}) -> is_sport(P);
+is_action({spawn, C}) -> is_spid(C);
 is_action({register, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({unregister, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({trap_exit, B}) -> is_boolean(B);
@@ -1022,6 +1049,9 @@ check_actions(P, Pid, Actions, W) ->
 check_action(_P, 'receive', {Q, L}, _W) ->
     Q > 0 orelse world_error(empty_queue),
     {Q - 1, L};
+check_action(_P, {spawn, C}, Acc, W) ->
+    maps:get(C, W#w.kind, none) =:= dead orelse world_error(already_exists),
+    Acc;
 check_action(_P, {open_port, O, _}, {Q, L}, W) ->
     maps:get(O, W#w.kind, none) =:= dead orelse world_error(already_exists),
     {Q, [O | L]};

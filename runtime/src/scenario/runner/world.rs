@@ -66,6 +66,10 @@ pub(super) struct World {
     active: Option<Pid>,
 }
 
+/// The group leader of every process: outside the world, it shows only in
+/// spawn requests.
+pub(super) const GROUP_LEADER: Pid = Pid::new(60, 0);
+
 pub(super) fn atom(name: &str) -> Word {
     Word::atom(Atom::new(name))
 }
@@ -151,7 +155,12 @@ impl Runner {
         let mut linked: Vec<Pid> = self.linked_to(pid);
         let mut linked_ports = self.linked_ports(pid);
         let mut opened = Vec::new();
+        let mut spawned = Vec::new();
         for action in actions {
+            // OTP's side learns a child's pid only after the step.
+            if spawned.iter().any(|c| action.names(*c)) {
+                return Err(world("unsupported"));
+            }
             match action {
                 Action::Port(action) => {
                     if pid == DRIVER {
@@ -200,6 +209,12 @@ impl Runner {
                         return Err(world("unsupported"));
                     }
                 }
+                Action::Spawn(child) => {
+                    if self.processes.contains_key(child) || spawned.contains(child) {
+                        return Err(world("already_exists"));
+                    }
+                    spawned.push(*child);
+                }
                 Action::TrapExit(_) | Action::SeqTrace(..) | Action::SeqToken(_) => {}
                 Action::SeqPrint(..) | Action::GarbageCollect => {}
                 Action::Exit(_) => {
@@ -241,6 +256,9 @@ impl Runner {
         if let Action::Port(action) = action {
             return self.perform_port_action(pid, action);
         }
+        if let Action::Spawn(child) = action {
+            return self.spawn_in_step(pid, *child);
+        }
         if let Action::Unregister(name) = action
             && self.port_named(*name).is_some()
         {
@@ -248,7 +266,7 @@ impl Runner {
         }
         let Some(process) = self.processes.get_mut(&pid) else { return };
         match action {
-            Action::Port(_) => unreachable!("handled above"),
+            Action::Port(_) | Action::Spawn(_) => unreachable!("handled above"),
             Action::Send { to, message } => {
                 let token = process.send(to.as_ref(), receiver, message.as_ref());
                 let Some(receiver) = receiver else { return };
@@ -468,6 +486,54 @@ impl Runner {
         }
     }
 
+    /// `parent`, running a step, spawns `child` (idle in `scenario:idle/0`).
+    pub(super) fn spawn_in_step(&mut self, parent: Pid, child: Pid) {
+        let Some(p) = self.processes.get(&parent) else { return };
+        let tracee = p.tracee().clone();
+        let start = Term::parse("{scenario, idle, []}").expect("a literal");
+        let process = self.core.spawn_from(&tracee, child, Some(super::idle()), start.as_ref());
+        self.processes.insert(child, process);
+        self.spawn_token(parent, child);
+    }
+
+    /// A spawn passes the parent's sequential trace token to the child, as
+    /// OTP 27's spawn request and reply do: the parent's token moves on with
+    /// the request, which the child takes (token included), and the child's
+    /// reply goes back with it, which the parent handles without taking the
+    /// token (but see `Process::spawn_reply_handled` for its counters). The request is `{spawn_request, Ref, Parent, GroupLeader,
+    /// {scenario, idle, 0}, [], spawn_reply, []}` and the reply
+    /// `{spawn_reply, Ref, ok, Child}`; the reference is `'$ref'` and the
+    /// group leader `<0.60.0>` (see docs/scenarios.md).
+    pub(super) fn spawn_token(&mut self, parent: Pid, child: Pid) {
+        let Some(p) = self.processes.get_mut(&parent) else { return };
+        if p.tracee().seq_state().token().is_none() {
+            return;
+        }
+        let mut heap = Heap::new();
+        let parent_word = parent.to_word(&mut heap);
+        let leader = GROUP_LEADER.to_word(&mut heap);
+        let idle = heap.tuple(&[atom("scenario"), atom("idle"), Word::small(0).expect("small")]);
+        let request = heap.tuple(&[
+            atom("spawn_request"),
+            atom("$ref"),
+            parent_word,
+            leader,
+            idle,
+            Word::NIL,
+            atom("spawn_reply"),
+            Word::NIL,
+        ]);
+        let child_word = child.to_word(&mut heap);
+        let reply = heap.tuple(&[atom("spawn_reply"), atom("$ref"), atom("ok"), child_word]);
+        let token = p.seq_signal(child, heap.view(request));
+        let Some(c) = self.processes.get_mut(&child) else { return };
+        c.consume(heap.view(request), &token);
+        let token = c.seq_signal(parent, heap.view(reply));
+        if let Some(p) = self.processes.get_mut(&parent) {
+            p.spawn_reply_handled(heap.view(reply), &token);
+        }
+    }
+
     /// `{system_tracer, Tracer}`: `seq_trace:set_system_tracer/1`, answering
     /// the old tracer (`false` for none).
     pub(super) fn system_tracer(&mut self, spec: TermRef<'_>) -> Reply {
@@ -510,10 +576,20 @@ enum Action {
     SeqPrint(Option<Term>, Term),
     GarbageCollect,
     Exit(Term),
+    Spawn(Pid),
     Port(PortAction),
 }
 
 impl Action {
+    /// Does the action name process `pid`?
+    fn names(&self, pid: Pid) -> bool {
+        match self {
+            Action::Send { to, .. } => Pid::from_term(to.as_ref()) == Some(pid),
+            Action::Link(p) | Action::Unlink(p) | Action::Spawn(p) => *p == pid,
+            _ => false,
+        }
+    }
+
     fn parse(term: TermRef<'_>) -> Option<Action> {
         match term.as_atom().map(Atom::name) {
             Some("receive") => return Some(Action::Receive),
@@ -558,6 +634,7 @@ impl Action {
             }),
             ("seq_trace", 3) => Action::SeqTrace(arg(1)?.to_owned(), arg(2)?.to_owned()),
             ("exit", 2) => Action::Exit(arg(1)?.to_owned()),
+            ("spawn", 2) => Action::Spawn(Pid::from_term(arg(1)?)?),
             ("seq_trace_token", 2) => Action::SeqToken(arg(1)?.to_owned()),
             ("seq_trace_print", 2) => Action::SeqPrint(None, arg(1)?.to_owned()),
             ("seq_trace_print", 3) => {
