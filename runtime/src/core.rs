@@ -369,15 +369,7 @@ impl TraceCore {
 
     /// Every live process, in pid order.
     pub fn tracees(&self) -> Vec<Arc<Tracee>> {
-        let mut all: Vec<(Pid, Arc<Tracee>)> = self
-            .processes
-            .read()
-            .iter()
-            .filter(|(_, t)| t.is_alive())
-            .map(|(pid, t)| (*pid, t.clone()))
-            .collect();
-        all.sort_by_key(|(pid, _)| *pid);
-        all.into_iter().map(|(_, t)| t).collect()
+        live_in_order(&self.processes.read())
     }
 
     pub(crate) fn forget_process(&self, pid: Pid) {
@@ -469,6 +461,14 @@ impl Stage<'_> {
             self.touched.push(entry.clone());
         }
     }
+}
+
+/// The live tracees of a table (processes or ports), in identifier order.
+pub(crate) fn live_in_order<K: Copy + Ord>(table: &FxHashMap<K, Arc<Tracee>>) -> Vec<Arc<Tracee>> {
+    let mut all: Vec<(K, Arc<Tracee>)> =
+        table.iter().filter(|(_, t)| t.is_alive()).map(|(id, t)| (*id, t.clone())).collect();
+    all.sort_by_key(|(id, _)| *id);
+    all.into_iter().map(|(_, t)| t).collect()
 }
 
 /// A process event (`procs`) to every session that traces `tracee` with

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 
-use crate::core::TraceCore;
+use crate::core::{TraceCore, live_in_order};
 use crate::flags::TraceFlags;
 use crate::ids::{Pid, PortId};
 use crate::session::EventPattern;
@@ -65,15 +65,7 @@ impl TraceCore {
 
     /// Every open port, in port order.
     pub fn port_tracees(&self) -> Vec<Arc<Tracee>> {
-        let mut all: Vec<(PortId, Arc<Tracee>)> = self
-            .ports
-            .read()
-            .iter()
-            .filter(|(_, t)| t.is_alive())
-            .map(|(id, t)| (*id, t.clone()))
-            .collect();
-        all.sort_by_key(|(id, _)| *id);
-        all.into_iter().map(|(_, t)| t).collect()
+        live_in_order(&self.ports.read())
     }
 }
 
