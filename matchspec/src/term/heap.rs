@@ -135,6 +135,14 @@ impl Heap {
         at
     }
 
+    /// Appends `words` and returns the offset of the first.
+    #[inline]
+    pub(crate) fn append(&mut self, words: &[Word]) -> usize {
+        let at = self.words.len();
+        self.words.extend_from_slice(words);
+        at
+    }
+
     /// Keeps exactly the first `n` words: drops the others, or appends zero
     /// words up to `n`.
     #[inline]
