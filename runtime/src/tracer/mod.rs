@@ -80,6 +80,23 @@ pub trait Tracer: Send + Sync + fmt::Debug {
         self.enabled(tag, tracee)
     }
 
+    /// ERTS's check before an event: `enabled(trace_status)`, then, unless
+    /// that said `remove`, `enabled_<kind>` (see [`status_then`]). A
+    /// tracer that can give both answers at once overrides it, which saves
+    /// a call on every traced event.
+    fn status_then_kind(
+        &self,
+        category: TraceCategory,
+        tag: TraceTag,
+        tracee: TraceeId,
+    ) -> Enabled {
+        match self.enabled(TraceTag::TraceStatus, tracee) {
+            Enabled::Trace | Enabled::Discard => {}
+            Enabled::Remove => return Enabled::Remove,
+        }
+        self.enabled_kind(category, tag, tracee)
+    }
+
     /// `trace(Tag, State, Tracee, Message, Opts)`.
     fn trace(&self, tag: TraceTag, tracee: TraceeId, message: TermRef<'_>, opts: &TraceOpts<'_>);
 
@@ -129,9 +146,5 @@ pub(crate) fn status_then(
     tag: TraceTag,
     tracee: TraceeId,
 ) -> Enabled {
-    match tracer.enabled(TraceTag::TraceStatus, tracee) {
-        Enabled::Trace | Enabled::Discard => {}
-        Enabled::Remove => return Enabled::Remove,
-    }
-    tracer.enabled_kind(category, tag, tracee)
+    tracer.status_then_kind(category, tag, tracee)
 }
