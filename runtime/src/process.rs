@@ -15,7 +15,7 @@ use crate::flags::{TimestampKind, TraceFlags};
 use crate::host::ProcessHost;
 use crate::ids::{Mfa, Pid};
 use crate::session::{SessionId, SessionRef};
-use crate::tracee::Tracee;
+use crate::tracee::{LinksCache, LinksOf, Tracee};
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 /// How a call is made.
@@ -105,13 +105,14 @@ struct ReturnFlags {
 }
 
 /// What a match spec decided about a call.
-enum Decision {
+enum Decision<'a> {
     /// Trace the call (no spec, or `true`).
     Trace,
     /// Do not send the call message.
     Skip,
-    /// Trace it with this extra term.
-    Message(Term),
+    /// Trace it with this extra term (read where the run left it: the
+    /// tracer copies what it keeps).
+    Message(TermRef<'a>),
 }
 
 /// A process as the thread running it sees it.
@@ -122,8 +123,12 @@ enum Decision {
 pub struct Process {
     core: Arc<TraceCore>,
     tracee: Arc<Tracee>,
+    /// The tracee's links, as this process saw them last.
+    links: LinksCache,
     stack: Vec<Frame>,
     scratch: Scratch,
+    /// Where call messages are built, reused from call to call.
+    message: Heap,
     scheduler_id: u32,
     counters: ProcessCounters,
 }
@@ -133,7 +138,16 @@ impl Process {
         let stack =
             initial.map(|mfa| Frame::Function { mfa, catches: false }).into_iter().collect();
         let counters = ProcessCounters::new(initial);
-        Process { core, tracee, stack, scratch: Scratch::new(), scheduler_id: 1, counters }
+        Process {
+            core,
+            links: LinksCache::new(LinksOf(tracee.clone())),
+            tracee,
+            stack,
+            scratch: Scratch::new(),
+            message: Heap::new(),
+            scheduler_id: 1,
+            counters,
+        }
     }
 
     /// The process's pid.
@@ -451,7 +465,7 @@ impl Process {
         flags: BpFlags,
         previous: Option<Arc<FunctionEntry>>,
     ) {
-        if !self.tracee.links_snapshot().iter().any(|l| l.session.id() == session) {
+        if !self.links.load().iter().any(|l| l.session.id() == session) {
             return;
         }
         let generation = self.core.active();
@@ -469,10 +483,10 @@ impl Process {
         local: bool,
         session: &SessionRef,
     ) -> ReturnFlags {
-        let Process { core, tracee, stack, scratch, scheduler_id, .. } = self;
+        let Process { core, tracee, links, stack, scratch, message, scheduler_id, .. } = self;
         let id = TraceeId::Process(tracee.pid());
-        // A borrowed snapshot: no reference counts change on this path.
-        let links = tracee.links_snapshot();
+        // No reference counts change on this path.
+        let links = links.load();
         let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else {
             return ReturnFlags::default();
         };
@@ -501,18 +515,16 @@ impl Process {
         if local && flags.contains(TraceFlags::RETURN_TO) {
             asked.return_to = true;
         }
-        let mut heap = Heap::with_capacity(32);
+        message.clear();
         let payload = if flags.contains(TraceFlags::ARITY) {
             Word::small(i64::from(mfa.arity)).expect("an arity is small")
         } else {
-            args.copy_to(&mut heap)
+            args.copy_to(message)
         };
-        let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
-        let opts = TraceOpts {
-            match_spec_result: extra.as_ref().map(Term::as_ref),
-            ..TraceOpts::for_flags(flags, *scheduler_id)
-        };
-        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, heap.view(root), &opts);
+        let root = message.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        let opts =
+            TraceOpts { match_spec_result: extra, ..TraceOpts::for_flags(flags, *scheduler_id) };
+        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, message.view(root), &opts);
         asked
     }
 
@@ -539,31 +551,23 @@ impl Process {
         if tracer.enabled_kind(TraceCategory::Call, TraceTag::Call, tracee) != Enabled::Trace {
             return None;
         }
-        let (decision, asked) = run_spec(
-            &self.core,
-            &self.tracee,
-            &self.stack,
-            &mut self.scratch,
-            mfa,
-            args,
-            spec,
-            session,
-        );
+        let Process { core, tracee: process, stack, scratch, message, .. } = self;
+        let (decision, asked) = run_spec(core, process, stack, scratch, mfa, args, spec, session);
         let extra = match decision {
             Decision::Skip => return Some((asked, tracer)),
             Decision::Trace => None,
             Decision::Message(term) => Some(term),
         };
-        let mut heap = Heap::new();
-        let payload = args.copy_to(&mut heap);
-        let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        message.clear();
+        let payload = args.copy_to(message);
+        let root = message.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
         let opts = TraceOpts {
             extra: None,
-            match_spec_result: extra.as_ref().map(Term::as_ref),
+            match_spec_result: extra,
             scheduler_id: None,
             timestamp: Some(TimestampKind::Now),
         };
-        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, heap.view(root), &opts);
+        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, message.view(root), &opts);
         Some((asked, tracer))
     }
 
@@ -633,21 +637,25 @@ impl Process {
         if !session.is_alive() {
             return;
         }
-        let tracee = TraceeId::Process(self.pid());
+        let Process { tracee, links, message, scheduler_id, .. } = self;
+        let id = TraceeId::Process(tracee.pid());
         let (tracer, flags) = match tracer {
-            FrameTracer::Process => match self.tracee.link(session) {
-                Some(link) if link.flags.contains(TraceFlags::CALL) => (link.tracer, link.flags),
-                _ => return,
-            },
-            FrameTracer::Meta(tracer) => (tracer.clone(), TraceFlags::CALL | TraceFlags::TIMESTAMP),
+            FrameTracer::Process => {
+                match links.load().iter().find(|l| Arc::ptr_eq(&l.session, session)) {
+                    Some(link) if link.flags.contains(TraceFlags::CALL) => {
+                        (&link.tracer, link.flags)
+                    }
+                    _ => return,
+                }
+            }
+            FrameTracer::Meta(tracer) => (tracer, TraceFlags::CALL | TraceFlags::TIMESTAMP),
         };
         // ERTS asks the tracer nothing here (`erts_trace_return`,
         // `erts_trace_exception`): the call it allowed decides.
-        let mut heap = Heap::new();
-        let root = mfa.to_word(&mut heap);
-        let opts =
-            TraceOpts { extra: Some(extra), ..TraceOpts::for_flags(flags, self.scheduler_id) };
-        tracer.trace_kind(TraceCategory::Call, tag, tracee, heap.view(root), &opts);
+        message.clear();
+        let root = mfa.to_word(message);
+        let opts = TraceOpts { extra: Some(extra), ..TraceOpts::for_flags(flags, *scheduler_id) };
+        tracer.trace_kind(TraceCategory::Call, tag, id, message.view(root), &opts);
     }
 
     /// `{trace, Pid, exit, Reason}` to every session tracing `procs`.
@@ -660,25 +668,27 @@ impl Process {
         if !session.is_alive() {
             return;
         }
-        let tracee = TraceeId::Process(self.pid());
-        let Some(link) = self.tracee.link(session) else { return };
+        let Process { tracee, links, message, scheduler_id, .. } = self;
+        let id = TraceeId::Process(tracee.pid());
+        let links = links.load();
+        let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else { return };
         if !link.flags.contains(TraceFlags::CALL | TraceFlags::RETURN_TO)
             || link.flags.contains(TraceFlags::SILENT)
         {
             return;
         }
         // No enabled check either (`erts_trace_return_to`).
-        let mut heap = Heap::new();
+        message.clear();
         let root = match into {
-            Some(mfa) => mfa.to_word(&mut heap),
+            Some(mfa) => mfa.to_word(message),
             None => Word::atom(Atom::UNDEFINED),
         };
-        let opts = TraceOpts::for_flags(link.flags, self.scheduler_id);
+        let opts = TraceOpts::for_flags(link.flags, *scheduler_id);
         link.tracer.trace_kind(
             TraceCategory::Call,
             TraceTag::ReturnTo,
-            tracee,
-            heap.view(root),
+            id,
+            message.view(root),
             &opts,
         );
     }
@@ -687,16 +697,16 @@ impl Process {
 /// Runs a call's match spec, if it has one, for the process whose parts
 /// are given (so that callers can hold borrows of the others).
 #[allow(clippy::too_many_arguments, reason = "the parts of a Process, borrowed apart")]
-fn run_spec(
+fn run_spec<'a>(
     core: &TraceCore,
     tracee: &Arc<Tracee>,
     stack: &[Frame],
-    scratch: &mut Scratch,
+    scratch: &'a mut Scratch,
     mfa: Mfa,
-    args: TermRef<'_>,
-    spec: Option<&TraceSpec>,
+    args: TermRef<'a>,
+    spec: Option<&'a TraceSpec>,
     session: &SessionRef,
-) -> (Decision, ReturnFlags) {
+) -> (Decision<'a>, ReturnFlags) {
     let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
     let mut host = ProcessHost::new(core, tracee, stack, session, Some(mfa));
     match spec.spec.run(args, scratch, &mut host) {
@@ -709,7 +719,7 @@ fn run_spec(
             let decision = match matched.result.kind() {
                 Kind::Atom(Atom::TRUE) => Decision::Trace,
                 Kind::Atom(Atom::FALSE) => Decision::Skip,
-                _ => Decision::Message(matched.result.to_owned()),
+                _ => Decision::Message(matched.result),
             };
             (decision, asked)
         }
