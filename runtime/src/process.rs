@@ -8,12 +8,16 @@ use std::sync::Arc;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use matchspec::{Outcome, Scratch};
 
-use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
+use crate::bp_cache::BreakpointCache;
+use crate::breakpoint::{
+    BpFlags, Breakpoint, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec,
+};
 use crate::core::{HitGuard, TraceCore};
 use crate::counters::{Here, ProcessCounters};
 use crate::flags::{TimestampKind, TraceFlags};
 use crate::host::ProcessHost;
 use crate::ids::{Mfa, Pid};
+use crate::pin::HitPin;
 use crate::session::{SessionId, SessionRef};
 use crate::tracee::{LinksCache, LinksOf, Tracee};
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
@@ -129,6 +133,10 @@ pub struct Process {
     scratch: Scratch,
     /// Where call messages are built, reused from call to call.
     message: Heap,
+    /// What hits pin generations with (`None` until the first hit).
+    pin: Option<Arc<HitPin>>,
+    /// The breakpoints of the functions it hit lately.
+    breakpoints: BreakpointCache,
     scheduler_id: u32,
     counters: ProcessCounters,
 }
@@ -145,6 +153,8 @@ impl Process {
             stack,
             scratch: Scratch::new(),
             message: Heap::new(),
+            pin: None,
+            breakpoints: BreakpointCache::default(),
             scheduler_id: 1,
             counters,
         }
@@ -385,9 +395,26 @@ impl Process {
     #[inline(never)]
     fn hit(&mut self, entry: &FunctionEntry, args: TermRef<'_>, remote: bool) {
         let _in_hit = HitGuard::enter();
-        let generation = self.core.active();
-        let slot = entry.slot(generation.index);
-        let Some(breakpoint) = slot.as_ref() else { return };
+        let pin = self.pin.take().unwrap_or_else(|| self.core.pins.register());
+        let pinned = self.core.pins.pin(pin);
+        let breakpoint = self.breakpoints.take(entry, pinned.number());
+        if let Some(breakpoint) = &breakpoint {
+            self.hit_sessions(entry, breakpoint, args, remote, pinned.index());
+        }
+        self.breakpoints.put_back(entry, pinned.number(), breakpoint);
+        self.pin = Some(pinned.unpin());
+    }
+
+    /// The sessions of `entry`'s `breakpoint`, read in generation slot
+    /// `generation`.
+    fn hit_sessions(
+        &mut self,
+        entry: &FunctionEntry,
+        breakpoint: &Breakpoint,
+        args: TermRef<'_>,
+        remote: bool,
+        generation: usize,
+    ) {
         let mfa = entry.mfa();
         // ERTS runs the export entry's breakpoints (global) before the
         // code's, each list newest first (the order `sessions` keeps).
@@ -405,9 +432,7 @@ impl Process {
             // Call trace needs the process's `call` flag in the session
             // (`trace_call` checks it); call time and memory do too.
             let accounting = BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
-            if flags.intersects(accounting)
-                && !self.tracee.flags(&sbp.session).contains(TraceFlags::CALL)
-            {
+            if flags.intersects(accounting) && !self.traced_with(&sbp.session, TraceFlags::CALL) {
                 flags -= accounting;
             }
             if flags.intersects(BpFlags::CALL_TRACE) {
@@ -429,9 +454,18 @@ impl Process {
                 count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             if flags.intersects(accounting) {
-                self.account_call(entry, sbp, flags & accounting, generation.index);
+                self.account_call(entry, sbp, flags & accounting, generation);
             }
         }
+    }
+
+    /// Does `session` trace the process with all of `flags`?
+    fn traced_with(&mut self, session: &SessionRef, flags: TraceFlags) -> bool {
+        let links = self.links.load();
+        links
+            .iter()
+            .find(|l| Arc::ptr_eq(&l.session, session))
+            .is_some_and(|l| l.flags.contains(flags))
     }
 
     /// `call_time` / `call_memory` at a call (ERTS's `erts_trace_call_acc`
