@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
+use matchspec::term::{Atom, Heap, Space, Term, TermRef, Word};
 use matchspec::{Outcome, Scratch};
 
 use crate::bp_cache::BreakpointCache;
@@ -131,7 +131,8 @@ pub struct Process {
     links: LinksCache,
     stack: Vec<Frame>,
     scratch: Scratch,
-    /// Where call messages are built, reused from call to call.
+    /// Where trace messages are built, reused from call to call (in the
+    /// scratch space, so that they can point at the host's arguments).
     message: Heap,
     /// What hits pin generations with (`None` until the first hit).
     pin: Option<Arc<HitPin>>,
@@ -152,7 +153,7 @@ impl Process {
             tracee,
             stack,
             scratch: Scratch::new(),
-            message: Heap::new(),
+            message: Heap::in_space(Space::Scratch),
             pin: None,
             breakpoints: BreakpointCache::default(),
             scheduler_id: 1,
@@ -549,16 +550,10 @@ impl Process {
         if local && flags.contains(TraceFlags::RETURN_TO) {
             asked.return_to = true;
         }
-        message.clear();
-        let payload = if flags.contains(TraceFlags::ARITY) {
-            Word::small(i64::from(mfa.arity)).expect("an arity is small")
-        } else {
-            args.copy_to(message)
-        };
-        let root = message.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        let call = call_message(message, mfa, args, flags.contains(TraceFlags::ARITY));
         let opts =
             TraceOpts { match_spec_result: extra, ..TraceOpts::for_flags(flags, *scheduler_id) };
-        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, message.view(root), &opts);
+        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, call, &opts);
         asked
     }
 
@@ -592,16 +587,14 @@ impl Process {
             Decision::Trace => None,
             Decision::Message(term) => Some(term),
         };
-        message.clear();
-        let payload = args.copy_to(message);
-        let root = message.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        let call = call_message(message, mfa, args, false);
         let opts = TraceOpts {
             extra: None,
             match_spec_result: extra,
             scheduler_id: None,
             timestamp: Some(TimestampKind::Now),
         };
-        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, message.view(root), &opts);
+        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, call, &opts);
         Some((asked, tracer))
     }
 
@@ -728,6 +721,32 @@ impl Process {
     }
 }
 
+/// The message of a call, `{Module, Function, Args}` (or the arity), built
+/// in `message` (a heap of the scratch space, cleared first) around the
+/// arguments where they are: copied only if they use that space
+/// themselves.
+fn call_message<'m>(
+    message: &'m mut Heap,
+    mfa: Mfa,
+    args: TermRef<'m>,
+    arity: bool,
+) -> TermRef<'m> {
+    message.clear();
+    let [module, function] = [mfa.module, mfa.function].map(Word::atom);
+    if arity {
+        let arity = Word::small(i64::from(mfa.arity)).expect("an arity is small");
+        let root = message.tuple(&[module, function, arity]);
+        return message.view(root);
+    }
+    if args.heaps().space(Space::Scratch).is_empty() {
+        let root = message.tuple(&[module, function, args.word()]);
+        return args.heaps().with(message).term(root);
+    }
+    let args = args.copy_to(message);
+    let root = message.tuple(&[module, function, args]);
+    message.view(root)
+}
+
 /// Runs a call's match spec, if it has one, for the process whose parts
 /// are given (so that callers can hold borrows of the others).
 #[allow(clippy::too_many_arguments, reason = "the parts of a Process, borrowed apart")]
@@ -750,9 +769,10 @@ fn run_spec<'a>(
                 exception_trace: matched.flags.exception_trace,
                 return_to: false,
             };
-            let decision = match matched.result.kind() {
-                Kind::Atom(Atom::TRUE) => Decision::Trace,
-                Kind::Atom(Atom::FALSE) => Decision::Skip,
+            // The word alone tells: `kind` would decode a boxed result.
+            let decision = match matched.result.as_atom() {
+                Some(Atom::TRUE) => Decision::Trace,
+                Some(Atom::FALSE) => Decision::Skip,
                 _ => Decision::Message(matched.result),
             };
             (decision, asked)
