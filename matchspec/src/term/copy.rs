@@ -10,18 +10,26 @@ use super::{Atom, Term, TermRef};
 /// depth copy without growing the call stack. Shared subterms are copied
 /// once per reference (as `term_to_binary` would write them).
 pub(crate) fn copy_into(term: TermRef<'_>, dst: &mut Heap) -> Word {
-    if term.word().is_immediate() {
-        return term.word();
+    let mut word = term.word();
+    if word.is_immediate() {
+        return word;
     }
     let heaps = term.heaps();
     let mut pending = Pending::default();
-    let root = shallow_copy(&heaps, term.word(), dst, &mut pending);
-    while let Some(slot) = pending.pop() {
-        let word = dst.words()[slot];
-        let copied = shallow_copy(&heaps, word, dst, &mut pending);
-        dst.set(slot, copied);
+    // The root first, then the slots it left pointing at the source, one
+    // call site, so the copy of one object is inlined.
+    let mut slot = None;
+    let mut root = word;
+    loop {
+        let copied = copy_object(&heaps, word, dst, &mut pending);
+        match slot {
+            None => root = copied,
+            Some(at) => dst.set(at, copied),
+        }
+        let Some(next) = pending.pop() else { return root };
+        slot = Some(next);
+        word = dst.words()[next];
     }
-    root
 }
 
 /// A copy of `term` with every atom `a` for which `rename(a)` is `Some(b)`
@@ -134,13 +142,11 @@ impl Pending {
     }
 }
 
-/// Copies the cell or object `word` points at (not its children) into `dst`,
-/// and records the new slots that still hold words of the source heaps.
-#[inline]
-fn shallow_copy(heaps: &HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Pending) -> Word {
-    if word.is_immediate() {
-        return word;
-    }
+/// Copies the cell or object the pointer `word` points at (not its
+/// children) into `dst`, and records the new slots that still hold words
+/// of the source heaps.
+#[inline(always)]
+fn copy_object(heaps: &HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Pending) -> Word {
     let cells = heaps.cells(word);
     if word.is_cons() {
         let cell = &cells[..2];
