@@ -599,7 +599,22 @@ impl Process {
     }
 
     /// Pushes the return frames a call trace asked for.
+    #[inline]
     fn push_trace_frames(
+        &mut self,
+        mfa: Mfa,
+        asked: ReturnFlags,
+        session: &SessionRef,
+        tracer: FrameTracer,
+    ) {
+        if asked == ReturnFlags::default() {
+            // Most calls ask for none: no call for them.
+            return;
+        }
+        self.push_asked_frames(mfa, asked, session, tracer);
+    }
+
+    fn push_asked_frames(
         &mut self,
         mfa: Mfa,
         asked: ReturnFlags,

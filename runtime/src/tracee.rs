@@ -89,6 +89,7 @@ impl Tracee {
     /// ERTS's `is_tracer_ref_enabled`: does `link`'s tracer want event
     /// `tag` of the process? It is asked `trace_status` first; a tracer that
     /// answers `remove` is removed from the process in that session.
+    #[inline]
     pub(crate) fn tracer_enabled(
         &self,
         link: &TracerLink,

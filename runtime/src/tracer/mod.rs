@@ -140,6 +140,7 @@ pub trait Tracer: Send + Sync + fmt::Debug {
 /// `remove`. Only the caller knows whether the tracer really goes (ERTS
 /// removes it only from the process that is running, e.g. at a call, not
 /// at process events).
+#[inline]
 pub(crate) fn status_then(
     tracer: &dyn Tracer,
     category: TraceCategory,
