@@ -2,7 +2,8 @@
 //! counts under callgrind (`valgrind --tool=callgrind`).
 //!
 //! ```text
-//! trace_count CASE ENGINE CALLS   # CASE untraced|rejected|emitted, ENGINE interp|jit
+//! trace_count CASE ENGINE CALLS         # CASE untraced|rejected|emitted, ENGINE interp|jit
+//! trace_count CASE ENGINE CALLS time    # the best of 20 timed runs, in ns per call
 //! ```
 //!
 //! Instructions per call: the difference between two counts with
@@ -15,8 +16,10 @@ use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [case, engine, calls] = &args[..] else {
-        panic!("usage: trace_count untraced|rejected|emitted interp|jit CALLS");
+    let (case, engine, calls, timed) = match &args[..] {
+        [case, engine, calls] => (case, engine, calls, false),
+        [case, engine, calls, time] if time == "time" => (case, engine, calls, true),
+        _ => panic!("usage: trace_count untraced|rejected|emitted interp|jit CALLS [time]"),
     };
     let case = match case.as_str() {
         "untraced" => TraceCase::Untraced,
@@ -30,6 +33,18 @@ fn main() {
         _ => panic!("unknown engine {engine}"),
     };
     let mut workload = TraceWorkload::new(case, engine);
-    let delivered = workload.run(black_box(calls.parse().expect("a number of calls")));
+    let calls: u64 = calls.parse().expect("a number of calls");
+    if timed {
+        let best = (0..20)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                black_box(workload.run(black_box(calls)));
+                start.elapsed().as_nanos() as f64 / calls as f64
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!("{best:.1} ns per call");
+        return;
+    }
+    let delivered = workload.run(black_box(calls));
     println!("{delivered} delivered");
 }
