@@ -765,6 +765,7 @@ fn call_message<'m>(
 /// Runs a call's match spec, if it has one, for the process whose parts
 /// are given (so that callers can hold borrows of the others).
 #[allow(clippy::too_many_arguments, reason = "the parts of a Process, borrowed apart")]
+#[inline]
 fn run_spec<'a>(
     core: &TraceCore,
     tracee: &Arc<Tracee>,
