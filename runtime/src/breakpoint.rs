@@ -179,6 +179,11 @@ impl FunctionEntry {
         self.this.upgrade()
     }
 
+    /// The entry, weakly (names it without keeping it).
+    pub(crate) fn weak(&self) -> Weak<FunctionEntry> {
+        self.this.clone()
+    }
+
     /// The function.
     pub fn mfa(&self) -> Mfa {
         self.mfa

@@ -32,6 +32,7 @@ use crate::error::TraceError;
 use crate::flags::TraceFlags;
 use crate::ids::{Mfa, Pid, PortId};
 use crate::on_load::OnLoad;
+use crate::pin::Pins;
 use crate::process::Process;
 use crate::session::{Session, SessionId, SessionRef};
 use crate::tracee::{Tracee, TracerLink};
@@ -114,6 +115,8 @@ pub struct TraceCore {
     pub(crate) config: CoreConfig,
     pub(crate) staged: Mutex<Staged>,
     generation: ArcSwap<Generation>,
+    /// The generation as breakpoint hits read it (the same one).
+    pub(crate) pins: Pins,
     sessions: RwLock<Vec<SessionRef>>,
     next_session: AtomicU32,
     legacy: SessionRef,
@@ -136,6 +139,7 @@ impl TraceCore {
             config,
             staged: Mutex::new(Staged::default()),
             generation: ArcSwap::from_pointee(Generation { index: 0 }),
+            pins: Pins::default(),
             sessions: RwLock::new(vec![legacy.clone()]),
             next_session: AtomicU32::new(1),
             legacy,
@@ -417,14 +421,18 @@ impl TraceCore {
                 entry.install(true);
             }
         }
-        // Commit: one store makes every staged change active.
+        // Commit: one store makes every staged change active (one for
+        // each kind of reader).
         let old = self.generation.swap(Arc::new(Generation { index: staging }));
+        let old_number = self.pins.advance();
+        debug_assert_eq!((old_number % 2) as usize, old.index, "numbers and slots agree");
         // Wait for every thread that may still read the old slots. The
         // swap turned their borrowed loads into counted references, so the
         // count says how many there are; hits are short.
         while Arc::strong_count(&old) > 1 {
             std::thread::yield_now();
         }
+        self.pins.wait_for_readers_of(old_number);
         // Uninstall functions nobody traces any more, and make the old
         // slots the next staging generation.
         for entry in touched {

@@ -133,6 +133,7 @@
 
 #![forbid(unsafe_code)]
 
+mod bp_cache;
 pub mod breakpoint;
 pub mod clock;
 pub mod commands;
@@ -146,6 +147,7 @@ mod links;
 mod messages;
 pub mod on_load;
 pub mod pattern;
+mod pin;
 mod ports;
 mod process;
 pub mod scenario;

@@ -5,17 +5,21 @@
 
 use std::sync::Arc;
 
-use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
+use matchspec::term::{Atom, Heap, Space, Term, TermRef, Word};
 use matchspec::{Outcome, Scratch};
 
-use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
+use crate::bp_cache::BreakpointCache;
+use crate::breakpoint::{
+    BpFlags, Breakpoint, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec,
+};
 use crate::core::{HitGuard, TraceCore};
 use crate::counters::{Here, ProcessCounters};
 use crate::flags::{TimestampKind, TraceFlags};
 use crate::host::ProcessHost;
 use crate::ids::{Mfa, Pid};
+use crate::pin::HitPin;
 use crate::session::{SessionId, SessionRef};
-use crate::tracee::Tracee;
+use crate::tracee::{LinksCache, LinksOf, Tracee};
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 /// How a call is made.
@@ -105,13 +109,14 @@ struct ReturnFlags {
 }
 
 /// What a match spec decided about a call.
-enum Decision {
+enum Decision<'a> {
     /// Trace the call (no spec, or `true`).
     Trace,
     /// Do not send the call message.
     Skip,
-    /// Trace it with this extra term.
-    Message(Term),
+    /// Trace it with this extra term (read where the run left it: the
+    /// tracer copies what it keeps).
+    Message(TermRef<'a>),
 }
 
 /// A process as the thread running it sees it.
@@ -123,8 +128,17 @@ pub struct Process {
     core: Arc<TraceCore>,
     pid: Pid,
     tracee: Arc<Tracee>,
+    /// The tracee's links, as this process saw them last.
+    links: LinksCache,
     stack: Vec<Frame>,
     scratch: Scratch,
+    /// Where trace messages are built, reused from call to call (in the
+    /// scratch space, so that they can point at the host's arguments).
+    message: Heap,
+    /// What hits pin generations with (`None` until the first hit).
+    pin: Option<Arc<HitPin>>,
+    /// The breakpoints of the functions it hit lately.
+    breakpoints: BreakpointCache,
     scheduler_id: u32,
     counters: ProcessCounters,
 }
@@ -139,7 +153,19 @@ impl Process {
         let stack =
             initial.map(|mfa| Frame::Function { mfa, catches: false }).into_iter().collect();
         let counters = ProcessCounters::new(initial);
-        Process { core, pid, tracee, stack, scratch: Scratch::new(), scheduler_id: 1, counters }
+        Process {
+            core,
+            pid,
+            links: LinksCache::new(LinksOf(tracee.clone())),
+            tracee,
+            stack,
+            scratch: Scratch::new(),
+            message: Heap::in_space(Space::Scratch),
+            pin: None,
+            breakpoints: BreakpointCache::default(),
+            scheduler_id: 1,
+            counters,
+        }
     }
 
     /// The process's pid.
@@ -377,9 +403,26 @@ impl Process {
     #[inline(never)]
     fn hit(&mut self, entry: &FunctionEntry, args: TermRef<'_>, remote: bool) {
         let _in_hit = HitGuard::enter();
-        let generation = self.core.active();
-        let slot = entry.slot(generation.index);
-        let Some(breakpoint) = slot.as_ref() else { return };
+        let pin = self.pin.take().unwrap_or_else(|| self.core.pins.register());
+        let pinned = self.core.pins.pin(pin);
+        let breakpoint = self.breakpoints.take(entry, pinned.number());
+        if let Some(breakpoint) = &breakpoint {
+            self.hit_sessions(entry, breakpoint, args, remote, pinned.index());
+        }
+        self.breakpoints.put_back(entry, pinned.number(), breakpoint);
+        self.pin = Some(pinned.unpin());
+    }
+
+    /// The sessions of `entry`'s `breakpoint`, read in generation slot
+    /// `generation`.
+    fn hit_sessions(
+        &mut self,
+        entry: &FunctionEntry,
+        breakpoint: &Breakpoint,
+        args: TermRef<'_>,
+        remote: bool,
+        generation: usize,
+    ) {
         let mfa = entry.mfa();
         // ERTS runs the export entry's breakpoints (global) before the
         // code's, each list newest first (the order `sessions` keeps).
@@ -397,9 +440,7 @@ impl Process {
             // Call trace needs the process's `call` flag in the session
             // (`trace_call` checks it); call time and memory do too.
             let accounting = BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
-            if flags.intersects(accounting)
-                && !self.tracee.flags(&sbp.session).contains(TraceFlags::CALL)
-            {
+            if flags.intersects(accounting) && !self.traced_with(&sbp.session, TraceFlags::CALL) {
                 flags -= accounting;
             }
             if flags.intersects(BpFlags::CALL_TRACE) {
@@ -421,9 +462,18 @@ impl Process {
                 count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             if flags.intersects(accounting) {
-                self.account_call(entry, sbp, flags & accounting, generation.index);
+                self.account_call(entry, sbp, flags & accounting, generation);
             }
         }
+    }
+
+    /// Does `session` trace the process with all of `flags`?
+    fn traced_with(&mut self, session: &SessionRef, flags: TraceFlags) -> bool {
+        let links = self.links.load();
+        links
+            .iter()
+            .find(|l| Arc::ptr_eq(&l.session, session))
+            .is_some_and(|l| l.flags.contains(flags))
     }
 
     /// `call_time` / `call_memory` at a call (ERTS's `erts_trace_call_acc`
@@ -457,7 +507,7 @@ impl Process {
         flags: BpFlags,
         previous: Option<Arc<FunctionEntry>>,
     ) {
-        if !self.tracee.links_snapshot().iter().any(|l| l.session.id() == session) {
+        if !self.links.load().iter().any(|l| l.session.id() == session) {
             return;
         }
         let generation = self.core.active();
@@ -475,10 +525,10 @@ impl Process {
         local: bool,
         session: &SessionRef,
     ) -> ReturnFlags {
-        let Process { core, tracee, stack, scratch, scheduler_id, .. } = self;
+        let Process { core, tracee, links, stack, scratch, message, scheduler_id, .. } = self;
         let id = tracee.id();
-        // A borrowed snapshot: no reference counts change on this path.
-        let links = tracee.links_snapshot();
+        // No reference counts change on this path.
+        let links = links.load();
         let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else {
             return ReturnFlags::default();
         };
@@ -507,18 +557,10 @@ impl Process {
         if local && flags.contains(TraceFlags::RETURN_TO) {
             asked.return_to = true;
         }
-        let mut heap = Heap::with_capacity(32);
-        let payload = if flags.contains(TraceFlags::ARITY) {
-            Word::small(i64::from(mfa.arity)).expect("an arity is small")
-        } else {
-            args.copy_to(&mut heap)
-        };
-        let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
-        let opts = TraceOpts {
-            match_spec_result: extra.as_ref().map(Term::as_ref),
-            ..TraceOpts::for_flags(flags, *scheduler_id)
-        };
-        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, heap.view(root), &opts);
+        let call = call_message(message, mfa, args, flags.contains(TraceFlags::ARITY));
+        let opts =
+            TraceOpts { match_spec_result: extra, ..TraceOpts::for_flags(flags, *scheduler_id) };
+        link.tracer.trace_kind(TraceCategory::Call, TraceTag::Call, id, call, &opts);
         asked
     }
 
@@ -545,36 +587,41 @@ impl Process {
         if tracer.enabled_kind(TraceCategory::Call, TraceTag::Call, tracee) != Enabled::Trace {
             return None;
         }
-        let (decision, asked) = run_spec(
-            &self.core,
-            &self.tracee,
-            &self.stack,
-            &mut self.scratch,
-            mfa,
-            args,
-            spec,
-            session,
-        );
+        let Process { core, tracee: process, stack, scratch, message, .. } = self;
+        let (decision, asked) = run_spec(core, process, stack, scratch, mfa, args, spec, session);
         let extra = match decision {
             Decision::Skip => return Some((asked, tracer)),
             Decision::Trace => None,
             Decision::Message(term) => Some(term),
         };
-        let mut heap = Heap::new();
-        let payload = args.copy_to(&mut heap);
-        let root = heap.tuple(&[Word::atom(mfa.module), Word::atom(mfa.function), payload]);
+        let call = call_message(message, mfa, args, false);
         let opts = TraceOpts {
             extra: None,
-            match_spec_result: extra.as_ref().map(Term::as_ref),
+            match_spec_result: extra,
             scheduler_id: None,
             timestamp: Some(TimestampKind::Now),
         };
-        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, heap.view(root), &opts);
+        tracer.trace_kind(TraceCategory::Call, TraceTag::Call, tracee, call, &opts);
         Some((asked, tracer))
     }
 
     /// Pushes the return frames a call trace asked for.
+    #[inline]
     fn push_trace_frames(
+        &mut self,
+        mfa: Mfa,
+        asked: ReturnFlags,
+        session: &SessionRef,
+        tracer: FrameTracer,
+    ) {
+        if asked == ReturnFlags::default() {
+            // Most calls ask for none: no call for them.
+            return;
+        }
+        self.push_asked_frames(mfa, asked, session, tracer);
+    }
+
+    fn push_asked_frames(
         &mut self,
         mfa: Mfa,
         asked: ReturnFlags,
@@ -639,21 +686,25 @@ impl Process {
         if !session.is_alive() {
             return;
         }
-        let tracee = TraceeId::Process(self.pid());
+        let Process { tracee, links, message, scheduler_id, .. } = self;
+        let id = tracee.id();
         let (tracer, flags) = match tracer {
-            FrameTracer::Process => match self.tracee.link(session) {
-                Some(link) if link.flags.contains(TraceFlags::CALL) => (link.tracer, link.flags),
-                _ => return,
-            },
-            FrameTracer::Meta(tracer) => (tracer.clone(), TraceFlags::CALL | TraceFlags::TIMESTAMP),
+            FrameTracer::Process => {
+                match links.load().iter().find(|l| Arc::ptr_eq(&l.session, session)) {
+                    Some(link) if link.flags.contains(TraceFlags::CALL) => {
+                        (&link.tracer, link.flags)
+                    }
+                    _ => return,
+                }
+            }
+            FrameTracer::Meta(tracer) => (tracer, TraceFlags::CALL | TraceFlags::TIMESTAMP),
         };
         // ERTS asks the tracer nothing here (`erts_trace_return`,
         // `erts_trace_exception`): the call it allowed decides.
-        let mut heap = Heap::new();
-        let root = mfa.to_word(&mut heap);
-        let opts =
-            TraceOpts { extra: Some(extra), ..TraceOpts::for_flags(flags, self.scheduler_id) };
-        tracer.trace_kind(TraceCategory::Call, tag, tracee, heap.view(root), &opts);
+        message.clear();
+        let root = mfa.to_word(message);
+        let opts = TraceOpts { extra: Some(extra), ..TraceOpts::for_flags(flags, *scheduler_id) };
+        tracer.trace_kind(TraceCategory::Call, tag, id, message.view(root), &opts);
     }
 
     /// `{trace, Pid, exit, Reason}` to every session tracing `procs`.
@@ -666,43 +717,72 @@ impl Process {
         if !session.is_alive() {
             return;
         }
-        let tracee = TraceeId::Process(self.pid());
-        let Some(link) = self.tracee.link(session) else { return };
+        let Process { tracee, links, message, scheduler_id, .. } = self;
+        let id = tracee.id();
+        let links = links.load();
+        let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else { return };
         if !link.flags.contains(TraceFlags::CALL | TraceFlags::RETURN_TO)
             || link.flags.contains(TraceFlags::SILENT)
         {
             return;
         }
         // No enabled check either (`erts_trace_return_to`).
-        let mut heap = Heap::new();
+        message.clear();
         let root = match into {
-            Some(mfa) => mfa.to_word(&mut heap),
+            Some(mfa) => mfa.to_word(message),
             None => Word::atom(Atom::UNDEFINED),
         };
-        let opts = TraceOpts::for_flags(link.flags, self.scheduler_id);
+        let opts = TraceOpts::for_flags(link.flags, *scheduler_id);
         link.tracer.trace_kind(
             TraceCategory::Call,
             TraceTag::ReturnTo,
-            tracee,
-            heap.view(root),
+            id,
+            message.view(root),
             &opts,
         );
     }
 }
 
+/// The message of a call, `{Module, Function, Args}` (or the arity), built
+/// in `message` (a heap of the scratch space, cleared first) around the
+/// arguments where they are: copied only if they use that space
+/// themselves.
+fn call_message<'m>(
+    message: &'m mut Heap,
+    mfa: Mfa,
+    args: TermRef<'m>,
+    arity: bool,
+) -> TermRef<'m> {
+    message.clear();
+    let [module, function] = [mfa.module, mfa.function].map(Word::atom);
+    if arity {
+        let arity = Word::small(i64::from(mfa.arity)).expect("an arity is small");
+        let root = message.tuple(&[module, function, arity]);
+        return message.view(root);
+    }
+    if args.heaps().space(Space::Scratch).is_empty() {
+        let root = message.tuple(&[module, function, args.word()]);
+        return args.heaps().with(message).term(root);
+    }
+    let args = args.copy_to(message);
+    let root = message.tuple(&[module, function, args]);
+    message.view(root)
+}
+
 /// Runs a call's match spec, if it has one, for the process whose parts
 /// are given (so that callers can hold borrows of the others).
 #[allow(clippy::too_many_arguments, reason = "the parts of a Process, borrowed apart")]
-fn run_spec(
+#[inline]
+fn run_spec<'a>(
     core: &TraceCore,
     tracee: &Arc<Tracee>,
     stack: &[Frame],
-    scratch: &mut Scratch,
+    scratch: &'a mut Scratch,
     mfa: Mfa,
-    args: TermRef<'_>,
-    spec: Option<&TraceSpec>,
+    args: TermRef<'a>,
+    spec: Option<&'a TraceSpec>,
     session: &SessionRef,
-) -> (Decision, ReturnFlags) {
+) -> (Decision<'a>, ReturnFlags) {
     let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
     let mut host = ProcessHost::new(core, tracee, stack, session, Some(mfa));
     match spec.spec.run(args, scratch, &mut host) {
@@ -712,10 +792,11 @@ fn run_spec(
                 exception_trace: matched.flags.exception_trace,
                 return_to: false,
             };
-            let decision = match matched.result.kind() {
-                Kind::Atom(Atom::TRUE) => Decision::Trace,
-                Kind::Atom(Atom::FALSE) => Decision::Skip,
-                _ => Decision::Message(matched.result.to_owned()),
+            // The word alone tells: `kind` would decode a boxed result.
+            let decision = match matched.result.as_atom() {
+                Some(Atom::TRUE) => Decision::Trace,
+                Some(Atom::FALSE) => Decision::Skip,
+                _ => Decision::Message(matched.result),
             };
             (decision, asked)
         }

@@ -2,10 +2,11 @@
 //! flags (ERTS's `ErtsTracerRef` list), readable by any thread without a
 //! lock.
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use arc_swap::ArcSwap;
+use arc_swap::{ArcSwap, Cache};
 use parking_lot::Mutex;
 
 use crate::flags::TraceFlags;
@@ -88,6 +89,7 @@ impl Tracee {
     /// ERTS's `is_tracer_ref_enabled`: does `link`'s tracer want event
     /// `tag` of the process? It is asked `trace_status` first; a tracer that
     /// answers `remove` is removed from the process in that session.
+    #[inline]
     pub(crate) fn tracer_enabled(
         &self,
         link: &TracerLink,
@@ -165,5 +167,24 @@ impl Tracee {
         let any = links.iter().fold(TraceFlags::empty(), |acc, l| acc | l.flags);
         self.any_flags.store(any.bits(), Ordering::Relaxed);
         self.links.store(Arc::new(links));
+    }
+}
+
+/// A process's own view of its links: the snapshot it saw last, checked
+/// against the current one with a plain load. A full load costs two
+/// atomic read-modify-writes, more than the rest of a rejected call.
+/// (The process keeps the last snapshot, and the tracers in it, alive
+/// until it looks again or goes away.)
+pub(crate) type LinksCache = Cache<LinksOf, Arc<Vec<TracerLink>>>;
+
+/// The links of a tracee, as [`LinksCache`] reads them.
+#[derive(Clone, Debug)]
+pub(crate) struct LinksOf(pub(crate) Arc<Tracee>);
+
+impl Deref for LinksOf {
+    type Target = ArcSwap<Vec<TracerLink>>;
+
+    fn deref(&self) -> &ArcSwap<Vec<TracerLink>> {
+        &self.0.links
     }
 }

@@ -10,15 +10,26 @@ use super::{Atom, Term, TermRef};
 /// depth copy without growing the call stack. Shared subterms are copied
 /// once per reference (as `term_to_binary` would write them).
 pub(crate) fn copy_into(term: TermRef<'_>, dst: &mut Heap) -> Word {
-    let heaps = term.heaps();
-    let mut pending: Vec<usize> = Vec::new();
-    let root = shallow_copy(heaps, term.word(), dst, &mut pending);
-    while let Some(slot) = pending.pop() {
-        let word = dst.words()[slot];
-        let copied = shallow_copy(heaps, word, dst, &mut pending);
-        dst.set(slot, copied);
+    let mut word = term.word();
+    if word.is_immediate() {
+        return word;
     }
-    root
+    let heaps = term.heaps();
+    let mut pending = Pending::default();
+    // The root first, then the slots it left pointing at the source, one
+    // call site, so the copy of one object is inlined.
+    let mut slot = None;
+    let mut root = word;
+    loop {
+        let copied = copy_object(&heaps, word, dst, &mut pending);
+        match slot {
+            None => root = copied,
+            Some(at) => dst.set(at, copied),
+        }
+        let Some(next) = pending.pop() else { return root };
+        slot = Some(next);
+        word = dst.words()[next];
+    }
 }
 
 /// A copy of `term` with every atom `a` for which `rename(a)` is `Some(b)`
@@ -91,18 +102,56 @@ pub(crate) fn map_atoms(
     Term::from_parts(heap, root)
 }
 
-/// Copies the cell or object `word` points at (not its children) into `dst`,
-/// and records the new slots that still hold words of the source heaps.
-fn shallow_copy(heaps: HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Vec<usize>) -> Word {
-    if word.is_immediate() {
-        return word;
+/// How many slots [`Pending`] keeps without allocating.
+const INLINE_SLOTS: usize = 8;
+
+/// The slots of a copy still to fix up, last in first out: the first few
+/// inline, so copying a small term (a trace message, an argument list)
+/// allocates nothing besides its destination.
+struct Pending {
+    inline: [usize; INLINE_SLOTS],
+    len: usize,
+    /// Pushed once `inline` is full; popped before it.
+    spill: Vec<usize>,
+}
+
+impl Default for Pending {
+    fn default() -> Pending {
+        Pending { inline: [0; INLINE_SLOTS], len: 0, spill: Vec::new() }
     }
+}
+
+impl Pending {
+    #[inline]
+    fn push(&mut self, slot: usize) {
+        if self.len < INLINE_SLOTS {
+            self.inline[self.len] = slot;
+            self.len += 1;
+        } else {
+            self.spill.push(slot);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<usize> {
+        if let Some(slot) = self.spill.pop() {
+            return Some(slot);
+        }
+        self.len = self.len.checked_sub(1)?;
+        Some(self.inline[self.len])
+    }
+}
+
+/// Copies the cell or object the pointer `word` points at (not its
+/// children) into `dst`, and records the new slots that still hold words
+/// of the source heaps.
+#[inline(always)]
+fn copy_object(heaps: &HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Pending) -> Word {
     let cells = heaps.cells(word);
     if word.is_cons() {
-        let at = dst.alloc(2);
-        dst.set(at, cells[0]);
-        dst.set(at + 1, cells[1]);
-        push_pointers(dst, at..at + 2, pending);
+        let cell = &cells[..2];
+        let at = dst.append(cell);
+        push_pointers(cell, at, pending);
         return dst.cons_at(at);
     }
     let header = Header::from_word(cells[0]);
@@ -126,25 +175,26 @@ fn shallow_copy(heaps: HeapSet<'_>, word: Word, dst: &mut Heap, pending: &mut Ve
         HEADER_CLOSURE => (size, 0..0),
         _ => (0, 0..0),
     };
-    let at = dst.alloc(1 + payload_len);
-    for (i, &cell) in cells[..=payload_len].iter().enumerate() {
-        dst.set(at + i, cell);
-    }
+    let object = &cells[..=payload_len];
+    let at = dst.append(object);
     if header.kind() == HEADER_CLOSURE {
         // Skip the free-variable count, which sits between the pid and the variables.
-        let pid_slot = at + 1 + CLOSURE_FIXED - 2;
-        push_pointers(dst, pid_slot..pid_slot + 1, pending);
-        push_pointers(dst, at + 1 + CLOSURE_FIXED..at + 1 + size, pending);
+        let pid_slot = 1 + CLOSURE_FIXED - 2;
+        push_pointers(&object[pid_slot..=pid_slot], at + pid_slot, pending);
+        push_pointers(&object[1 + CLOSURE_FIXED..], at + 1 + CLOSURE_FIXED, pending);
     } else {
-        push_pointers(dst, at + 1 + children.start..at + 1 + children.end, pending);
+        let children = 1 + children.start..1 + children.end;
+        push_pointers(&object[children.clone()], at + children.start, pending);
     }
     dst.boxed_at(at)
 }
 
-fn push_pointers(dst: &Heap, slots: std::ops::Range<usize>, pending: &mut Vec<usize>) {
-    for slot in slots {
-        if !dst.words()[slot].is_immediate() {
-            pending.push(slot);
+/// Records the slots from `first` on that got a pointer from `copied`.
+#[inline]
+fn push_pointers(copied: &[Word], first: usize, pending: &mut Pending) {
+    for (i, word) in copied.iter().enumerate() {
+        if !word.is_immediate() {
+            pending.push(first + i);
         }
     }
 }

@@ -85,8 +85,9 @@ impl Heap {
         Heap { space: Space::Heap, words: Vec::with_capacity(words) }
     }
 
-    /// An empty heap whose pointers name `space`.
-    pub(crate) fn in_space(space: Space) -> Heap {
+    /// An empty heap whose pointers name `space`: for a term built around
+    /// parts of terms that live elsewhere (see [`HeapSet::with`]).
+    pub fn in_space(space: Space) -> Heap {
         Heap { space, words: Vec::new() }
     }
 
@@ -132,6 +133,14 @@ impl Heap {
     pub(crate) fn alloc(&mut self, n: usize) -> usize {
         let at = self.words.len();
         self.words.resize(at + n, Word::from_bits(0));
+        at
+    }
+
+    /// Appends `words` and returns the offset of the first.
+    #[inline]
+    pub(crate) fn append(&mut self, words: &[Word]) -> usize {
+        let at = self.words.len();
+        self.words.extend_from_slice(words);
         at
     }
 
@@ -546,6 +555,24 @@ impl<'a> HeapSet<'a> {
     #[inline]
     pub fn space(&self, space: Space) -> &'a [Word] {
         self.spaces[space as usize]
+    }
+
+    /// The set with `heap` as the heap of its space: words pointing into
+    /// that space read `heap` from now on. For a set with nothing in that
+    /// space ([`HeapSet::space`] is empty), this reads terms built in
+    /// `heap` around terms of the set without copying them.
+    ///
+    /// ```
+    /// use matchspec::term::{Atom, Heap, Space, Term, Word};
+    /// let args = Term::parse("[1, {x}]").unwrap();
+    /// let mut around = Heap::in_space(Space::Scratch);
+    /// let call = around.tuple(&[Word::atom(Atom::OK), args.as_ref().word()]);
+    /// let call = args.as_ref().heaps().with(&around).term(call);
+    /// assert_eq!(call.to_string(), "{ok,[1,{x}]}");
+    /// ```
+    pub fn with(mut self, heap: &'a Heap) -> HeapSet<'a> {
+        self.spaces[heap.space as usize] = &heap.words;
+        self
     }
 
     /// Is everything outside the caller's heap space empty? Then every word

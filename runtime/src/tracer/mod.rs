@@ -90,6 +90,23 @@ pub trait Tracer: Send + Sync + fmt::Debug {
         self.enabled(tag, tracee)
     }
 
+    /// ERTS's check before an event: `enabled(trace_status)`, then, unless
+    /// that said `remove`, `enabled_<kind>` (see [`status_then`]). A
+    /// tracer that can give both answers at once overrides it, which saves
+    /// a call on every traced event.
+    fn status_then_kind(
+        &self,
+        category: TraceCategory,
+        tag: TraceTag,
+        tracee: TraceeId,
+    ) -> Enabled {
+        match self.enabled(TraceTag::TraceStatus, tracee) {
+            Enabled::Trace | Enabled::Discard => {}
+            Enabled::Remove => return Enabled::Remove,
+        }
+        self.enabled_kind(category, tag, tracee)
+    }
+
     /// `trace(Tag, State, Tracee, Message, Opts)`.
     fn trace(&self, tag: TraceTag, tracee: TraceeId, message: TermRef<'_>, opts: &TraceOpts<'_>);
 
@@ -133,15 +150,12 @@ pub trait Tracer: Send + Sync + fmt::Debug {
 /// `remove`. Only the caller knows whether the tracer really goes (ERTS
 /// removes it only from the process that is running, e.g. at a call, not
 /// at process events).
+#[inline]
 pub(crate) fn status_then(
     tracer: &dyn Tracer,
     category: TraceCategory,
     tag: TraceTag,
     tracee: TraceeId,
 ) -> Enabled {
-    match tracer.enabled(TraceTag::TraceStatus, tracee) {
-        Enabled::Trace | Enabled::Discard => {}
-        Enabled::Remove => return Enabled::Remove,
-    }
-    tracer.enabled_kind(category, tag, tracee)
+    tracer.status_then_kind(category, tag, tracee)
 }

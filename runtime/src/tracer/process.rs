@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 use crossbeam_channel::Sender;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 
-use super::{Enabled, TraceOpts, TraceTag, TraceeId, Tracer};
+use super::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, Tracer};
 use crate::clock::Clock;
 use crate::ids::Pid;
 
@@ -106,6 +106,20 @@ impl Tracer for ProcessTracer {
         Enabled::Trace
     }
 
+    fn status_then_kind(
+        &self,
+        _category: TraceCategory,
+        _tag: TraceTag,
+        tracee: TraceeId,
+    ) -> Enabled {
+        // `enabled` twice, answered once: dead is `remove` (the status
+        // check), itself is `discard` (both checks).
+        if !self.is_alive() {
+            return Enabled::Remove;
+        }
+        if tracee == TraceeId::Process(self.pid) { Enabled::Discard } else { Enabled::Trace }
+    }
+
     fn trace(&self, tag: TraceTag, tracee: TraceeId, message: TermRef<'_>, opts: &TraceOpts<'_>) {
         if !self.is_alive() {
             return;
@@ -193,6 +207,26 @@ mod tests {
         t.kill();
         assert_eq!(t.enabled(TraceTag::TraceStatus, other), Enabled::Remove);
         assert_eq!(t.enabled(TraceTag::Call, other), Enabled::Discard);
+    }
+
+    #[test]
+    fn the_combined_check_answers_what_the_two_checks_answer() {
+        let (t, _rx) = tracer();
+        let two_checks = |t: &ProcessTracer, tracee| match t.enabled(TraceTag::TraceStatus, tracee)
+        {
+            Enabled::Remove => Enabled::Remove,
+            Enabled::Trace | Enabled::Discard => t.enabled(TraceTag::Call, tracee),
+        };
+        let tracees = [TraceeId::Process(Pid::new(90, 0)), TraceeId::Process(Pid::new(80, 0))];
+        for alive in [true, false] {
+            if !alive {
+                t.kill();
+            }
+            for tracee in tracees {
+                let combined = t.status_then_kind(TraceCategory::Call, TraceTag::Call, tracee);
+                assert_eq!(combined, two_checks(&t, tracee), "alive {alive}, {tracee:?}");
+            }
+        }
     }
 
     #[test]

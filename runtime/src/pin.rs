@@ -1,0 +1,156 @@
+//! Pins: how a breakpoint hit tells a committer which generation it reads,
+//! with one fenced store instead of an `arc_swap` load and release.
+//!
+//! Every [`crate::Process`] owns a [`HitPin`], registered with the core's
+//! [`Pins`]. A hit publishes the generation number it is about to read
+//! (`number + 1`; 0 is "not in a hit") and then checks that the number is
+//! still current; a committer advances the number and then waits until no
+//! pin shows the old one. The store and the load on each side are
+//! sequentially consistent, so one of the two sees the other: either the
+//! committer sees the pin and waits, or the hit sees the new number and
+//! pins that instead (Dekker's handshake). Other readers
+//! ([`crate::core::TraceCore`]'s `active`) still count as before.
+//!
+//! Generation number `n` reads breakpoint slot `n % 2`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+/// A process's pin: 0 outside hits, `n + 1` inside a hit of generation `n`.
+/// On a cache line of its own: threads write their pins on every hit.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub(crate) struct HitPin(AtomicU64);
+
+/// The current generation number and every registered pin.
+#[derive(Debug, Default)]
+pub(crate) struct Pins {
+    number: AtomicU64,
+    pins: Mutex<Vec<Arc<HitPin>>>,
+}
+
+impl Pins {
+    /// A new pin, which the committer will wait on.
+    pub(crate) fn register(&self) -> Arc<HitPin> {
+        let pin = Arc::new(HitPin::default());
+        let mut pins = self.pins.lock();
+        if pins.len() == pins.capacity() {
+            // Forget the pins of processes that are gone before growing.
+            pins.retain(|p| Arc::strong_count(p) > 1);
+        }
+        pins.push(pin.clone());
+        pin
+    }
+
+    /// Pins the current generation with `pin` until the answer is dropped
+    /// (or [`Pinned::unpin`] hands the pin back).
+    #[inline]
+    pub(crate) fn pin(&self, pin: Arc<HitPin>) -> Pinned {
+        let mut number = self.number.load(Ordering::Relaxed);
+        loop {
+            pin.0.store(number + 1, Ordering::SeqCst);
+            let now = self.number.load(Ordering::SeqCst);
+            if now == number {
+                return Pinned { pin: Some(pin), number };
+            }
+            // A commit went by: pin the generation it made current.
+            number = now;
+        }
+    }
+
+    /// Makes the next generation current (the committer, after staging
+    /// its slot); returns the number of the one it replaced.
+    pub(crate) fn advance(&self) -> u64 {
+        self.number.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Waits until no hit reads generation `number` any more.
+    pub(crate) fn wait_for_readers_of(&self, number: u64) {
+        // A copy, so that hits may register pins (spawn processes) while
+        // this waits for them; a pin registered after `advance` never
+        // shows the old number.
+        let pins = self.pins.lock().clone();
+        for pin in &pins {
+            while pin.0.load(Ordering::SeqCst) == number + 1 {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// A hit's hold on a generation.
+#[derive(Debug)]
+pub(crate) struct Pinned {
+    pin: Option<Arc<HitPin>>,
+    number: u64,
+}
+
+impl Pinned {
+    /// The generation's number.
+    pub(crate) fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The breakpoint slot the generation reads.
+    pub(crate) fn index(&self) -> usize {
+        (self.number % 2) as usize
+    }
+
+    /// Ends the hold and hands the pin back for the next hit.
+    pub(crate) fn unpin(mut self) -> Arc<HitPin> {
+        let pin = self.pin.take().expect("a held pin");
+        pin.0.store(0, Ordering::Release);
+        pin
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // Only if the hit unwound: the committer must not wait for it.
+        if let Some(pin) = &self.pin {
+            pin.0.store(0, Ordering::Release);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_committer_waits_for_the_hits_of_the_old_generation_only() {
+        let pins = Arc::new(Pins::default());
+        let pin = pins.register();
+        let pinned = pins.pin(pin);
+        assert_eq!((pinned.number(), pinned.index()), (0, 0));
+        let old = pins.advance();
+        let waiter = {
+            let pins = pins.clone();
+            std::thread::spawn(move || pins.wait_for_readers_of(old))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!waiter.is_finished(), "the hit still reads generation 0");
+        let pin = pinned.unpin();
+        waiter.join().expect("the waiter ends");
+        let pinned = pins.pin(pin);
+        assert_eq!((pinned.number(), pinned.index()), (1, 1));
+        // A hit of the new generation does not hold up the next commit's
+        // wait for the one before.
+        pins.wait_for_readers_of(0);
+        drop(pinned);
+        pins.wait_for_readers_of(1);
+    }
+
+    #[test]
+    fn pins_of_dropped_processes_are_forgotten() {
+        let pins = Pins::default();
+        let kept = pins.register();
+        for _ in 0..100 {
+            drop(pins.register());
+        }
+        assert!(pins.pins.lock().len() < 100);
+        assert!(pins.pins.lock().iter().any(|p| Arc::ptr_eq(p, &kept)));
+    }
+}
