@@ -76,17 +76,20 @@ impl std::fmt::Debug for Heap {
 
 impl Heap {
     /// An empty heap.
+    #[inline]
     pub fn new() -> Heap {
         Heap::in_space(Space::Heap)
     }
 
     /// An empty heap with room for `words` words.
+    #[inline]
     pub fn with_capacity(words: usize) -> Heap {
         Heap { space: Space::Heap, words: Vec::with_capacity(words) }
     }
 
     /// An empty heap whose pointers name `space`: for a term built around
     /// parts of terms that live elsewhere (see [`HeapSet::with`]).
+    #[inline]
     pub fn in_space(space: Space) -> Heap {
         Heap { space, words: Vec::new() }
     }
@@ -112,6 +115,7 @@ impl Heap {
     }
 
     /// Forgets every term; words built before become dangling.
+    #[inline]
     pub fn clear(&mut self) {
         self.words.clear();
     }
@@ -122,6 +126,7 @@ impl Heap {
     }
 
     /// Reads `word` (built in this heap) as a term.
+    #[inline]
     pub fn view(&self, word: Word) -> TermRef<'_> {
         TermRef::new(HeapSet::single(self), word)
     }
@@ -258,6 +263,7 @@ impl Heap {
     }
 
     /// The tuple of `elements`.
+    #[inline]
     pub fn tuple(&mut self, elements: &[Word]) -> Word {
         let at = self.next_offset();
         self.push(Word::from_bits(tuple_header(elements.len() as u64)));
@@ -452,6 +458,7 @@ impl Heap {
     }
 
     /// The pid `<node.id.serial>` of incarnation `creation` of `node`.
+    #[inline]
     pub fn pid(&mut self, node: Atom, id: u32, serial: u32, creation: u32) -> Word {
         let at = self.next_offset();
         self.push(Header::new(HEADER_PID, 4).to_word());
@@ -540,6 +547,7 @@ pub struct ClosureParts<'a> {
 
 impl<'a> HeapSet<'a> {
     /// The heap set of one heap; the other spaces are empty.
+    #[inline]
     pub fn single(heap: &'a Heap) -> HeapSet<'a> {
         let mut spaces: [&'a [Word]; 4] = [&[]; 4];
         spaces[heap.space as usize] = &heap.words;
@@ -570,6 +578,7 @@ impl<'a> HeapSet<'a> {
     /// let call = args.as_ref().heaps().with(&around).term(call);
     /// assert_eq!(call.to_string(), "{ok,[1,{x}]}");
     /// ```
+    #[inline]
     pub fn with(mut self, heap: &'a Heap) -> HeapSet<'a> {
         self.spaces[heap.space as usize] = &heap.words;
         self

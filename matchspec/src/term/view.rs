@@ -413,6 +413,7 @@ impl<'a> TermRef<'a> {
 
     /// Copies the term into `heap` and returns its word there (immediates
     /// are returned as they are).
+    #[inline]
     pub fn copy_to(self, heap: &mut Heap) -> Word {
         super::copy::copy_into(self, heap)
     }
