@@ -1,25 +1,33 @@
 //! The contract between the machine code and Rust: the entry function's
 //! signature, the codes it returns, and the helpers it calls.
 //!
-//! The compiled function runs the program on a whole list of inputs:
+//! The compiled function runs the program on a list of inputs:
 //!
 //! ```text
 //! entry(ctx: *mut Ctx, heap: *const u64, heap_len: u64) -> u64
 //! ```
 //!
-//! For each of the `count` inputs at [`Ctx::inputs`] (words of the input
-//! heap `heap`) it loads the input
-//! into register 0 (trace programs that need the arguments in Rust ask
-//! [`reset`] to load them; the others read the input list themselves and
-//! call it only for the error when the input is not a list), runs the
-//! clauses, and hands a match to [`matched`] and, when asked to, a
-//! no-match to [`no_match`], which pass them on to Rust and clean up for
-//! the next input. A single run (see [`Ctx`]) instead returns its match at
-//! once ([`EXIT_MATCHED`]). The code keeps registers in machine registers,
+//! From input [`Ctx::next`] of the `count` inputs at [`Ctx::inputs`]
+//! (words of the input heap `heap`) on, it loads each input into register
+//! 0 (trace programs that need the arguments in Rust ask [`reset`] to load
+//! them; the others read the input list themselves and call it only for
+//! the error when the input is not a list) and runs the clauses. A match
+//! that only the code touched (no helper built a term, set a flag or
+//! touched the host since Rust last cleaned up: [`Ctx::dirty`] is clear)
+//! is written to [`Ctx::results`] and the code goes on with the next
+//! input; Rust hands the buffered results over when the code returns,
+//! which it does when the buffer is full ([`EXIT_FULL`]), at the end
+//! ([`EXIT_DONE`]), and at any outcome Rust must see at once: a match or
+//! a no-match after a helper left something to clean up ([`EXIT_MATCHED`],
+//! [`EXIT_NO_MATCH`]), an input that cannot run ([`EXIT_SKIPPED`]). A
+//! single run returns at its first outcome. Returning, the code leaves
+//! the input it stopped at in [`Ctx::index`]. So the outcomes reach Rust
+//! in input order, and each before any helper of a later input touched
+//! the frame or the host. The code keeps registers in machine registers,
 //! storing them to the run's register file for the helpers that read them
 //! there; it reads head cells from the input heap (every such read is
 //! bounds-checked against `heap_len`), builds terms in heap words set
-//! aside for it, and
+//! aside for it (one region per buffered result: [`Ctx::build`]), and
 //! calls a helper of [`HelperId`] for what it does not do itself. Each
 //! helper is a thin shim over a method of
 //! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
@@ -28,80 +36,79 @@
 //!
 //! A helper never unwinds: a panic is caught and parked in [`Ctx::panic`],
 //! and from then on every helper does nothing and answers harmlessly (go
-//! on, "no", "failed", stop). The code only jumps forward within an input
-//! and stops at the next one, so it soon returns; Rust then finds the
-//! panic and resumes it. Nothing the spec does after the panic reaches the
-//! host. The lean number helpers ([`num_arith`], [`num_compare`]) are
-//! plain functions that cannot panic (no indexing, no allocation; an
-//! `extern "C"` function that did would abort, never unwind), touch no
-//! frame and no host, and write only their op's heap words: they run even
-//! after a panic, harmlessly.
+//! on, "no", "failed", skip) and the input's end returns to Rust, which
+//! hands over what it has and resumes the panic. Nothing the spec does
+//! after the panic reaches the host. The lean number helpers
+//! ([`num_arith`], [`num_compare`], [`map_get`]) are plain functions that
+//! cannot panic (no indexing, no allocation; an `extern "C"` function
+//! that did would abort, never unwind), touch no frame and no host, and
+//! write only their op's heap words: they run even after a panic,
+//! harmlessly.
 
 use std::any::Any;
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use matchspec::EvalError;
 use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
-use matchspec::ir::{Cmp, Operands, Reg};
+use matchspec::ir::{Cmp, Operands};
 use matchspec::term::{Atom, Word};
-use matchspec::{EvalError, Outcome};
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u64, u64) -> u64;
 
 /// [`Entry`] returns this when it ran every input.
 pub(crate) const EXIT_DONE: u64 = 0;
-/// A helper asked to stop (a single run ended, or a panic).
-pub(crate) const EXIT_STOPPED: u64 = 1;
+/// The buffer of results is full ([`Ctx::results`]).
+pub(crate) const EXIT_FULL: u64 = 1;
 /// A head op found a pointer outside the input's heap: the input is not a
 /// well-formed term (the interpreter panics on the same input).
 pub(crate) const EXIT_BAD_INPUT: u64 = 2;
-/// A single run matched: the low 32 bits of [`Entry`]'s result are this,
-/// the high 32 bits the register holding the result.
+/// The input matched and Rust must see it now: the low 32 bits of
+/// [`Entry`]'s result are this, the high 32 bits the register holding the
+/// result.
 pub(crate) const EXIT_MATCHED: u64 = 3;
+/// The input matched nothing and Rust must see it now.
+pub(crate) const EXIT_NO_MATCH: u64 = 4;
+/// [`reset`] could not start the input ([`Ctx::error`] says why), or a
+/// helper panicked.
+pub(crate) const EXIT_SKIPPED: u64 = 5;
 
 /// [`step`] returns this to go on with the next op; otherwise the label to
 /// jump to. Labels are below 2^32.
 pub(crate) const STEP_NEXT: u64 = 1 << 32;
 
 /// What helpers that make a term return when the function fails: tag 111
-/// words are never terms.
+/// words are never terms. As a buffered result: the input matched nothing.
 pub(crate) const FAILED: u64 = Word::NONE.to_bits();
 
-/// What [`matched`], [`no_match`] and [`reset`] return: go on with the
-/// next input, skip this one (reset only), or stop.
+/// What [`reset`] returns: run the input, or skip it.
 pub(crate) const GO_ON: u64 = 0;
 /// See [`GO_ON`].
 pub(crate) const SKIP: u64 = 1;
-/// See [`GO_ON`].
-pub(crate) const STOP: u64 = 2;
 
-/// Where outcomes go: a batch's callback, or (for a single run) nowhere,
-/// the first outcome ending the run.
-pub(crate) type Deliver<'d> = Option<&'d mut dyn FnMut(usize, Result<Outcome<'_>, EvalError>)>;
+/// How many results the code buffers before returning to Rust.
+pub(crate) const RESULTS: usize = 64;
 
 /// What the machine code passes to helpers.
 ///
-/// The machine code (or, for the numbers they read, [`num_arith`] and
-/// [`num_compare`]) reads the first fields itself: `heap` and `heap_len`,
-/// the current address and length of the run's heap, where the code
-/// builds terms at fixed offsets (see [`Frame::reserve_scratch`]; every
-/// helper that may build refreshes both, since building may move the
-/// heap; only cleaning up, in the helpers that end an input, shrinks it);
-/// `dirty`, nonzero when the end of
-/// an input that matched nothing must be reported ([`no_match`]): the
-/// caller wants every outcome ([`DIRTY_EVERY`]), or a helper built terms
-/// or set flags, to clean up ([`DIRTY_BUILT`]); and `single`, nonzero for a single run: its frame was reset to
-/// the input before the call (the code need not call [`reset`]), and a
-/// match returns [`EXIT_MATCHED`] at once instead of calling [`matched`];
+/// The machine code (or, for the numbers they read, the lean helpers)
+/// reads the first fields itself: `heap` and `heap_len`, the current
+/// address and length of the run's heap, where the code builds terms at
+/// fixed offsets from `build` (see [`Frame::reserve_scratch`]; every helper
+/// that may build refreshes both, since building may move the heap; only
+/// Rust cleaning up between the code's runs shrinks it); `dirty`, see
+/// [`DIRTY_EVERY`]; `single`, nonzero for a single run, whose frame was
+/// reset to the input before the call (the code need not call [`reset`]);
 /// `registers`, the run's register file, which the code reads and writes
-/// only around the helpers that use it; `input` and `input_len`, the
-/// input heap (for [`num_arith`] and [`num_compare`]); and `inputs` and `count`, the
-/// inputs to run on. (Values the code needs only now and then live here
-/// rather than in machine registers across the whole loop.)
+/// only around the helpers that use it; `input` and `input_len`, the input
+/// heap (for the lean helpers); `inputs` and `count`, the inputs to run
+/// on; `next`, `index`, `pending` and `results` (see the module docs).
+/// Values the code needs only now and then live here rather than in
+/// machine registers across the whole loop.
 #[repr(C)]
-pub(crate) struct Ctx<'f, 'd> {
+pub(crate) struct Ctx<'f> {
     pub(crate) heap: *mut Word,
     pub(crate) heap_len: u64,
     pub(crate) dirty: u64,
@@ -111,51 +118,70 @@ pub(crate) struct Ctx<'f, 'd> {
     pub(crate) input_len: u64,
     pub(crate) inputs: *const u64,
     pub(crate) count: u64,
-    pub(crate) frame: &'f mut dyn Machine,
-    pub(crate) deliver: Deliver<'d>,
-    /// Report inputs that match nothing too.
-    pub(crate) every: bool,
-    /// A single run's result: the register holding it, if a clause matched.
-    pub(crate) result: Option<Reg>,
+    /// The input the code starts at.
+    pub(crate) next: u64,
+    /// The input the code returned at.
+    pub(crate) index: u64,
+    /// How many results are buffered.
+    pub(crate) pending: u64,
+    /// The heap offset of the region the code builds in: the regions of
+    /// buffered results are left alone.
+    pub(crate) build: u64,
+    /// The frame, for the helpers (Rust reaches it by the same pointer).
+    pub(crate) frame: *mut (dyn Machine + 'f),
+    /// Why [`reset`] could not start an input.
+    pub(crate) error: Option<EvalError>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
+    /// The buffered results: input index and result word ([`FAILED`]: no
+    /// clause matched).
+    pub(crate) results: [[u64; 2]; RESULTS],
 }
 
-/// [`Ctx::dirty`]: the caller wants to hear of no-matches too.
+/// [`Ctx::dirty`], a bit set: the caller wants to hear of no-matches too
+/// (buffered like matches, while nothing else is set). Any bit above it
+/// makes every outcome return to Rust at once.
 pub(crate) const DIRTY_EVERY: u64 = 1;
-/// [`Ctx::dirty`]: a helper built terms (or set flags) since the last clean.
+/// [`Ctx::dirty`]: a helper built terms, set flags or touched the host
+/// since Rust last cleaned up (or panicked).
 pub(crate) const DIRTY_BUILT: u64 = 2;
+/// [`Ctx::dirty`]: a single run, which ends at its first outcome.
+pub(crate) const DIRTY_SINGLE: u64 = 4;
 
-impl Ctx<'_, '_> {
-    /// Cleans up after an input, if a helper left anything to clean (which
-    /// moves the heap back to its set-aside words). Otherwise nothing in
-    /// Rust touched the heap since the last helper that may build
-    /// refreshed [`Ctx::heap`] (the outcomes handed over borrow it).
-    fn clean(&mut self) {
-        if self.dirty & DIRTY_BUILT != 0 {
-            self.frame.clean();
-            self.refresh();
-        }
-        self.dirty = if self.every { DIRTY_EVERY } else { 0 };
-    }
-
+impl Ctx<'_> {
     /// Reads the heap's address and length again.
-    fn refresh(&mut self) {
-        (self.heap, self.heap_len) = self.frame.scratch();
+    ///
+    /// # Safety
+    ///
+    /// `frame` must point to a live frame that nothing else accesses
+    /// during the call.
+    pub(crate) unsafe fn refresh(&mut self) {
+        // SAFETY: as this function's contract.
+        (self.heap, self.heap_len) = unsafe { (*self.frame).scratch() };
     }
 }
 
 /// The offset of [`Ctx::heap`], which the machine code loads.
-pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static, 'static>, heap) as i32;
+pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static>, heap) as i32;
 /// The offset of [`Ctx::dirty`], which the machine code loads.
-pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static, 'static>, dirty) as i32;
+pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static>, dirty) as i32;
 /// The offset of [`Ctx::registers`], which the machine code loads.
-pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static, 'static>, registers) as i32;
+pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static>, registers) as i32;
 /// The offset of [`Ctx::inputs`], which the machine code loads.
-pub(crate) const CTX_INPUTS: i32 = std::mem::offset_of!(Ctx<'static, 'static>, inputs) as i32;
+pub(crate) const CTX_INPUTS: i32 = std::mem::offset_of!(Ctx<'static>, inputs) as i32;
 /// The offset of [`Ctx::count`], which the machine code loads.
-pub(crate) const CTX_COUNT: i32 = std::mem::offset_of!(Ctx<'static, 'static>, count) as i32;
+pub(crate) const CTX_COUNT: i32 = std::mem::offset_of!(Ctx<'static>, count) as i32;
 /// The offset of [`Ctx::single`], which the machine code loads.
-pub(crate) const CTX_SINGLE: i32 = std::mem::offset_of!(Ctx<'static, 'static>, single) as i32;
+pub(crate) const CTX_SINGLE: i32 = std::mem::offset_of!(Ctx<'static>, single) as i32;
+/// The offset of [`Ctx::next`], which the machine code loads.
+pub(crate) const CTX_NEXT: i32 = std::mem::offset_of!(Ctx<'static>, next) as i32;
+/// The offset of [`Ctx::index`], which the machine code writes.
+pub(crate) const CTX_INDEX: i32 = std::mem::offset_of!(Ctx<'static>, index) as i32;
+/// The offset of [`Ctx::pending`], which the machine code updates.
+pub(crate) const CTX_PENDING: i32 = std::mem::offset_of!(Ctx<'static>, pending) as i32;
+/// The offset of [`Ctx::build`], which the machine code updates.
+pub(crate) const CTX_BUILD: i32 = std::mem::offset_of!(Ctx<'static>, build) as i32;
+/// The offset of [`Ctx::results`], which the machine code writes.
+pub(crate) const CTX_RESULTS: i32 = std::mem::offset_of!(Ctx<'static>, results) as i32;
 
 /// A frame, with its lifetimes erased for the trip through machine code:
 /// the [`Frame`] methods the helpers call.
@@ -171,8 +197,6 @@ pub(crate) trait Machine {
     fn make_cons(&mut self, head: Word, tail: Word) -> Word;
     /// The address and length of the run's heap.
     fn scratch(&mut self) -> (*mut Word, u64);
-    fn outcome(&self, result: Reg) -> Outcome<'_>;
-    fn clean(&mut self);
     fn reset(&mut self, input: Word) -> Result<(), EvalError>;
 }
 
@@ -207,12 +231,6 @@ impl Machine for Frame<'_, '_> {
     fn scratch(&mut self) -> (*mut Word, u64) {
         (Frame::scratch_address(self), Frame::scratch_len(self) as u64)
     }
-    fn outcome(&self, result: Reg) -> Outcome<'_> {
-        Frame::outcome(self, result)
-    }
-    fn clean(&mut self) {
-        Frame::clean(self)
-    }
     fn reset(&mut self, input: Word) -> Result<(), EvalError> {
         Frame::reset(self, input)
     }
@@ -238,8 +256,6 @@ pub(crate) enum HelperId {
     MakeTuple,
     MakeList,
     MakeCons,
-    Matched,
-    NoMatch,
     Reset,
     NumArith,
     NumCompare,
@@ -248,7 +264,7 @@ pub(crate) enum HelperId {
 
 impl HelperId {
     /// Every helper, in `HelperId` order.
-    pub(crate) const ALL: [HelperId; 15] = [
+    pub(crate) const ALL: [HelperId; 13] = [
         HelperId::Step,
         HelperId::Call,
         HelperId::Compare,
@@ -258,8 +274,6 @@ impl HelperId {
         HelperId::MakeTuple,
         HelperId::MakeList,
         HelperId::MakeCons,
-        HelperId::Matched,
-        HelperId::NoMatch,
         HelperId::Reset,
         HelperId::NumArith,
         HelperId::NumCompare,
@@ -274,8 +288,6 @@ impl HelperId {
             | HelperId::MakeTuple
             | HelperId::MakeList
             | HelperId::MakeCons
-            | HelperId::Matched
-            | HelperId::NoMatch
             | HelperId::Reset
             | HelperId::NumArith
             | HelperId::MapGet => true,
@@ -299,9 +311,7 @@ impl HelperId {
             HelperId::MakeTuple => ("msc_make_tuple", make_tuple as *const u8, 2),
             HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
             HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
-            HelperId::Matched => ("msc_matched", matched as *const u8, 2),
-            HelperId::NoMatch => ("msc_no_match", no_match as *const u8, 1),
-            HelperId::Reset => ("msc_reset", reset as *const u8, 2),
+            HelperId::Reset => ("msc_reset", reset as *const u8, 1),
             HelperId::NumArith => ("msc_num_arith", num_arith as *const u8, 4),
             HelperId::NumCompare => ("msc_num_compare", num_compare as *const u8, 3),
             HelperId::MapGet => ("msc_map_get", map_get as *const u8, 3),
@@ -328,22 +338,28 @@ unsafe fn guarded(
 ) -> u64 {
     // SAFETY: the entry function passes on the `Ctx` pointer `run` gave it,
     // which points to a `Ctx` on `run`'s stack that lives for the whole
-    // call; the machine code does not touch it, and no other reference to
-    // it is used while this one lives.
-    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_, '_>>() };
+    // call; the fields the machine code writes are not read through this
+    // reference while the code runs, and no other reference to it is used
+    // while this one lives.
+    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
     if ctx.panic.is_some() {
         return after_panic;
     }
-    let frame = &mut *ctx.frame;
+    // SAFETY: `frame` points to the run's frame, which Rust does not touch
+    // while the machine code runs.
+    let frame = unsafe { &mut *ctx.frame };
     let code = match catch_unwind(AssertUnwindSafe(|| f(frame))) {
         Ok(code) => code,
         Err(payload) => {
             ctx.panic = Some(payload);
+            // Rust must hear of it at the end of the input.
+            ctx.dirty |= DIRTY_BUILT;
             after_panic
         }
     };
     if may_build {
-        (ctx.heap, ctx.heap_len) = ctx.frame.scratch();
+        // SAFETY: as above.
+        unsafe { ctx.refresh() };
         ctx.dirty |= DIRTY_BUILT;
     }
     code
@@ -507,103 +523,34 @@ pub(crate) unsafe extern "C" fn make_cons(ctx: *mut c_void, head: u64, tail: u64
     }
 }
 
-/// Runs `f` on the whole `Ctx` (for the helpers that end an input, which
-/// hand outcomes over), catching a panic as [`guarded`] does; after a
-/// panic answers [`STOP`].
-///
-/// # Safety
-///
-/// As [`guarded`].
-#[inline(always)]
-unsafe fn guarded_ctx(ctx: *mut c_void, f: impl FnOnce(&mut Ctx<'_, '_>) -> u64) -> u64 {
-    // SAFETY: as this function's contract (see `guarded`).
-    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_, '_>>() };
-    if ctx.panic.is_some() {
-        return STOP;
-    }
-    match catch_unwind(AssertUnwindSafe(|| f(&mut *ctx))) {
-        Ok(code) => code,
-        Err(payload) => {
-            // The heap may have moved before the panic.
-            ctx.refresh();
-            ctx.panic = Some(payload);
-            STOP
-        }
-    }
-}
-
-/// `msc_matched(ctx, index, register)`: input `index` matched, its result in
-/// `register`. Hands the outcome over and cleans up ([`GO_ON`]), or, for a
-/// single run, records it and stops.
-///
-/// # Safety
-///
-/// As [`guarded`]; `register` must be a register of the frame's program.
-pub(crate) unsafe extern "C" fn matched(ctx: *mut c_void, index: u64, register: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe {
-        guarded_ctx(ctx, |ctx| {
-            let result = Reg(register as u32);
-            let Some(deliver) = ctx.deliver.as_mut() else {
-                ctx.result = Some(result);
-                return STOP;
-            };
-            deliver(index as usize, Ok(ctx.frame.outcome(result)));
-            ctx.clean();
-            GO_ON
-        })
-    }
-}
-
-/// `msc_no_match(ctx, index)`: input `index` matched no clause. Hands that
-/// over if asked to and cleans up ([`GO_ON`]), or ends a single run.
-///
-/// # Safety
-///
-/// As [`guarded`].
-pub(crate) unsafe extern "C" fn no_match(ctx: *mut c_void, index: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe {
-        guarded_ctx(ctx, |ctx| {
-            let Some(deliver) = ctx.deliver.as_mut() else {
-                return STOP;
-            };
-            if ctx.every {
-                deliver(index as usize, Ok(Outcome::NoMatch));
-            }
-            ctx.clean();
-            GO_ON
-        })
-    }
-}
-
-/// `msc_reset(ctx, index, input)`: starts the run on input `index` (trace
-/// programs: loads the arguments). [`GO_ON`] to run it; [`SKIP`] if it
-/// cannot run (the error is handed over); [`STOP`] to stop.
+/// `msc_reset(ctx, input)`: starts the run on `input` (trace programs:
+/// loads the arguments). [`GO_ON`] to run it; [`SKIP`] if it cannot run
+/// ([`Ctx::error`] says why) or after a panic.
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `input` must be a word of the frame's input heap.
-pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, index: u64, input: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe {
-        guarded_ctx(ctx, |ctx| {
-            let reset = ctx.frame.reset(Word::from_bits(input));
-            // Resetting cleans up.
-            ctx.refresh();
-            match reset {
-                Ok(()) => GO_ON,
-                Err(err) => match ctx.deliver.as_mut() {
-                    Some(deliver) => {
-                        deliver(index as usize, Err(err));
-                        SKIP
-                    }
-                    // A single run's input was loaded before the run.
-                    None => STOP,
-                },
+pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, input: u64) -> u64 {
+    let mut error = None;
+    // SAFETY: as this function's contract. Resetting cleans up, which
+    // leaves the words set aside for the code (and the buffered results
+    // built there) alone.
+    let code = unsafe {
+        guarded(ctx, SKIP, false, |m| match m.reset(Word::from_bits(input)) {
+            Ok(()) => GO_ON,
+            Err(err) => {
+                error = Some(err);
+                SKIP
             }
         })
-    }
+    };
+    // SAFETY: as in `guarded`.
+    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
+    ctx.error = error;
+    // The heap shrank (it did not move: the words set aside stay).
+    // SAFETY: as in `guarded`.
+    unsafe { ctx.refresh() };
+    code
 }
 
 /// The header of the boxed term `w` points at and a pointer to it, if it
@@ -615,7 +562,7 @@ pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, index: u64, input: u64) 
 /// `ctx` must point to a live [`Ctx`] whose `input`/`input_len` and
 /// `heap`/`heap_len` describe readable words.
 #[inline(always)]
-unsafe fn boxed(ctx: *const Ctx<'_, '_>, w: u64, more: u64) -> Option<(u64, *const u64)> {
+unsafe fn boxed(ctx: *const Ctx<'_>, w: u64, more: u64) -> Option<(u64, *const u64)> {
     use matchspec::term::Space;
     use matchspec::term::word::layout;
     if w & layout::TAG_MASK != layout::TAG_BOXED {
@@ -650,7 +597,7 @@ unsafe fn boxed(ctx: *const Ctx<'_, '_>, w: u64, more: u64) -> Option<(u64, *con
 ///
 /// As [`boxed`].
 #[inline(always)]
-unsafe fn float_of(ctx: *const Ctx<'_, '_>, w: u64) -> Option<f64> {
+unsafe fn float_of(ctx: *const Ctx<'_>, w: u64) -> Option<f64> {
     use matchspec::term::word::layout;
     if w & layout::TAG_MASK == layout::TAG_SMALL {
         return Some(((w as i64) >> layout::TAG_BITS) as f64);
@@ -671,7 +618,7 @@ unsafe fn float_of(ctx: *const Ctx<'_, '_>, w: u64) -> Option<f64> {
 ///
 /// As [`boxed`].
 #[inline(always)]
-unsafe fn is_float(ctx: *const Ctx<'_, '_>, w: u64) -> bool {
+unsafe fn is_float(ctx: *const Ctx<'_>, w: u64) -> bool {
     // SAFETY: as this function's contract.
     unsafe {
         boxed(ctx, w, 1).is_some_and(|(h, _)| h == matchspec::term::word::layout::FLOAT_HEADER)
@@ -685,7 +632,7 @@ unsafe fn is_float(ctx: *const Ctx<'_, '_>, w: u64) -> bool {
 ///
 /// As [`boxed`].
 #[inline(always)]
-unsafe fn wide_of(ctx: *const Ctx<'_, '_>, w: u64) -> Option<i128> {
+unsafe fn wide_of(ctx: *const Ctx<'_>, w: u64) -> Option<i128> {
     use matchspec::term::word::layout;
     if w & layout::TAG_MASK == layout::TAG_SMALL {
         return Some(i128::from((w as i64) >> layout::TAG_BITS));
@@ -742,7 +689,7 @@ unsafe fn num_order(ctx: *mut c_void, op: u64, x: u64, y: u64) -> Option<bool> {
     use matchspec::term::word::layout;
     use std::cmp::Ordering::{Greater, Less};
     const LIMIT: i64 = 1 << 53;
-    let ctx = ctx.cast_const().cast::<Ctx<'_, '_>>();
+    let ctx = ctx.cast_const().cast::<Ctx<'_>>();
     // An exact float, or (as `Err`) a small integer beyond ±2^53 or the
     // sign of a bignum (`Ok(true)`: negative).
     let key = |w: u64| -> Option<Result<f64, Option<bool>>> {
@@ -828,7 +775,7 @@ pub(crate) unsafe extern "C" fn num_arith(
 #[inline(always)]
 unsafe fn num_value(ctx: *mut c_void, bif: u64, x: u64, y: u64, at: u64) -> u64 {
     use matchspec::term::word::layout;
-    let ctx = ctx.cast_const().cast::<Ctx<'_, '_>>();
+    let ctx = ctx.cast_const().cast::<Ctx<'_>>();
     let Some(bif) = bif_of(bif) else { return FAILED };
     // SAFETY: as this function's contract.
     let floats = bif == Bif::FloatDiv || unsafe { is_float(ctx, x) || is_float(ctx, y) };
@@ -863,7 +810,7 @@ unsafe fn num_value(ctx: *mut c_void, bif: u64, x: u64, y: u64, at: u64) -> u64 
 ///
 /// As [`boxed`].
 #[inline(never)]
-unsafe fn wide_words(ctx: *const Ctx<'_, '_>, bif: Bif, x: u64, y: u64) -> Result<[u64; 3], u64> {
+unsafe fn wide_words(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64) -> Result<[u64; 3], u64> {
     use matchspec::term::word::layout;
     // SAFETY: as this function's contract.
     let (Some(p), Some(q)) = (unsafe { wide_of(ctx, x) }, unsafe { wide_of(ctx, y) }) else {
@@ -923,7 +870,7 @@ pub(crate) unsafe extern "C" fn map_get(ctx: *mut c_void, bif: u64, key: u64, ma
 ///
 /// As [`boxed`].
 #[inline(always)]
-unsafe fn small_map_value(ctx: *const Ctx<'_, '_>, key: u64, map: u64) -> Option<Option<u64>> {
+unsafe fn small_map_value(ctx: *const Ctx<'_>, key: u64, map: u64) -> Option<Option<u64>> {
     use matchspec::term::word::layout;
     // Immediates (small integers, atoms, `[]`) have bit 1 of the tag clear.
     if key & 0b10 != 0 {

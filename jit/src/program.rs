@@ -13,10 +13,10 @@ use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use matchspec::interp::Frame;
 use matchspec::ir::{Fail, Label, Op, Program, Reg};
 use matchspec::term::{Heap, Space, TermRef, Word};
-use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
+use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch};
 
 use crate::JitError;
-use crate::abi::{self, Ctx, Deliver, Entry, HelperId};
+use crate::abi::{self, Ctx, Entry, HelperId};
 use crate::translate::{entry_signature, helper_signature, needs_args, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
@@ -196,9 +196,17 @@ impl JitProgram {
         };
         // `Frame::new` loaded the input (copying it if it spans heaps).
         let input = frame.registers()[Reg::INPUT.index()];
-        Ok(match self.drive(&mut frame, &[input], None, false) {
-            Some(result) => frame.finish(result),
-            None => Outcome::NoMatch,
+        let machine: *mut Frame<'_, '_> = &mut frame;
+        let inputs = [input];
+        let mut ctx = self.ctx(machine, &inputs, abi::DIRTY_SINGLE);
+        let exit = self.enter(&mut ctx);
+        if let Some(payload) = ctx.panic.take() {
+            resume_unwind(payload);
+        }
+        // A single run returns at its outcome.
+        Ok(match exit & u64::from(u32::MAX) {
+            abi::EXIT_MATCHED => frame.finish(Reg((exit >> 32) as u32)),
+            _ => Outcome::NoMatch,
         })
     }
 
@@ -229,7 +237,8 @@ impl JitProgram {
     /// [`run_each`](Self::run_each), handing over only the inputs that
     /// match (and those that cannot run), as
     /// [`CompiledSpec::run_matching`] does: inputs that match nothing cost
-    /// no call back into Rust at all.
+    /// no call back into Rust at all, and matches the machine code made
+    /// alone are handed over a buffer at a time (see `abi`).
     #[inline]
     pub fn run_matching<F>(
         &self,
@@ -248,7 +257,9 @@ impl JitProgram {
         self.run_batch(spec, heap, inputs, scratch, host, false, each);
     }
 
-    /// A batch run, the code looping over the inputs itself.
+    /// A batch run, the code looping over the inputs itself and returning
+    /// for Rust to hand over its buffered outcomes, and those it must see
+    /// at once, then to clean up (see `abi`).
     #[allow(clippy::too_many_arguments, reason = "the public batch methods' arguments, and one")]
     fn run_batch<F>(
         &self,
@@ -266,69 +277,110 @@ impl JitProgram {
             return;
         };
         frame.clean();
-        self.drive(&mut frame, inputs, Some(&mut each), every);
+        // Rust and the helpers reach the frame through this one pointer
+        // (never while the code runs).
+        let machine: *mut Frame<'_, '_> = &mut frame;
+        let dirty = if every { abi::DIRTY_EVERY } else { 0 };
+        let mut ctx = self.ctx(machine, inputs, dirty);
+        loop {
+            let exit = self.enter(&mut ctx);
+            // SAFETY: `machine` points to `frame`, alive and not otherwise
+            // used; the code has returned.
+            let frame = unsafe { &mut *machine };
+            // The buffered outcomes first: they came before the one that
+            // returned, and before a panic. Nothing set flags for them.
+            let pending = std::mem::take(&mut ctx.pending) as usize;
+            ctx.build = 0;
+            for &[index, word] in &ctx.results[..pending] {
+                let outcome = match word {
+                    abi::FAILED => Outcome::NoMatch,
+                    _ => Outcome::Match(Matched {
+                        result: frame.term(Word::from_bits(word)),
+                        flags: Flags::default(),
+                    }),
+                };
+                each(index as usize, Ok(outcome));
+            }
+            if let Some(payload) = ctx.panic.take() {
+                resume_unwind(payload);
+            }
+            let index = ctx.index as usize;
+            match exit & u64::from(u32::MAX) {
+                abi::EXIT_DONE => return,
+                abi::EXIT_FULL => {}
+                abi::EXIT_MATCHED => each(index, Ok(frame.outcome(Reg((exit >> 32) as u32)))),
+                abi::EXIT_NO_MATCH if every => each(index, Ok(Outcome::NoMatch)),
+                abi::EXIT_SKIPPED => {
+                    if let Some(err) = ctx.error.take() {
+                        each(index, Err(err));
+                    }
+                }
+                abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
+                _ => {}
+            }
+            if ctx.dirty & abi::DIRTY_BUILT != 0 {
+                frame.clean();
+                (ctx.heap, ctx.heap_len) = (frame.scratch_address(), frame.scratch_len() as u64);
+            }
+            ctx.dirty = dirty;
+            ctx.next = ctx.index + 1;
+        }
     }
 
-    /// Runs the machine code on `inputs` (the frame just reset or
-    /// cleaned), handing outcomes to `deliver`; without one, stops at the
-    /// first input's outcome and returns the register holding its result
-    /// (`None`: no clause matched).
+    /// The `Ctx` for running the code on `inputs` with `frame` (just
+    /// reset or cleaned), setting aside the heap words the code builds in.
     #[inline(always)]
-    fn drive(
+    fn ctx<'f, 'a: 'f, 'h: 'f>(
         &self,
-        frame: &mut Frame<'_, '_>,
+        frame: *mut Frame<'a, 'h>,
         inputs: &[Word],
-        deliver: Deliver<'_>,
-        every: bool,
-    ) -> Option<Reg> {
-        let heap = frame.reserve_scratch(self.reserve);
-        let scratch_len = frame.scratch_len() as u64;
-        let registers = frame.registers().as_mut_ptr().cast::<u64>();
-        let input_words = frame.input_words();
-        let (heap_ptr, heap_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
-        // A single run's frame was reset to its input (the arguments are
-        // loaded), and a match returns at once.
-        let single = u64::from(deliver.is_none());
-        let mut ctx = Ctx {
+        dirty: u64,
+    ) -> Ctx<'f> {
+        // SAFETY: `frame` points to a live frame that nothing else uses
+        // while this function runs.
+        let f = unsafe { &mut *frame };
+        let heap = f.reserve_scratch(self.reserve);
+        let input_words = f.input_words();
+        Ctx {
             heap,
-            heap_len: scratch_len,
-            dirty: u64::from(every),
-            single,
-            registers,
-            input: heap_ptr,
-            input_len: heap_len as u64,
+            heap_len: f.scratch_len() as u64,
+            dirty,
+            single: u64::from(dirty == abi::DIRTY_SINGLE),
+            registers: f.registers().as_mut_ptr().cast::<u64>(),
+            input: input_words.as_ptr().cast::<u64>(),
+            input_len: input_words.len() as u64,
             inputs: inputs.as_ptr().cast::<u64>(),
             count: inputs.len() as u64,
+            next: 0,
+            index: 0,
+            pending: 0,
+            build: 0,
             frame,
-            deliver,
-            every,
-            result: None,
+            error: None,
             panic: None,
-        };
+            results: [[0; 2]; abi::RESULTS],
+        }
+    }
+
+    /// Runs the machine code from input `ctx.next` on until it returns.
+    #[inline(always)]
+    fn enter(&self, ctx: &mut Ctx<'_>) -> u64 {
+        let (heap, heap_len) = (ctx.input, ctx.input_len);
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
         // every label is an op of the program, and the terms the code
-        // builds itself lie in the `self.reserve` heap words just set
-        // aside, written through `ctx.heap`, which every helper that may
-        // build refreshes. The registers, the input heap and `inputs` stay
+        // builds itself lie in the `self.reserve` heap words set aside by
+        // `ctx`, from `ctx.build` on (below `self.reserve` less a region),
+        // written through `ctx.heap`, which every helper that may build
+        // refreshes. The registers, the input heap and the inputs stay
         // where they are for the whole call (the register file is not
         // resized; the rest is borrowed); the code reads input heap words
-        // only below `heap_len` and `inputs` only below its length. `ctx`
-        // outlives the call and only the helpers use it, never while the
-        // code touches the registers.
-        let exit =
-            unsafe { (self.entry)((&raw mut ctx).cast::<c_void>(), heap_ptr, heap_len as u64) };
-        if let Some(payload) = ctx.panic.take() {
-            resume_unwind(payload);
-        }
-        if exit == abi::EXIT_BAD_INPUT {
-            panic!("the input is not a well-formed term");
-        }
-        if exit & u64::from(u32::MAX) == abi::EXIT_MATCHED {
-            return Some(Reg((exit >> 32) as u32));
-        }
-        ctx.result
+        // only below `heap_len` and inputs only below `ctx.count`, writes
+        // results only below `abi::RESULTS`. `ctx` outlives the call and
+        // only the code and the helpers use it meanwhile, never the same
+        // field at once.
+        unsafe { (self.entry)((ctx as *mut Ctx<'_>).cast::<c_void>(), heap, heap_len) }
     }
 }
 

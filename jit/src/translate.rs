@@ -69,12 +69,12 @@ pub(crate) fn translate(
     let loop_head = b.create_block();
     let load_input = b.create_block();
     let next_input = b.create_block();
-    let stop = b.create_block();
+    let push = b.create_block();
 
-    // The loop over the inputs: `index` counts them.
+    // The loop over the inputs: `index` counts them, from `Ctx::next`.
     let index = b.declare_var(I64);
-    let zero = b.ins().iconst(I64, 0);
-    b.def_var(index, zero);
+    let first = b.ins().load(I64, mem(), params[0], abi::CTX_NEXT);
+    b.def_var(index, first);
     b.ins().jump(loop_head, &[]);
     b.switch_to_block(loop_head);
     let i = b.use_var(index);
@@ -90,11 +90,11 @@ pub(crate) fn translate(
     let i = b.ins().iadd_imm_s(i, 1);
     b.def_var(index, i);
     b.ins().jump(loop_head, &[]);
-    b.switch_to_block(stop);
-    let code = b.ins().iconst(I64, abi::EXIT_STOPPED as i64);
-    b.ins().return_(&[code]);
 
-    let (slots, reserve) = heap_slots(program);
+    let (slots, region) = heap_slots(program);
+    let regions = regions(region);
+    // The word `push` buffers.
+    let pushed = b.declare_var(I64);
     let vars = (0..program.registers()).map(|_| b.declare_var(I64)).collect();
     let mut t = Translator {
         program,
@@ -109,7 +109,10 @@ pub(crate) fn translate(
         bad_input,
         index,
         next_input,
-        stop,
+        push,
+        pushed,
+        region,
+        regions,
         targets: jump_targets(program),
         vars,
         constants: constant_registers(program),
@@ -143,8 +146,12 @@ pub(crate) fn translate(
         let reset = t.b.create_block();
         t.brif(loaded, t.blocks[0], reset);
         t.switch_off(reset);
-        let code = t.call_helper(HelperId::Reset, &[i, input]);
-        t.after_input(code, t.blocks[0]);
+        let code = t.call_helper(HelperId::Reset, &[input]);
+        // Rust hands over the error (or finds the panic).
+        let skip = t.b.create_block();
+        t.brif(code, skip, t.blocks[0]);
+        t.switch_off(skip);
+        t.exit(abi::EXIT_SKIPPED);
     } else {
         t.jump(t.blocks[0]);
     }
@@ -161,12 +168,25 @@ pub(crate) fn translate(
             t.known[r.index()] = Known::default();
         }
     }
+    t.push_block();
     t.b.switch_to_block(bad_input);
     let code = t.b.ins().iconst(I64, abi::EXIT_BAD_INPUT as i64);
     t.b.ins().return_(&[code]);
     t.b.seal_all_blocks();
     t.b.finalize(target);
-    reserve
+    region * regions as usize
+}
+
+/// How many regions of `region` heap words the code builds in, one per
+/// result it may buffer: as many as results, within a bound on the words
+/// set aside (so they stay in the cache).
+fn regions(region: usize) -> u64 {
+    /// The most heap words set aside for regions together (16 KiB).
+    const REGION_WORDS: usize = 2048;
+    match region {
+        0 => abi::RESULTS as u64,
+        _ => (REGION_WORDS / region).clamp(1, abi::RESULTS) as u64,
+    }
 }
 
 struct Translator<'p, 'f> {
@@ -174,9 +194,9 @@ struct Translator<'p, 'f> {
     /// For each op that builds a term in the code: the heap offset it
     /// builds at.
     slots: Vec<Option<u32>>,
-    /// The address of the run's heap words, if loaded on this stretch of
-    /// code since the last helper call.
-    heap: Option<Value>,
+    /// The region the code builds in, if found on this stretch of code
+    /// since the last helper call.
+    heap: Option<Region>,
     b: FunctionBuilder<'f>,
     /// The block of each op.
     blocks: Vec<Block>,
@@ -191,8 +211,14 @@ struct Translator<'p, 'f> {
     index: Variable,
     /// Goes on with the next input.
     next_input: Block,
-    /// Returns [`abi::EXIT_STOPPED`].
-    stop: Block,
+    /// Buffers the result in `pushed` and goes on with the next input (see
+    /// [`push_block`](Self::push_block)).
+    push: Block,
+    pushed: Variable,
+    /// The heap words one region holds (the most one clause builds in).
+    region: usize,
+    /// How many results the code buffers (and regions it builds in).
+    regions: u64,
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
@@ -215,6 +241,16 @@ struct Translator<'p, 'f> {
     /// from the op's start that every later op's code is dominated by?
     /// Values made there may be reused by the ops after it.
     on_main: bool,
+}
+
+/// Where the code builds terms for this input: the heap words from
+/// `Ctx::build` on.
+#[derive(Clone, Copy)]
+struct Region {
+    /// Their address.
+    address: Value,
+    /// `Ctx::build`, their offset in the run's heap.
+    build: Value,
 }
 
 /// What the code has learned about a register, valid as long as the
@@ -521,33 +557,73 @@ impl Translator<'_, '_> {
 
             // ---- Ending ---------------------------------------------------------------
             Op::Succeed { result } => {
-                // Rust reads the result in the register file.
-                self.spill(&[result]);
-                let single = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_SINGLE);
-                let (ret, batch) = (self.b.create_block(), self.b.create_block());
-                self.brif(single, ret, batch);
+                // Buffered, unless Rust must see it now (then Rust reads
+                // the result in the register file).
+                let w = self.load(result);
+                let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
+                let now = self.b.ins().icmp_imm_s(
+                    IntCC::UnsignedGreaterThan,
+                    dirty,
+                    abi::DIRTY_EVERY as i64,
+                );
+                let ret = self.b.create_block();
+                self.b.def_var(self.pushed, w);
+                self.brif(now, ret, self.push);
                 self.switch_off(ret);
-                let code = (u64::from(result.0) << 32) | abi::EXIT_MATCHED;
-                let code = self.b.ins().iconst(I64, code as i64);
-                self.b.ins().return_(&[code]);
-                self.switch_off(batch);
-                let i = self.b.use_var(self.index);
-                let r = self.b.ins().iconst(I64, result.index() as i64);
-                let code = self.call_helper(HelperId::Matched, &[i, r]);
-                self.after_input(code, self.next_input);
+                self.spill(&[result]);
+                self.exit((u64::from(result.0) << 32) | abi::EXIT_MATCHED);
             }
             Op::NoMatch => {
-                // Rust hears of a no-match only when it asked to, or when a
-                // helper built terms to clean up.
+                // Rust hears of a no-match only when it asked to (buffered
+                // while nothing else is dirty), or to clean up.
                 let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
                 let report = self.b.create_block();
                 self.brif(dirty, report, self.next_input);
                 self.switch_off(report);
-                let i = self.b.use_var(self.index);
-                let code = self.call_helper(HelperId::NoMatch, &[i]);
-                self.after_input(code, self.next_input);
+                let every = self.b.ins().icmp_imm_s(IntCC::Equal, dirty, abi::DIRTY_EVERY as i64);
+                let ret = self.b.create_block();
+                let none = self.b.ins().iconst(I64, abi::FAILED as i64);
+                self.b.def_var(self.pushed, none);
+                self.brif(every, self.push, ret);
+                self.switch_off(ret);
+                self.exit(abi::EXIT_NO_MATCH);
             }
         }
+    }
+
+    /// Returns `code` to Rust, leaving the input's index in the `Ctx`.
+    fn exit(&mut self, code: u64) {
+        let i = self.b.use_var(self.index);
+        self.b.ins().store(mem(), i, self.ctx, abi::CTX_INDEX);
+        let code = self.b.ins().iconst(I64, code as i64);
+        self.b.ins().return_(&[code]);
+    }
+
+    /// The block every buffered outcome goes through: the input's index
+    /// and `pushed` into the next slot of `Ctx::results`, the next region
+    /// to build in, and on with the next input, or back to Rust when the
+    /// buffer is full.
+    fn push_block(&mut self) {
+        self.b.switch_to_block(self.push);
+        let n = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_PENDING);
+        let offset = self.b.ins().ishl_imm_s(n, 4);
+        let slot = self.b.ins().iadd(self.ctx, offset);
+        let i = self.b.use_var(self.index);
+        let w = self.b.use_var(self.pushed);
+        self.b.ins().store(mem(), i, slot, abi::CTX_RESULTS);
+        self.b.ins().store(mem(), w, slot, abi::CTX_RESULTS + 8);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.ins().store(mem(), n, self.ctx, abi::CTX_PENDING);
+        if self.region > 0 {
+            let build = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD);
+            let build = self.b.ins().iadd_imm_s(build, self.region as i64);
+            self.b.ins().store(mem(), build, self.ctx, abi::CTX_BUILD);
+        }
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, n, self.regions as i64);
+        let exit = self.b.create_block();
+        self.brif(full, exit, self.next_input);
+        self.switch_off(exit);
+        self.exit(abi::EXIT_FULL);
     }
 
     /// `Call`: arithmetic on small integers inline; `+ - * /` on other
@@ -601,7 +677,11 @@ impl Translator<'_, '_> {
         if let Some(at) = slot {
             self.switch_off(numbers);
             let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
-            let at = self.b.ins().iconst(I64, i64::from(at));
+            let build = match self.heap {
+                Some(region) => region.build,
+                None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
+            };
+            let at = self.b.ins().iadd_imm_s(build, i64::from(at));
             let value = self.call_helper(HelperId::NumArith, &[bif_index, words[0], words[1], at]);
             // Nothing else goes to `slow`: `msc_num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
@@ -1010,35 +1090,36 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// After a helper that starts or ends an input: [`abi::GO_ON`] goes to
-    /// `go_on`, [`abi::SKIP`] to the next input, anything else stops.
-    fn after_input(&mut self, code: Value, go_on: Block) {
-        let other = self.b.create_block();
-        let is_on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::GO_ON as i64);
-        self.brif(is_on, go_on, other);
-        self.switch_off(other);
-        let skip = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::SKIP as i64);
-        self.brif(skip, self.next_input, self.stop);
-    }
-
-    /// The address of the run's heap words (see [`abi::Ctx`]).
-    fn heap_address(&mut self) -> Value {
-        if let Some(heap) = self.heap {
-            return heap;
+    /// The region of the run's heap the code builds in (see
+    /// [`abi::Ctx`]).
+    fn region(&mut self) -> Region {
+        if let Some(region) = self.heap {
+            return region;
         }
         let heap = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_HEAP);
+        let build = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD);
+        let offset = self.b.ins().ishl_imm_s(build, 3);
+        let address = self.b.ins().iadd(heap, offset);
+        let region = Region { address, build };
         if self.on_main {
-            self.heap = Some(heap);
+            self.heap = Some(region);
         }
-        heap
+        region
     }
 
-    /// The word pointing at heap offset `at` of the run's heap.
+    /// The address of the region's words.
+    fn heap_address(&mut self) -> Value {
+        self.region().address
+    }
+
+    /// The word pointing at offset `at` of the region, in the run's heap.
     fn scratch_word(&mut self, tag: u64, at: u32) -> Value {
         let word = (u64::from(at) << layout::OFFSET_SHIFT)
             | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
             | tag;
-        self.b.ins().iconst(I64, word as i64)
+        let build = self.region().build;
+        let offset = self.b.ins().ishl_imm_s(build, i64::from(layout::OFFSET_SHIFT));
+        self.b.ins().iadd_imm_s(offset, word as i64)
     }
 
     /// The start and length of an operand list, as values.

@@ -102,3 +102,62 @@ fn trace_batches_agree_with_the_interpreter() {
         assert_eq!(answers(Engine::Jit, every), expected, "every: {every}");
     }
 }
+
+/// Results built in the machine code, buffered past the buffer's size,
+/// between results Rust must see at once (a helper built or set flags):
+/// every engine hands over the same outcomes, in order.
+#[test]
+fn buffered_and_immediate_results_interleave() {
+    let specs = [
+        // Built inline; `element/2` goes through a helper.
+        "[{{'$1','$2'}, [{is_integer,'$1'}], [{{'$1', ['$2' | '$1']}}]},
+          {{'$1','$2'}, [], [{{{element, 1, '$2'}, '$1'}}]}]",
+        // Float and bignum results in the op's heap slots.
+        "[{{'$1','$2'}, [], [{{{'+', '$1', '$2'}, {'*', '$2', 2}}}]}]",
+        // A clause that builds more than a region, and one that builds nothing.
+        "[{{'$1', small}, [], ['$1']},
+          {{'$1','$2'}, [], [{{'$1','$2','$1','$2','$1','$2','$1','$2','$1','$2','$1','$2'}}]}]",
+    ];
+    let mut text = String::new();
+    for i in 0..700 {
+        let x = match i % 5 {
+            0 => format!("{i}"),
+            1 => format!("{i}.5"),
+            2 => "1180591620717411303424".to_owned(),
+            3 => "a".to_owned(),
+            _ => format!("{}", i * 3),
+        };
+        let y = match i % 7 {
+            0 => "{t, 1}".to_owned(),
+            1 => "small".to_owned(),
+            2 => "2.25".to_owned(),
+            3 => "36893488147419103232".to_owned(),
+            _ => format!("{i}"),
+        };
+        text.push_str(&format!("{{{x}, {y}}}. "));
+    }
+    let mut heap = Heap::new();
+    let inputs = matchspec::syntax::parse_terms_into(&text, &mut heap).expect("inputs parse");
+    for spec in specs {
+        let spec = CompiledSpec::compile(spec, Kind::Table, &Config::default()).expect("compiles");
+        let answers = |engine: Engine, every: bool| {
+            let engine_spec = EngineSpec::new(spec.clone(), engine);
+            let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+            let mut got = Vec::new();
+            let mut record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
+                got.push(format!("{i}: {}", show(&outcome.expect("runs"))));
+            };
+            if every {
+                engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut record);
+            } else {
+                engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut record);
+            }
+            got
+        };
+        for every in [true, false] {
+            let expected = answers(Engine::Interp, every);
+            assert!(expected.len() > 100, "{expected:?}");
+            assert_eq!(answers(Engine::Jit, every), expected, "every: {every}");
+        }
+    }
+}
