@@ -38,11 +38,8 @@
 //! and from then on every helper does nothing and answers harmlessly (go
 //! on, "no", "failed", skip) and the input's end returns to Rust, which
 //! hands over what it has and resumes the panic. Nothing the spec does
-//! after the panic reaches the host. The lean number helpers
-//! ([`num_arith`], [`num_compare`], [`map_get`]) are plain functions that
-//! cannot panic (no indexing, no allocation; an `extern "C"` function
-//! that did would abort, never unwind), touch no frame and no host, and
-//! write only their op's heap words: they run even after a panic,
+//! after the panic reaches the host. The lean helpers (`lean.rs`) are
+//! plain functions that cannot panic and run even after a panic,
 //! harmlessly.
 
 use std::any::Any;
@@ -53,7 +50,9 @@ use matchspec::EvalError;
 use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
 use matchspec::ir::{Cmp, Operands};
-use matchspec::term::{Atom, Word};
+use matchspec::term::Word;
+
+use crate::lean;
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u64, u64) -> u64;
@@ -257,14 +256,17 @@ pub(crate) enum HelperId {
     MakeList,
     MakeCons,
     Reset,
-    NumArith,
+    NumAdd,
+    NumSub,
+    NumMul,
+    NumDiv,
     NumCompare,
     MapGet,
 }
 
 impl HelperId {
     /// Every helper, in `HelperId` order.
-    pub(crate) const ALL: [HelperId; 13] = [
+    pub(crate) const ALL: [HelperId; 16] = [
         HelperId::Step,
         HelperId::Call,
         HelperId::Compare,
@@ -275,7 +277,10 @@ impl HelperId {
         HelperId::MakeList,
         HelperId::MakeCons,
         HelperId::Reset,
-        HelperId::NumArith,
+        HelperId::NumAdd,
+        HelperId::NumSub,
+        HelperId::NumMul,
+        HelperId::NumDiv,
         HelperId::NumCompare,
         HelperId::MapGet,
     ];
@@ -289,7 +294,10 @@ impl HelperId {
             | HelperId::MakeList
             | HelperId::MakeCons
             | HelperId::Reset
-            | HelperId::NumArith
+            | HelperId::NumAdd
+            | HelperId::NumSub
+            | HelperId::NumMul
+            | HelperId::NumDiv
             | HelperId::MapGet => true,
             HelperId::Compare
             | HelperId::TypeTest
@@ -312,9 +320,12 @@ impl HelperId {
             HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
             HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
             HelperId::Reset => ("msc_reset", reset as *const u8, 1),
-            HelperId::NumArith => ("msc_num_arith", num_arith as *const u8, 4),
-            HelperId::NumCompare => ("msc_num_compare", num_compare as *const u8, 3),
-            HelperId::MapGet => ("msc_map_get", map_get as *const u8, 3),
+            HelperId::NumAdd => ("msc_num_add", lean::num_add as *const u8, 3),
+            HelperId::NumSub => ("msc_num_sub", lean::num_sub as *const u8, 3),
+            HelperId::NumMul => ("msc_num_mul", lean::num_mul as *const u8, 3),
+            HelperId::NumDiv => ("msc_num_div", lean::num_div as *const u8, 3),
+            HelperId::NumCompare => ("msc_num_compare", lean::num_compare as *const u8, 3),
+            HelperId::MapGet => ("msc_map_get", lean::map_get as *const u8, 3),
         };
         Helper { name, address, params }
     }
@@ -369,12 +380,12 @@ fn word_or_failed(w: Option<Word>) -> u64 {
     w.map_or(FAILED, Word::to_bits)
 }
 
-fn bif_of(index: u64) -> Option<Bif> {
+pub(crate) fn bif_of(index: u64) -> Option<Bif> {
     bif::TABLE.get(index as usize).map(|entry| entry.bif)
 }
 
 /// The comparisons by their `repr` index (what the machine code passes).
-const CMPS: [Cmp; 8] =
+pub(crate) const CMPS: [Cmp; 8] =
     [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne, Cmp::ExactEq, Cmp::ExactNe];
 
 /// The index of `op` in [`CMPS`].
@@ -471,14 +482,14 @@ pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u6
 
 /// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`]. An immediate
 /// key in a map of at most 8 keys is looked up without a frame (see
-/// [`small_map_value`]).
+/// [`lean::small_map_value`]).
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `map` must be a map that is part of the input.
 pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
     // SAFETY: as this function's contract (a live `Ctx`).
-    if let Some(found) = unsafe { small_map_value(ctx.cast_const().cast(), key, map) } {
+    if let Some(found) = unsafe { lean::small_map_value(ctx.cast_const().cast(), key, map) } {
         return found.unwrap_or(FAILED);
     }
     // SAFETY: as this function's contract.
@@ -551,357 +562,6 @@ pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, input: u64) -> u64 {
     // SAFETY: as in `guarded`.
     unsafe { ctx.refresh() };
     code
-}
-
-/// The header of the boxed term `w` points at and a pointer to it, if it
-/// lies in the input or the run's heap with `more` words after it
-/// (literals, and anything else: `None`). Never panics.
-///
-/// # Safety
-///
-/// `ctx` must point to a live [`Ctx`] whose `input`/`input_len` and
-/// `heap`/`heap_len` describe readable words.
-#[inline(always)]
-unsafe fn boxed(ctx: *const Ctx<'_>, w: u64, more: u64) -> Option<(u64, *const u64)> {
-    use matchspec::term::Space;
-    use matchspec::term::word::layout;
-    if w & layout::TAG_MASK != layout::TAG_BOXED {
-        return None;
-    }
-    // SAFETY: as this function's contract; the fields are read by value,
-    // no reference to the `Ctx` is made.
-    let (base, len) = unsafe {
-        match (w >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
-            s if s == Space::Heap as u64 => ((*ctx).input, (*ctx).input_len),
-            s if s == Space::Scratch as u64 => ((*ctx).heap.cast_const().cast(), (*ctx).heap_len),
-            _ => return None,
-        }
-    };
-    let at = w >> layout::OFFSET_SHIFT;
-    // `at` is below 2^59: no overflow.
-    if at + more >= len {
-        return None;
-    }
-    // SAFETY: `at + more` is below `len`, and `len` words at `base` are
-    // readable (this function's contract).
-    unsafe {
-        let cells = base.add(at as usize);
-        Some((*cells, cells))
-    }
-}
-
-/// `w` as a float: a float, or a small integer converted (as the
-/// interpreter's fast path converts it); `None` for anything else.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn float_of(ctx: *const Ctx<'_>, w: u64) -> Option<f64> {
-    use matchspec::term::word::layout;
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(((w as i64) >> layout::TAG_BITS) as f64);
-    }
-    // SAFETY: as this function's contract; `boxed` checked the word after
-    // the header is inside.
-    unsafe {
-        match boxed(ctx, w, 1)? {
-            (layout::FLOAT_HEADER, cells) => Some(f64::from_bits(*cells.add(1))),
-            _ => None,
-        }
-    }
-}
-
-/// Is `w` a float (in the input or the run's heap)?
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn is_float(ctx: *const Ctx<'_>, w: u64) -> bool {
-    // SAFETY: as this function's contract.
-    unsafe {
-        boxed(ctx, w, 1).is_some_and(|(h, _)| h == matchspec::term::word::layout::FLOAT_HEADER)
-    }
-}
-
-/// `w` as an integer of at most 127 bits: a small integer, or a bignum of
-/// one or two words; `None` for anything else.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn wide_of(ctx: *const Ctx<'_>, w: u64) -> Option<i128> {
-    use matchspec::term::word::layout;
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(i128::from((w as i64) >> layout::TAG_BITS));
-    }
-    // SAFETY: as this function's contract.
-    let (header, cells) = unsafe { boxed(ctx, w, 1)? };
-    let negative = match header & layout::HEADER_KIND_MASK {
-        layout::HEADER_POS_BIG => false,
-        layout::HEADER_NEG_BIG => true,
-        _ => return None,
-    };
-    let magnitude = match header >> layout::HEADER_KIND_BITS {
-        // SAFETY: `boxed` checked the word after the header is inside.
-        1 => u128::from(unsafe { *cells.add(1) }),
-        2 => {
-            // SAFETY: as this function's contract: the second limb too.
-            let (_, cells) = unsafe { boxed(ctx, w, 2)? };
-            // SAFETY: `boxed` checked both limbs are inside.
-            let (lo, hi) = unsafe { (*cells.add(1), *cells.add(2)) };
-            u128::from(hi) << 64 | u128::from(lo)
-        }
-        _ => return None,
-    };
-    let m = i128::try_from(magnitude).ok()?;
-    Some(if negative { -m } else { m })
-}
-
-/// `msc_num_compare(ctx, op, x, y)`: [`compare`], deciding itself (a
-/// plain function: no frame, no panic, no allocation) the comparisons but
-/// `=:=` and `=/=` of the numbers whose order is a machine comparison:
-/// floats and small integers that floats hold exactly (within ±2^53), and
-/// a small integer against a bignum (bignums lie outside the small range:
-/// the sign decides).
-///
-/// # Safety
-///
-/// As [`boxed`] and [`compare`].
-pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    match unsafe { num_order(ctx, op, x, y) } {
-        Some(holds) => u64::from(holds),
-        // SAFETY: as this function's contract.
-        None => unsafe { compare(ctx, op, x, y) },
-    }
-}
-
-/// What [`num_compare`] decides itself.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn num_order(ctx: *mut c_void, op: u64, x: u64, y: u64) -> Option<bool> {
-    use matchspec::term::word::layout;
-    use std::cmp::Ordering::{Greater, Less};
-    const LIMIT: i64 = 1 << 53;
-    let ctx = ctx.cast_const().cast::<Ctx<'_>>();
-    // An exact float, or (as `Err`) a small integer beyond ±2^53 or the
-    // sign of a bignum (`Ok(true)`: negative).
-    let key = |w: u64| -> Option<Result<f64, Option<bool>>> {
-        if w & layout::TAG_MASK == layout::TAG_SMALL {
-            let i = (w as i64) >> layout::TAG_BITS;
-            return Some(if (-LIMIT..=LIMIT).contains(&i) { Ok(i as f64) } else { Err(None) });
-        }
-        // SAFETY: as this function's contract.
-        let (header, cells) = unsafe { boxed(ctx, w, 1)? };
-        match header & layout::HEADER_KIND_MASK {
-            _ if header == layout::FLOAT_HEADER => {
-                // SAFETY: `boxed` checked the word after the header is inside.
-                let bits = unsafe { *cells.add(1) };
-                Some(Ok(f64::from_bits(bits)))
-            }
-            layout::HEADER_POS_BIG => Some(Err(Some(false))),
-            layout::HEADER_NEG_BIG => Some(Err(Some(true))),
-            _ => None,
-        }
-    };
-    let is_small = |w: u64| w & layout::TAG_MASK == layout::TAG_SMALL;
-    let order = match (key(x)?, key(y)?) {
-        (Ok(p), Ok(q)) => p.partial_cmp(&q)?,
-        (_, Err(Some(negative))) if is_small(x) => {
-            if negative {
-                Greater
-            } else {
-                Less
-            }
-        }
-        (Err(Some(negative)), _) if is_small(y) => {
-            if negative {
-                Less
-            } else {
-                Greater
-            }
-        }
-        _ => return None,
-    };
-    match CMPS.get(op as usize)? {
-        Cmp::Lt => Some(order == Less),
-        Cmp::Le => Some(order != Greater),
-        Cmp::Gt => Some(order == Greater),
-        Cmp::Ge => Some(order != Less),
-        Cmp::Eq => Some(order.is_eq()),
-        Cmp::Ne => Some(order.is_ne()),
-        Cmp::ExactEq | Cmp::ExactNe => None,
-    }
-}
-
-/// `msc_num_arith(ctx, bif, x, y, at)`: [`call`] of `+`, `-`, `*` or `/`
-/// (the `Bif` index `bif`), computing itself (a plain function: no frame,
-/// no panic, no allocation) what the interpreter's fast path computes for
-/// numbers in the input or the run's heap: a float if either is a float
-/// (or for `/`), if finite; else in 128 bits, if the operands fit. A float
-/// or bignum result is built in the three heap words at offset `at` (set
-/// aside for the op).
-///
-/// # Safety
-///
-/// As [`boxed`] and [`call`]; `at` and the two words after it must be
-/// heap words set aside for the code (below `Ctx::heap_len`).
-pub(crate) unsafe extern "C" fn num_arith(
-    ctx: *mut c_void,
-    bif: u64,
-    x: u64,
-    y: u64,
-    at: u64,
-) -> u64 {
-    // SAFETY: as this function's contract.
-    match unsafe { num_value(ctx, bif, x, y, at) } {
-        // SAFETY: as this function's contract.
-        FAILED => unsafe { call(ctx, bif, x, y, Word::NIL.to_bits()) },
-        word => word,
-    }
-}
-
-/// What [`num_arith`] computes itself, or [`FAILED`].
-///
-/// # Safety
-///
-/// As [`num_arith`].
-#[inline(always)]
-unsafe fn num_value(ctx: *mut c_void, bif: u64, x: u64, y: u64, at: u64) -> u64 {
-    use matchspec::term::word::layout;
-    let ctx = ctx.cast_const().cast::<Ctx<'_>>();
-    let Some(bif) = bif_of(bif) else { return FAILED };
-    // SAFETY: as this function's contract.
-    let floats = bif == Bif::FloatDiv || unsafe { is_float(ctx, x) || is_float(ctx, y) };
-    let words = if floats {
-        // SAFETY: as this function's contract.
-        let (Some(p), Some(q)) = (unsafe { float_of(ctx, x) }, unsafe { float_of(ctx, y) }) else {
-            return FAILED;
-        };
-        let Some(r) = bif::float_arith(bif, p, q) else { return FAILED };
-        [layout::FLOAT_HEADER, r.to_bits(), 0]
-    } else {
-        // SAFETY: as this function's contract.
-        match unsafe { wide_words(ctx, bif, x, y) } {
-            Ok(words) => words,
-            Err(word) => return word,
-        }
-    };
-    // SAFETY: as this function's contract: the three words at `at` are
-    // set aside for this op, inside the run's heap.
-    unsafe {
-        let heap = (*ctx).heap.cast::<u64>().add(at as usize);
-        std::ptr::copy_nonoverlapping(words.as_ptr(), heap, 3);
-    }
-    scratch_boxed(at)
-}
-
-/// The integer result of `bif` on `x` and `y` in 128 bits: the words of a
-/// bignum (`Ok`), or a word to return (`Err`: a small integer, or
-/// [`FAILED`]).
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(never)]
-unsafe fn wide_words(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64) -> Result<[u64; 3], u64> {
-    use matchspec::term::word::layout;
-    // SAFETY: as this function's contract.
-    let (Some(p), Some(q)) = (unsafe { wide_of(ctx, x) }, unsafe { wide_of(ctx, y) }) else {
-        return Err(FAILED);
-    };
-    // A product whose operands have at most 127 significant bits together
-    // fits, and needs no overflow-checked multiplication.
-    let small_product = bif == Bif::Mul
-        && p.unsigned_abs().leading_zeros() + q.unsigned_abs().leading_zeros() >= 129;
-    let r = if small_product {
-        p.wrapping_mul(q)
-    } else {
-        match bif::wide_arith(bif, p, q) {
-            Some(r) => r,
-            None => return Err(FAILED),
-        }
-    };
-    if let Some(word) = i64::try_from(r).ok().and_then(Word::small) {
-        return Err(word.to_bits());
-    }
-    // As `Heap::int128` builds it: one word of magnitude, or two.
-    let magnitude = r.unsigned_abs();
-    let (lo, hi) = (magnitude as u64, (magnitude >> 64) as u64);
-    let size: u64 = if hi == 0 { 1 } else { 2 };
-    let kind = if r < 0 { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
-    Ok([size << layout::HEADER_KIND_BITS | kind, lo, hi])
-}
-
-/// `msc_map_get(ctx, bif, key, map)`: [`call`] of `map_get` or
-/// `is_map_key` (the `Bif` index `bif`), answering itself (a plain
-/// function: no frame, no panic, no allocation) for an immediate key and
-/// a map of at most 8 keys in the input or the run's heap, whose keys are
-/// compared as words (as `Frame::map_value` does for heads).
-///
-/// # Safety
-///
-/// As [`boxed`] and [`call`].
-pub(crate) unsafe extern "C" fn map_get(ctx: *mut c_void, bif: u64, key: u64, map: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    let found = unsafe { small_map_value(ctx.cast_const().cast(), key, map) };
-    match (bif_of(bif), found) {
-        (Some(Bif::MapGet), Some(value)) => value.unwrap_or(FAILED),
-        (Some(Bif::IsMapKey), Some(value)) => {
-            let answer = if value.is_some() { Atom::TRUE } else { Atom::FALSE };
-            Word::atom(answer).to_bits()
-        }
-        // SAFETY: as this function's contract.
-        _ => unsafe { call(ctx, bif, key, map, Word::NIL.to_bits()) },
-    }
-}
-
-/// The value of the immediate `key` in `map`, a map of at most 8 keys in
-/// the input or the run's heap (`Some(None)`: not a key); `None` if that
-/// is not what they are.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn small_map_value(ctx: *const Ctx<'_>, key: u64, map: u64) -> Option<Option<u64>> {
-    use matchspec::term::word::layout;
-    // Immediates (small integers, atoms, `[]`) have bit 1 of the tag clear.
-    if key & 0b10 != 0 {
-        return None;
-    }
-    // SAFETY: as this function's contract.
-    let (header, _) = unsafe { boxed(ctx, map, 0)? };
-    if header & layout::HEADER_KIND_MASK != layout::HEADER_MAP {
-        return None;
-    }
-    let n = (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER;
-    if n > 8 {
-        return None;
-    }
-    // SAFETY: as this function's contract; `boxed` checked the keys and
-    // values (the `2 n` words after the header) are inside.
-    unsafe {
-        let (_, cells) = boxed(ctx, map, 2 * n)?;
-        let keys = std::slice::from_raw_parts(cells.add(1), n as usize);
-        let values = std::slice::from_raw_parts(cells.add(1 + n as usize), n as usize);
-        Some(keys.iter().position(|&k| k == key).and_then(|i| values.get(i).copied()))
-    }
-}
-
-/// The word of a boxed term at offset `at` of the run's heap.
-fn scratch_boxed(at: u64) -> u64 {
-    use matchspec::term::Space;
-    use matchspec::term::word::layout;
-    (at << layout::OFFSET_SHIFT)
-        | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
-        | layout::TAG_BOXED
 }
 
 #[cfg(test)]

@@ -66,6 +66,7 @@
 mod abi;
 mod engine;
 mod error;
+mod lean;
 mod program;
 mod translate;
 

@@ -18,7 +18,8 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value, types,
+    AbiParam, Block, FuncRef, Function, InstBuilder, InstructionData, MemFlagsData, Opcode,
+    Signature, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -676,14 +677,19 @@ impl Translator<'_, '_> {
         }
         if let Some(at) = slot {
             self.switch_off(numbers);
-            let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
+            let helper = match bif {
+                Bif::Add => HelperId::NumAdd,
+                Bif::Sub => HelperId::NumSub,
+                Bif::Mul => HelperId::NumMul,
+                _ => HelperId::NumDiv,
+            };
             let build = match self.heap {
                 Some(region) => region.build,
                 None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
             };
             let at = self.b.ins().iadd_imm_s(build, i64::from(at));
-            let value = self.call_helper(HelperId::NumArith, &[bif_index, words[0], words[1], at]);
-            // Nothing else goes to `slow`: `msc_num_arith` calls `msc_call`.
+            let value = self.call_helper(helper, &[words[0], words[1], at]);
+            // Nothing else goes to `slow`: `lean::num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
@@ -1009,15 +1015,34 @@ impl Translator<'_, '_> {
     /// Are both immediates (small integers, atoms, `[]`: bit 1 of the tag
     /// clear; lists and boxed terms have it set)?
     fn both_immediate(&mut self, x: Value, y: Value) -> Value {
-        let either = self.b.ins().bor(x, y);
+        let either = self.either(x, y, |c| Word::from_bits(c).is_immediate());
         let bit = self.b.ins().band_imm_s(either, 0b10);
         self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0)
     }
 
     /// Are both small integers (tag 0)?
     fn both_small(&mut self, x: Value, y: Value) -> Value {
-        let either = self.b.ins().bor(x, y);
+        let either = self.either(x, y, |c| Word::from_bits(c).is_small());
         self.has_tag(either, layout::TAG_SMALL)
+    }
+
+    /// The bits of `x` or `y` for a tag test both must pass: a constant
+    /// that passes it (`passes`) need not be tested.
+    fn either(&mut self, x: Value, y: Value, passes: impl Fn(u64) -> bool) -> Value {
+        match (self.constant(x).filter(|&c| passes(c)), self.constant(y).filter(|&c| passes(c))) {
+            (Some(_), _) => y,
+            (_, Some(_)) => x,
+            _ => self.b.ins().bor(x, y),
+        }
+    }
+
+    /// The value of `v`, if it is a constant.
+    fn constant(&self, v: Value) -> Option<u64> {
+        let inst = self.b.func.dfg.value_def(v).inst()?;
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits() as u64),
+            _ => None,
+        }
     }
 
     fn label(&self, label: Label) -> Block {
@@ -1198,7 +1223,7 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
                 Op::MakeList { elements, .. } => 2 * elements.len,
                 Op::MakeCons { .. } => 2,
                 // A float result, or a bignum of up to two words (see
-                // `abi::num_arith`).
+                // `lean::num_arith`).
                 Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 3,
                 _ => 0,
             }
