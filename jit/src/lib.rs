@@ -67,6 +67,7 @@ mod abi;
 mod engine;
 mod error;
 mod lean;
+mod prefix;
 mod program;
 mod translate;
 

@@ -476,6 +476,11 @@ pub(crate) fn validate(program: &Program) -> Result<(), JitError> {
     Ok(())
 }
 
+/// The labels `op` may jump to.
+pub(crate) fn op_labels(op: &Op) -> Vec<Label> {
+    op_parts(op).1
+}
+
 /// The registers an op's machine code touches itself, its labels, and
 /// whether it ends the run (no falling through).
 fn op_parts(op: &Op) -> (Vec<Reg>, Vec<Label>, bool) {

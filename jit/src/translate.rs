@@ -29,6 +29,7 @@ use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, HelperId};
+use crate::prefix;
 
 const I64: types::Type = types::I64;
 const TRUE: Word = Word::atom(matchspec::term::Atom::TRUE);
@@ -97,6 +98,12 @@ pub(crate) fn translate(
     // The word `push` buffers.
     let pushed = b.declare_var(I64);
     let vars = (0..program.registers()).map(|_| b.declare_var(I64)).collect();
+    let constants = constant_registers(program);
+    let redirects = prefix::redirects(program, &constants);
+    let mut targets = jump_targets(program);
+    for &(_, to) in redirects.iter().flatten() {
+        targets[to] = true;
+    }
     let mut t = Translator {
         program,
         slots,
@@ -114,9 +121,11 @@ pub(crate) fn translate(
         pushed,
         region,
         regions,
-        targets: jump_targets(program),
+        targets,
+        redirects,
+        pc: 0,
         vars,
-        constants: constant_registers(program),
+        constants,
         needs_args: needs_args(program),
         arg_cells: Vec::new(),
         known: vec![Known::default(); program.registers()],
@@ -164,6 +173,7 @@ pub(crate) fn translate(
             t.forget_all();
         }
         t.on_main = true;
+        t.pc = pc;
         t.op(pc);
         for r in std::mem::take(&mut t.written_off_main) {
             t.known[r.index()] = Known::default();
@@ -223,6 +233,11 @@ struct Translator<'p, 'f> {
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
+    /// For each op, if its jumps to the next clause go elsewhere: that
+    /// clause's start and the op they go to (see `prefix.rs`).
+    redirects: Vec<Option<(Label, usize)>>,
+    /// The op being translated.
+    pc: usize,
     /// The SSA variable of each register.
     vars: Vec<Variable>,
     /// The constant each register holds for the whole run, if any.
@@ -1045,8 +1060,13 @@ impl Translator<'_, '_> {
         }
     }
 
+    /// The block of `label`, as the current op jumps there: past the
+    /// beginning the next clause shares with this one (see `prefix.rs`).
     fn label(&self, label: Label) -> Block {
-        self.blocks[label.index()]
+        match self.redirects[self.pc] {
+            Some((from, to)) if from == label => self.blocks[to],
+            _ => self.blocks[label.index()],
+        }
     }
 
     fn jump_to(&mut self, pc: usize) {
@@ -1377,7 +1397,7 @@ fn constant_registers(program: &Program) -> Vec<Option<Word>> {
 }
 
 /// The register an op writes, if any.
-fn writes(op: &Op) -> Option<Reg> {
+pub(crate) fn writes(op: &Op) -> Option<Reg> {
     match *op {
         Op::GetArg { dst, .. }
         | Op::GetArgList { dst }
@@ -1422,7 +1442,7 @@ fn writes(op: &Op) -> Option<Reg> {
 
 /// The registers an op reads (what the interpreter's code for it reads in
 /// the register file).
-fn reads(program: &Program, op: &Op) -> Vec<Reg> {
+pub(crate) fn reads(program: &Program, op: &Op) -> Vec<Reg> {
     let mut regs = match *op {
         Op::IsArity { .. }
         | Op::GetArg { .. }
