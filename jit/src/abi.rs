@@ -11,21 +11,27 @@
 //! (words of the input heap `heap`) on, it loads each input into register
 //! 0 (trace programs that need the arguments in Rust ask [`reset`] to load
 //! them; the others read the input list themselves and call it only for
-//! the error when the input is not a list) and runs the clauses. A match
-//! that only the code touched (no helper built a term, set a flag or
-//! touched the host since Rust last cleaned up: [`Ctx::dirty`] is clear)
-//! is written to [`Ctx::results`] and the code goes on with the next
-//! input; Rust hands the buffered results over when the code returns,
-//! which it does when the buffer is full ([`EXIT_FULL`]), at the end
-//! ([`EXIT_DONE`]), and at any outcome Rust must see at once: a match or
-//! a no-match after a helper left something to clean up ([`EXIT_MATCHED`],
-//! [`EXIT_NO_MATCH`]), an input that cannot run ([`EXIT_SKIPPED`]). A
-//! single run returns at its first outcome. Returning, the code leaves
-//! the input it stopped at in [`Ctx::index`]. So the outcomes reach Rust
-//! in input order, and each before any helper of a later input touched
-//! the frame or the host. The code keeps registers in machine registers,
-//! storing them to the run's register file for the helpers that read them
-//! there; it reads head cells from the input heap (every such read is
+//! the error when the input is not a list) and runs the clauses. How an
+//! outcome reaches Rust depends on what the program's helpers may do
+//! ([`Effects`](crate::effects::Effects)). A match that only the code
+//! touched (no helper built a term or set a flag since Rust last cleaned
+//! up: [`Ctx::dirty`] is clear) is written to [`Ctx::results`] and the
+//! code goes on with the next input; a no-match is not reported at all
+//! (Rust hands over the inputs between two results as no-matches when
+//! the caller wants them). The code returns to Rust, which hands the
+//! buffered results over, when the buffer is full ([`EXIT_FULL`]), at the
+//! end ([`EXIT_DONE`]), and at any outcome Rust must see at once: a match
+//! or a no-match after a helper left something to clean up, a match of a
+//! program whose helpers may touch the host, a no-match the caller wants
+//! of such a program ([`DIRTY_EVERY`]) ([`EXIT_MATCHED`],
+//! [`EXIT_NO_MATCH`]), an input that cannot run ([`EXIT_SKIPPED`]).
+//! Returning, the code leaves the input it stopped at in [`Ctx::index`]
+//! (at the end: `count`). So the outcomes reach Rust in input order, and
+//! each before any later input's effects on the host (a helper that only
+//! builds terms of the run is no effect anyone sees). A single run is a
+//! batch of one. The code keeps registers in machine registers, storing
+//! them to the run's register file for the helpers that read them there;
+//! it reads head cells from the input heap (every such read is
 //! bounds-checked against `heap_len`), builds terms in heap words set
 //! aside for it (one region per buffered result: [`Ctx::build`]), and
 //! calls a helper of [`HelperId`] for what it does not do itself. Each
@@ -36,8 +42,10 @@
 //!
 //! A helper never unwinds: a panic is caught and parked in [`Ctx::panic`],
 //! and from then on every helper does nothing and answers harmlessly (go
-//! on, "no", "failed", skip) and the input's end returns to Rust, which
-//! hands over what it has and resumes the panic. Nothing the spec does
+//! on, "no", "failed", skip); the panic also sets `count` to 0 and notes
+//! how many results came before it ([`Ctx::keep`]), so the code returns
+//! at the input's end and Rust hands over only those before resuming the
+//! panic. Nothing the spec does
 //! after the panic reaches the host. The lean helpers (`lean.rs`) are
 //! plain functions that cannot panic and run even after a panic,
 //! harmlessly.
@@ -79,7 +87,7 @@ pub(crate) const EXIT_SKIPPED: u64 = 5;
 pub(crate) const STEP_NEXT: u64 = 1 << 32;
 
 /// What helpers that make a term return when the function fails: tag 111
-/// words are never terms. As a buffered result: the input matched nothing.
+/// words are never terms.
 pub(crate) const FAILED: u64 = Word::NONE.to_bits();
 
 /// What [`reset`] returns: run the input, or skip it.
@@ -98,7 +106,7 @@ pub(crate) const RESULTS: usize = 64;
 /// fixed offsets from `build` (see [`Frame::reserve_scratch`]; every helper
 /// that may build refreshes both, since building may move the heap; only
 /// Rust cleaning up between the code's runs shrinks it); `dirty`, see
-/// [`DIRTY_EVERY`]; `single`, nonzero for a single run, whose frame was
+/// [`DIRTY_BUILT`]; `single`, nonzero for a single run, whose frame was
 /// reset to the input before the call (the code need not call [`reset`]);
 /// `registers`, the run's register file, which the code reads and writes
 /// only around the helpers that use it; `input` and `input_len`, the input
@@ -123,6 +131,8 @@ pub(crate) struct Ctx<'f> {
     pub(crate) index: u64,
     /// How many results are buffered.
     pub(crate) pending: u64,
+    /// After a panic: how many of the buffered results came before it.
+    pub(crate) keep: u64,
     /// The heap offset of the region the code builds in: the regions of
     /// buffered results are left alone.
     pub(crate) build: u64,
@@ -131,20 +141,18 @@ pub(crate) struct Ctx<'f> {
     /// Why [`reset`] could not start an input.
     pub(crate) error: Option<EvalError>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
-    /// The buffered results: input index and result word ([`FAILED`]: no
-    /// clause matched).
+    /// The buffered matches: input index and result word.
     pub(crate) results: [[u64; 2]; RESULTS],
 }
 
-/// [`Ctx::dirty`], a bit set: the caller wants to hear of no-matches too
-/// (buffered like matches, while nothing else is set). Any bit above it
-/// makes every outcome return to Rust at once.
+/// [`Ctx::dirty`], a bit set: the caller wants to hear of no-matches at
+/// once (programs whose helpers may touch the host; the others' no-matches
+/// are never reported).
 pub(crate) const DIRTY_EVERY: u64 = 1;
 /// [`Ctx::dirty`]: a helper built terms, set flags or touched the host
-/// since Rust last cleaned up (or panicked).
+/// since Rust last cleaned up: the input's outcome returns to Rust at
+/// once.
 pub(crate) const DIRTY_BUILT: u64 = 2;
-/// [`Ctx::dirty`]: a single run, which ends at its first outcome.
-pub(crate) const DIRTY_SINGLE: u64 = 4;
 
 impl Ctx<'_> {
     /// Reads the heap's address and length again.
@@ -363,8 +371,10 @@ unsafe fn guarded(
         Ok(code) => code,
         Err(payload) => {
             ctx.panic = Some(payload);
-            // Rust must hear of it at the end of the input.
-            ctx.dirty |= DIRTY_BUILT;
+            // The code stops at the input's end, and Rust hands over only
+            // the results before this one.
+            ctx.count = 0;
+            ctx.keep = ctx.pending;
             after_panic
         }
     };

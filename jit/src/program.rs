@@ -17,6 +17,7 @@ use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch}
 
 use crate::JitError;
 use crate::abi::{self, Ctx, Entry, HelperId};
+use crate::effects::Effects;
 use crate::translate::{entry_signature, helper_signature, needs_args, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
@@ -49,6 +50,8 @@ pub struct JitProgram {
     entry: Entry,
     /// How many heap words the code builds terms in itself.
     reserve: usize,
+    /// What the program's helpers may do (how outcomes reach Rust).
+    effects: Effects,
     /// Is this a trace program whose code reads the arguments from the
     /// input list itself (so Rust need not load them)?
     own_args: bool,
@@ -123,7 +126,7 @@ impl JitProgram {
         validate(program)?;
         let mut module = new_module()?;
         let result = Self::define(&mut module, program);
-        let (entry, reserve) = match result {
+        let (entry, (reserve, effects)) = match result {
             Ok(defined) => defined,
             Err(err) => {
                 // SAFETY: nothing of this module was handed out.
@@ -135,6 +138,7 @@ impl JitProgram {
             program_id: program.id(),
             entry,
             reserve,
+            effects,
             own_args: program.kind().is_trace() && !needs_args(program),
             module: Some(module),
             compile_time: start.elapsed(),
@@ -156,15 +160,18 @@ impl JitProgram {
 
     /// Translates and finalizes the entry function in `module`; also
     /// returns how many heap words it builds in itself.
-    fn define(module: &mut JITModule, program: &Program) -> Result<(Entry, usize), JitError> {
-        let (id, _, reserve) = translate_and_define(module, program, false)?;
+    fn define(
+        module: &mut JITModule,
+        program: &Program,
+    ) -> Result<(Entry, (usize, Effects)), JitError> {
+        let (id, _, translated) = translate_and_define(module, program, false)?;
         module.finalize_definitions().map_err(codegen)?;
         let code = module.get_finalized_function(id);
         // SAFETY: `code` is the finalized function just defined with
         // `entry_signature`, which is `Entry`'s signature in the platform's
         // default calling convention (Cranelift's for this ISA).
         let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
-        Ok((entry, reserve))
+        Ok((entry, translated))
     }
 
     /// How long [`compile`](Self::compile) took.
@@ -198,16 +205,23 @@ impl JitProgram {
         let input = frame.registers()[Reg::INPUT.index()];
         let machine: *mut Frame<'_, '_> = &mut frame;
         let inputs = [input];
-        let mut ctx = self.ctx(machine, &inputs, abi::DIRTY_SINGLE);
+        let mut ctx = self.ctx(machine, &inputs, 0);
+        ctx.single = 1;
         let exit = self.enter(&mut ctx);
         if let Some(payload) = ctx.panic.take() {
             resume_unwind(payload);
         }
-        // A single run returns at its outcome.
-        Ok(match exit & u64::from(u32::MAX) {
-            abi::EXIT_MATCHED => frame.finish(Reg((exit >> 32) as u32)),
-            _ => Outcome::NoMatch,
-        })
+        // A batch of one: a match is buffered, or returned at once.
+        let result = match exit & u64::from(u32::MAX) {
+            abi::EXIT_MATCHED => Reg((exit >> 32) as u32),
+            _ if ctx.pending == 1 => {
+                // The run is over: register 0 may hold the result.
+                frame.registers()[Reg::INPUT.index()] = Word::from_bits(ctx.results[0][1]);
+                Reg::INPUT
+            }
+            _ => return Ok(Outcome::NoMatch),
+        };
+        Ok(frame.finish(result))
     }
 
     /// Runs the code on each of `inputs`, terms of `heap`, handing each
@@ -280,8 +294,23 @@ impl JitProgram {
         // Rust and the helpers reach the frame through this one pointer
         // (never while the code runs).
         let machine: *mut Frame<'_, '_> = &mut frame;
-        let dirty = if every { abi::DIRTY_EVERY } else { 0 };
+        // Only a program whose helpers may touch the host reports its
+        // no-matches at once; for the others Rust hands over the inputs
+        // between two outcomes as no-matches.
+        let dirty = if every && self.effects == Effects::Host { abi::DIRTY_EVERY } else { 0 };
         let mut ctx = self.ctx(machine, inputs, dirty);
+        // The first input whose outcome has not been handed over.
+        let mut delivered = 0;
+        // Hands over the inputs from `delivered` to `upto` as no-matches,
+        // if the caller wants them.
+        let no_matches = |delivered: &mut usize, upto: usize, each: &mut F| {
+            if every {
+                for i in *delivered..upto {
+                    each(i, Ok(Outcome::NoMatch));
+                }
+            }
+            *delivered = upto;
+        };
         loop {
             let exit = self.enter(&mut ctx);
             // SAFETY: `machine` points to `frame`, alive and not otherwise
@@ -290,29 +319,37 @@ impl JitProgram {
             // The buffered outcomes first: they came before the one that
             // returned, and before a panic. Nothing set flags for them.
             let pending = std::mem::take(&mut ctx.pending) as usize;
+            let kept = if ctx.panic.is_some() { ctx.keep as usize } else { pending };
             ctx.build = 0;
-            for &[index, word] in &ctx.results[..pending] {
-                let outcome = match word {
-                    abi::FAILED => Outcome::NoMatch,
-                    _ => Outcome::Match(Matched {
-                        result: frame.term(Word::from_bits(word)),
-                        flags: Flags::default(),
-                    }),
-                };
-                each(index as usize, Ok(outcome));
+            for &[index, word] in &ctx.results[..kept] {
+                let index = index as usize;
+                no_matches(&mut delivered, index, &mut each);
+                let result = frame.term(Word::from_bits(word));
+                each(index, Ok(Outcome::Match(Matched { result, flags: Flags::default() })));
+                delivered = index + 1;
             }
+            let code = exit & u64::from(u32::MAX);
+            let index = ctx.index as usize;
             if let Some(payload) = ctx.panic.take() {
+                // At the end, the code had gone on to the next input.
+                let panicked = if code == abi::EXIT_DONE { index - 1 } else { index };
+                no_matches(&mut delivered, panicked, &mut each);
                 resume_unwind(payload);
             }
-            let index = ctx.index as usize;
-            match exit & u64::from(u32::MAX) {
-                abi::EXIT_DONE => return,
+            match code {
+                abi::EXIT_DONE => return no_matches(&mut delivered, index, &mut each),
                 abi::EXIT_FULL => {}
-                abi::EXIT_MATCHED => each(index, Ok(frame.outcome(Reg((exit >> 32) as u32)))),
-                abi::EXIT_NO_MATCH if every => each(index, Ok(Outcome::NoMatch)),
+                abi::EXIT_MATCHED => {
+                    no_matches(&mut delivered, index, &mut each);
+                    each(index, Ok(frame.outcome(Reg((exit >> 32) as u32))));
+                    delivered = index + 1;
+                }
+                abi::EXIT_NO_MATCH => no_matches(&mut delivered, index + 1, &mut each),
                 abi::EXIT_SKIPPED => {
+                    no_matches(&mut delivered, index, &mut each);
                     if let Some(err) = ctx.error.take() {
                         each(index, Err(err));
+                        delivered = index + 1;
                     }
                 }
                 abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
@@ -345,7 +382,7 @@ impl JitProgram {
             heap,
             heap_len: f.scratch_len() as u64,
             dirty,
-            single: u64::from(dirty == abi::DIRTY_SINGLE),
+            single: 0,
             registers: f.registers().as_mut_ptr().cast::<u64>(),
             input: input_words.as_ptr().cast::<u64>(),
             input_len: input_words.len() as u64,
@@ -354,6 +391,7 @@ impl JitProgram {
             next: 0,
             index: 0,
             pending: 0,
+            keep: 0,
             build: 0,
             frame,
             error: None,
@@ -401,7 +439,7 @@ fn translate_and_define(
     module: &mut JITModule,
     program: &Program,
     listing: bool,
-) -> Result<(FuncId, Listing, usize), JitError> {
+) -> Result<(FuncId, Listing, (usize, Effects)), JitError> {
     let mut helper_ids = Vec::with_capacity(HelperId::ALL.len());
     for id in HelperId::ALL {
         let helper = id.helper();
@@ -415,7 +453,7 @@ fn translate_and_define(
     entry_signature(&mut ctx.func.signature);
     let mut fbc = FunctionBuilderContext::new();
     let target = module.target_config();
-    let reserve = translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
+    let translated = translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
         module.declare_func_in_func(helper_ids[id as usize], func)
     });
     let mut texts = Listing::default();
@@ -429,7 +467,7 @@ fn translate_and_define(
         texts.asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
     }
     module.clear_context(&mut ctx);
-    Ok((id, texts, reserve))
+    Ok((id, texts, translated))
 }
 
 /// A Cranelift error as a [`JitError`].

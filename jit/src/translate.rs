@@ -29,6 +29,7 @@ use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, HelperId};
+use crate::effects::{Effects, effects};
 use crate::prefix;
 
 const I64: types::Type = types::I64;
@@ -52,14 +53,15 @@ pub(crate) fn helper_signature(sig: &mut Signature, params: usize) {
 /// `program`; `declare` imports a helper into the function. The program
 /// must have passed [`crate::program::validate`]. Returns how many words
 /// at the start of the run's heap the code builds terms in (see
-/// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)).
+/// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)),
+/// and what its helpers may do.
 pub(crate) fn translate(
     program: &Program,
     func: &mut Function,
     fbc: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     mut declare: impl FnMut(&mut Function, HelperId) -> FuncRef,
-) -> usize {
+) -> (usize, Effects) {
     let helpers = HelperId::ALL.map(|id| declare(func, id));
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
@@ -85,6 +87,8 @@ pub(crate) fn translate(
     let done = b.create_block();
     b.ins().brif(more, load_input, &[], done, &[]);
     b.switch_to_block(done);
+    // `count` (or, after a panic, the input after the one that panicked).
+    b.ins().store(mem(), i, params[0], abi::CTX_INDEX);
     let code = b.ins().iconst(I64, abi::EXIT_DONE as i64);
     b.ins().return_(&[code]);
     b.switch_to_block(next_input);
@@ -94,6 +98,7 @@ pub(crate) fn translate(
     b.ins().jump(loop_head, &[]);
 
     let (slots, region) = heap_slots(program);
+    let effects = effects(program, &slots);
     let regions = regions(region);
     // The word `push` buffers.
     let pushed = b.declare_var(I64);
@@ -121,6 +126,7 @@ pub(crate) fn translate(
         pushed,
         region,
         regions,
+        effects,
         targets,
         redirects,
         pc: 0,
@@ -179,13 +185,15 @@ pub(crate) fn translate(
             t.known[r.index()] = Known::default();
         }
     }
-    t.push_block();
+    if t.effects != Effects::Host {
+        t.push_block();
+    }
     t.b.switch_to_block(bad_input);
     let code = t.b.ins().iconst(I64, abi::EXIT_BAD_INPUT as i64);
     t.b.ins().return_(&[code]);
     t.b.seal_all_blocks();
     t.b.finalize(target);
-    region * regions as usize
+    (region * regions as usize, effects)
 }
 
 /// How many regions of `region` heap words the code builds in, one per
@@ -230,6 +238,8 @@ struct Translator<'p, 'f> {
     region: usize,
     /// How many results the code buffers (and regions it builds in).
     regions: u64,
+    /// What the program's helpers may do.
+    effects: Effects,
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
@@ -576,33 +586,33 @@ impl Translator<'_, '_> {
                 // Buffered, unless Rust must see it now (then Rust reads
                 // the result in the register file).
                 let w = self.load(result);
-                let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
-                let now = self.b.ins().icmp_imm_s(
-                    IntCC::UnsignedGreaterThan,
-                    dirty,
-                    abi::DIRTY_EVERY as i64,
-                );
-                let ret = self.b.create_block();
                 self.b.def_var(self.pushed, w);
-                self.brif(now, ret, self.push);
-                self.switch_off(ret);
+                match self.effects {
+                    Effects::None => return self.jump(self.push),
+                    Effects::Heap => {
+                        let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
+                        let ret = self.b.create_block();
+                        self.brif(dirty, ret, self.push);
+                        self.switch_off(ret);
+                    }
+                    Effects::Host => {}
+                }
                 self.spill(&[result]);
                 self.exit((u64::from(result.0) << 32) | abi::EXIT_MATCHED);
             }
             Op::NoMatch => {
-                // Rust hears of a no-match only when it asked to (buffered
-                // while nothing else is dirty), or to clean up.
-                let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
-                let report = self.b.create_block();
-                self.brif(dirty, report, self.next_input);
-                self.switch_off(report);
-                let every = self.b.ins().icmp_imm_s(IntCC::Equal, dirty, abi::DIRTY_EVERY as i64);
-                let ret = self.b.create_block();
-                let none = self.b.ins().iconst(I64, abi::FAILED as i64);
-                self.b.def_var(self.pushed, none);
-                self.brif(every, self.push, ret);
-                self.switch_off(ret);
-                self.exit(abi::EXIT_NO_MATCH);
+                // Rust hears of a no-match only to clean up, or when it
+                // asked to (see `Effects`).
+                match self.effects {
+                    Effects::None => self.jump(self.next_input),
+                    Effects::Heap | Effects::Host => {
+                        let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
+                        let ret = self.b.create_block();
+                        self.brif(dirty, ret, self.next_input);
+                        self.switch_off(ret);
+                        self.exit(abi::EXIT_NO_MATCH);
+                    }
+                }
             }
         }
     }
@@ -1330,7 +1340,7 @@ fn jump_targets(program: &Program) -> Vec<bool> {
 
 /// The most arguments `is_arity` and `get_arg` walk the input list for in
 /// the machine code; beyond, they read the arguments Rust loads.
-const MAX_INLINE_ARGS: u32 = 32;
+pub(crate) const MAX_INLINE_ARGS: u32 = 32;
 
 /// Does the machine code of `program` need a trace event's arguments
 /// loaded in Rust (ops that read them through `step`)? If not, the input

@@ -161,3 +161,106 @@ fn buffered_and_immediate_results_interleave() {
         }
     }
 }
+
+/// A host that writes what the spec displays into a log the caller's
+/// callback writes outcomes into too.
+struct Logging {
+    log: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
+    inner: TestHost,
+}
+
+impl matchspec::Host for Logging {
+    fn self_pid(&mut self, heap: &mut Heap) -> Word {
+        self.inner.self_pid(heap)
+    }
+    fn trace_control_word(&self) -> u32 {
+        self.inner.trace_control_word()
+    }
+    fn set_trace_control_word(&mut self, value: u32) {
+        self.inner.set_trace_control_word(value);
+    }
+    fn is_seq_trace(&mut self) -> bool {
+        self.inner.is_seq_trace()
+    }
+    fn seq_token(&mut self, heap: &mut Heap) -> Word {
+        self.inner.seq_token(heap)
+    }
+    fn set_seq_token(
+        &mut self,
+        key: matchspec::term::TermRef<'_>,
+        value: matchspec::term::TermRef<'_>,
+    ) -> bool {
+        self.inner.set_seq_token(key, value)
+    }
+    fn seq_trace_info(
+        &mut self,
+        key: Option<matchspec::term::Atom>,
+        heap: &mut Heap,
+    ) -> Option<Word> {
+        self.inner.seq_trace_info(key, heap)
+    }
+    fn process_dump(&mut self, heap: &mut Heap) -> Word {
+        self.inner.process_dump(heap)
+    }
+    fn display(&mut self, term: matchspec::term::TermRef<'_>) {
+        self.log.borrow_mut().push(format!("display {term}"));
+    }
+    fn change_trace(
+        &mut self,
+        how: matchspec::ir::ChangeTrace,
+        target: Option<matchspec::term::TermRef<'_>>,
+        a: matchspec::term::TermRef<'_>,
+        b: Option<matchspec::term::TermRef<'_>>,
+    ) -> Option<bool> {
+        self.inner.change_trace(how, target, a, b)
+    }
+    fn caller(&mut self, heap: &mut Heap) -> Word {
+        self.inner.caller(heap)
+    }
+    fn caller_line(&mut self, heap: &mut Heap) -> Word {
+        self.inner.caller_line(heap)
+    }
+    fn current_stacktrace(&mut self, depth: u32, heap: &mut Heap) -> Word {
+        self.inner.current_stacktrace(depth, heap)
+    }
+    fn set_silent(&mut self, on: bool) {
+        self.inner.set_silent(on);
+    }
+}
+
+/// Each outcome reaches the callback before the next input's effects on
+/// the host, on every engine, whether the caller wants every outcome or
+/// only the matches.
+#[test]
+fn outcomes_come_before_the_next_inputs_host_effects() {
+    let text = "[{['$1'], [{'<', '$1', 10}], [small]},
+                 {['$1'], [{'<', '$1', 100}], [{display, '$1'}]},
+                 {['$1', '_'], [], [{display, two}]}]";
+    let spec = CompiledSpec::compile(text, Kind::Call, &Config::default()).expect("compiles");
+    let mut heap = Heap::new();
+    let inputs = matchspec::syntax::parse_terms_into(
+        "[1]. [2]. [50]. [500]. [3]. [60]. [a, b]. [600]. [4]. [700]. [800]. [5].",
+        &mut heap,
+    )
+    .expect("inputs parse");
+    let answers = |engine: Engine, every: bool| {
+        let engine_spec = EngineSpec::new(spec.clone(), engine);
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut host = Logging { log: log.clone(), inner: TestHost::default() };
+        let mut scratch = Scratch::new();
+        let record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
+            log.borrow_mut().push(format!("{i}: {}", show(&outcome.expect("runs"))));
+        };
+        if every {
+            engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, record);
+        } else {
+            engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, record);
+        }
+        log.take()
+    };
+    for every in [true, false] {
+        let expected = answers(Engine::Interp, every);
+        assert!(expected.iter().any(|l| l.starts_with("display")), "{expected:?}");
+        assert_eq!(answers(Engine::Jit, every), expected, "every: {every}");
+    }
+}

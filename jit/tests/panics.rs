@@ -99,7 +99,7 @@ fn host_panics_come_through_the_machine_code() {
 }
 
 /// The indices a batch handed over before the host's panic came through.
-fn batch(spec: &CompiledSpec, jit: Option<&JitProgram>) -> (Vec<usize>, Vec<Effect>) {
+fn batch(spec: &CompiledSpec, jit: Option<&JitProgram>, every: bool) -> (Vec<usize>, Vec<Effect>) {
     let mut heap = Heap::new();
     let inputs =
         matchspec::syntax::parse_terms_into("[1]. [2]. [30]. [4]. [50]. [6].", &mut heap).unwrap();
@@ -107,9 +107,13 @@ fn batch(spec: &CompiledSpec, jit: Option<&JitProgram>) -> (Vec<usize>, Vec<Effe
     let mut scratch = Scratch::new();
     let mut seen = Vec::new();
     let mut each = |i: usize, _: Result<matchspec::Outcome<'_>, matchspec::EvalError>| seen.push(i);
-    let result = catch_unwind(AssertUnwindSafe(|| match jit {
-        None => spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut each),
-        Some(jit) => jit.run_matching(spec, &heap, &inputs, &mut scratch, &mut host, &mut each),
+    let result = catch_unwind(AssertUnwindSafe(|| match (jit, every) {
+        (None, false) => spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut each),
+        (None, true) => spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut each),
+        (Some(jit), false) => {
+            jit.run_matching(spec, &heap, &inputs, &mut scratch, &mut host, &mut each)
+        }
+        (Some(jit), true) => jit.run_each(spec, &heap, &inputs, &mut scratch, &mut host, &mut each),
     }));
     assert!(result.is_err(), "the host's panic comes through");
     (seen, host.0.take_effects())
@@ -123,7 +127,9 @@ fn a_batch_hands_over_the_matches_before_a_panic() {
                  {['$1'], [], [{silent, true}, {display, '$1'}, {silent, false}]}]";
     let spec = CompiledSpec::compile(text, Kind::Call, &Config::default()).expect("compiles");
     let jit = JitProgram::compile(&spec).expect("compiles to machine code");
-    let interpreted = batch(&spec, None);
-    assert_eq!(interpreted.0, [0, 1]);
-    assert_eq!(batch(&spec, Some(&jit)), interpreted);
+    for every in [false, true] {
+        let interpreted = batch(&spec, None, every);
+        assert_eq!(interpreted.0, [0, 1]);
+        assert_eq!(batch(&spec, Some(&jit), every), interpreted);
+    }
 }
