@@ -52,6 +52,7 @@
 
 use std::any::Any;
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use matchspec::EvalError;
@@ -141,8 +142,10 @@ pub(crate) struct Ctx<'f> {
     /// Why [`reset`] could not start an input.
     pub(crate) error: Option<EvalError>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
-    /// The buffered matches: input index and result word.
-    pub(crate) results: [[u64; 2]; RESULTS],
+    /// The buffered matches: input index and result word. Only the first
+    /// `pending` are written (setting all 1 KiB would cost a single run
+    /// more than its code).
+    pub(crate) results: [MaybeUninit<[u64; 2]>; RESULTS],
 }
 
 /// [`Ctx::dirty`], a bit set: the caller wants to hear of no-matches at
@@ -155,6 +158,19 @@ pub(crate) const DIRTY_EVERY: u64 = 1;
 pub(crate) const DIRTY_BUILT: u64 = 2;
 
 impl Ctx<'_> {
+    /// The first `n` buffered results.
+    ///
+    /// # Safety
+    ///
+    /// The code must have written them: `n` is at most `pending` as the
+    /// code left it.
+    pub(crate) unsafe fn results(&self, n: usize) -> &[[u64; 2]] {
+        let written = &self.results[..n];
+        // SAFETY: as this function's contract, the `n` entries are
+        // initialized; `MaybeUninit<T>` has `T`'s layout.
+        unsafe { &*(std::ptr::from_ref(written) as *const [[u64; 2]]) }
+    }
+
     /// Reads the heap's address and length again.
     ///
     /// # Safety

@@ -1,6 +1,7 @@
 //! [`JitProgram`]: a compiled spec's program as machine code, owning it.
 
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::panic::resume_unwind;
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -216,7 +217,9 @@ impl JitProgram {
             abi::EXIT_MATCHED => Reg((exit >> 32) as u32),
             _ if ctx.pending == 1 => {
                 // The run is over: register 0 may hold the result.
-                frame.registers()[Reg::INPUT.index()] = Word::from_bits(ctx.results[0][1]);
+                // SAFETY: the code wrote the one result it buffered.
+                let [_, word] = unsafe { ctx.results(1) }[0];
+                frame.registers()[Reg::INPUT.index()] = Word::from_bits(word);
                 Reg::INPUT
             }
             _ => return Ok(Outcome::NoMatch),
@@ -321,7 +324,9 @@ impl JitProgram {
             let pending = std::mem::take(&mut ctx.pending) as usize;
             let kept = if ctx.panic.is_some() { ctx.keep as usize } else { pending };
             ctx.build = 0;
-            for &[index, word] in &ctx.results[..kept] {
+            // SAFETY: the code wrote the `pending` results it buffered, and
+            // `kept` is at most that.
+            for &[index, word] in unsafe { ctx.results(kept) } {
                 let index = index as usize;
                 no_matches(&mut delivered, index, &mut each);
                 let result = frame.term(Word::from_bits(word));
@@ -396,7 +401,7 @@ impl JitProgram {
             frame,
             error: None,
             panic: None,
-            results: [[0; 2]; abi::RESULTS],
+            results: [MaybeUninit::uninit(); abi::RESULTS],
         }
     }
 
