@@ -189,6 +189,10 @@ pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static>, heap) as i32
 pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static>, dirty) as i32;
 /// The offset of [`Ctx::registers`], which the machine code loads.
 pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static>, registers) as i32;
+/// The offset of [`Ctx::input`], which the machine code loads.
+pub(crate) const CTX_INPUT: i32 = std::mem::offset_of!(Ctx<'static>, input) as i32;
+/// The offset of [`Ctx::input_len`], which the machine code loads.
+pub(crate) const CTX_INPUT_LEN: i32 = std::mem::offset_of!(Ctx<'static>, input_len) as i32;
 /// The offset of [`Ctx::inputs`], which the machine code loads.
 pub(crate) const CTX_INPUTS: i32 = std::mem::offset_of!(Ctx<'static>, inputs) as i32;
 /// The offset of [`Ctx::count`], which the machine code loads.

@@ -278,6 +278,7 @@ impl JitProgram {
     /// for Rust to hand over its buffered outcomes, and those it must see
     /// at once, then to clean up (see `abi`).
     #[allow(clippy::too_many_arguments, reason = "the public batch methods' arguments, and one")]
+    #[inline(always)]
     fn run_batch<F>(
         &self,
         spec: &CompiledSpec,
@@ -324,12 +325,13 @@ impl JitProgram {
             let pending = std::mem::take(&mut ctx.pending) as usize;
             let kept = if ctx.panic.is_some() { ctx.keep as usize } else { pending };
             ctx.build = 0;
+            let heaps = frame.term(Word::NIL).heaps();
             // SAFETY: the code wrote the `pending` results it buffered, and
             // `kept` is at most that.
             for &[index, word] in unsafe { ctx.results(kept) } {
                 let index = index as usize;
                 no_matches(&mut delivered, index, &mut each);
-                let result = frame.term(Word::from_bits(word));
+                let result = heaps.term(Word::from_bits(word));
                 each(index, Ok(Outcome::Match(Matched { result, flags: Flags::default() })));
                 delivered = index + 1;
             }

@@ -144,6 +144,10 @@ pub(crate) fn translate(
     // the input list themselves, and Rust only makes the error for an
     // input that is not a list.
     t.b.switch_to_block(load_input);
+    // The input heap, loaded for each input: kept in registers across
+    // the whole loop, it costs moves on every trip around it.
+    t.input = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUT);
+    t.input_len = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUT_LEN);
     let i = t.b.use_var(index);
     let offset = t.b.ins().ishl_imm_s(i, 3);
     let inputs = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUTS);
@@ -713,13 +717,16 @@ impl Translator<'_, '_> {
                 None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
             };
             let at = self.b.ins().iadd_imm_s(build, i64::from(at));
-            let value = self.call_helper(helper, &[words[0], words[1], at]);
+            // Constants made again here, so the fast path's stay
+            // immediates.
+            let (x, y) = (self.load(args[0]), self.load(args[1]));
+            let value = self.call_helper(helper, &[x, y, at]);
             // Nothing else goes to `slow`: `lean::num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
         let mut params = vec![self.b.ins().iconst(I64, bif as u8 as i64)];
-        params.extend(words.iter().copied());
+        params.extend(args[..arity].iter().map(|&r| self.load(r)));
         while params.len() < 4 {
             params.push(self.b.ins().iconst(I64, Word::NIL.to_bits() as i64));
         }
@@ -835,11 +842,15 @@ impl Translator<'_, '_> {
             // `msc_num_compare` decides numbers itself, the rest through
             // `msc_compare`.
             self.switch_off(numbers);
+            // Constants made again here, so the fast path's stay
+            // immediates.
+            let (x, y) = (self.load(a), self.load(b));
             let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
             let answer = self.call_helper(HelperId::NumCompare, &[op_index, x, y]);
             return self.branch_on_answer(answer, pc + 1, fail.index());
         }
         self.switch_off(slow);
+        let (x, y) = (self.load(a), self.load(b));
         let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
         let answer = self.call_helper(HelperId::Compare, &[op_index, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
@@ -1028,9 +1039,13 @@ impl Translator<'_, '_> {
         self.b.ins().load(I64, mem(), base, (k * 8) as i32)
     }
 
+    /// Does `w` have tag `tag`? As `(w - tag) & mask == 0`, which x86
+    /// makes a `lea` and a `test` (masking first takes a copy, an `and`
+    /// and a `cmp`).
     fn has_tag(&mut self, w: Value, tag: u64) -> Value {
+        let w = if tag == 0 { w } else { self.b.ins().iadd_imm_s(w, -(tag as i64)) };
         let t = self.b.ins().band_imm_s(w, layout::TAG_MASK as i64);
-        self.b.ins().icmp_imm_s(IntCC::Equal, t, tag as i64)
+        self.b.ins().icmp_imm_s(IntCC::Equal, t, 0)
     }
 
     fn is_word(&mut self, w: Value, word: Word) -> Value {
