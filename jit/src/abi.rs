@@ -59,7 +59,7 @@ use matchspec::EvalError;
 use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
 use matchspec::ir::{Cmp, Operands};
-use matchspec::term::Word;
+use matchspec::term::{Space, Word};
 
 use crate::lean;
 
@@ -102,28 +102,27 @@ pub(crate) const RESULTS: usize = 64;
 /// What the machine code passes to helpers.
 ///
 /// The machine code (or, for the numbers they read, the lean helpers)
-/// reads the first fields itself: `heap` and `heap_len`, the current
-/// address and length of the run's heap, where the code builds terms at
-/// fixed offsets from `build` (see [`Frame::reserve_scratch`]; every helper
-/// that may build refreshes both, since building may move the heap; only
-/// Rust cleaning up between the code's runs shrinks it); `dirty`, see
-/// [`DIRTY_BUILT`]; `single`, nonzero for a single run, whose frame was
-/// reset to the input before the call (the code need not call [`reset`]);
-/// `registers`, the run's register file, which the code reads and writes
-/// only around the helpers that use it; `input` and `input_len`, the input
-/// heap (for the lean helpers); `inputs` and `count`, the inputs to run
-/// on; `next`, `index`, `pending` and `results` (see the module docs).
-/// Values the code needs only now and then live here rather than in
-/// machine registers across the whole loop.
+/// reads the first fields itself: `spaces`, the words a pointer of each
+/// [`Space`] points into, by space number (a pointer's space bits pick its
+/// words without a branch): the input's heap ([`INPUT`]), nothing for
+/// literals and the unused number, and the run's heap ([`SCRATCH`]), where
+/// the code builds terms at fixed offsets from `build` (see
+/// [`Frame::reserve_scratch`]; every helper that may build refreshes its
+/// address and length, since building may move it; only Rust cleaning up
+/// between the code's runs shrinks it); `dirty`, see [`DIRTY_BUILT`];
+/// `single`, nonzero for a single run, whose frame was reset to the input
+/// before the call (the code need not call [`reset`]); `registers`, the
+/// run's register file, which the code reads and writes only around the
+/// helpers that use it; `inputs` and `count`, the inputs to run on;
+/// `next`, `index`, `pending` and `results` (see the module docs). Values
+/// the code needs only now and then live here rather than in machine
+/// registers across the whole loop.
 #[repr(C)]
 pub(crate) struct Ctx<'f> {
-    pub(crate) heap: *mut Word,
-    pub(crate) heap_len: u64,
+    pub(crate) spaces: [Words; 4],
     pub(crate) dirty: u64,
     pub(crate) single: u64,
     pub(crate) registers: *mut u64,
-    pub(crate) input: *const u64,
-    pub(crate) input_len: u64,
     pub(crate) inputs: *const u64,
     pub(crate) count: u64,
     /// The input the code starts at.
@@ -147,6 +146,24 @@ pub(crate) struct Ctx<'f> {
     /// more than its code).
     pub(crate) results: [MaybeUninit<[u64; 2]>; RESULTS],
 }
+
+/// Words of a heap: where, and how many.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct Words {
+    pub(crate) at: *mut u64,
+    pub(crate) len: u64,
+}
+
+impl Words {
+    /// No words.
+    pub(crate) const NONE: Words = Words { at: std::ptr::null_mut(), len: 0 };
+}
+
+/// The input's heap in [`Ctx::spaces`].
+pub(crate) const INPUT: usize = Space::Heap as usize;
+/// The run's heap in [`Ctx::spaces`].
+pub(crate) const SCRATCH: usize = Space::Scratch as usize;
 
 /// [`Ctx::dirty`], a bit set: the caller wants to hear of no-matches at
 /// once (programs whose helpers may touch the host; the others' no-matches
@@ -179,20 +196,23 @@ impl Ctx<'_> {
     /// during the call.
     pub(crate) unsafe fn refresh(&mut self) {
         // SAFETY: as this function's contract.
-        (self.heap, self.heap_len) = unsafe { (*self.frame).scratch() };
+        let (at, len) = unsafe { (*self.frame).scratch() };
+        self.spaces[SCRATCH] = Words { at: at.cast(), len };
     }
 }
 
-/// The offset of [`Ctx::heap`], which the machine code loads.
-pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static>, heap) as i32;
+/// The offset of the run's heap's address, which the machine code loads.
+pub(crate) const CTX_HEAP: i32 =
+    (std::mem::offset_of!(Ctx<'static>, spaces) + SCRATCH * size_of::<Words>()) as i32;
 /// The offset of [`Ctx::dirty`], which the machine code loads.
 pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static>, dirty) as i32;
 /// The offset of [`Ctx::registers`], which the machine code loads.
 pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static>, registers) as i32;
-/// The offset of [`Ctx::input`], which the machine code loads.
-pub(crate) const CTX_INPUT: i32 = std::mem::offset_of!(Ctx<'static>, input) as i32;
-/// The offset of [`Ctx::input_len`], which the machine code loads.
-pub(crate) const CTX_INPUT_LEN: i32 = std::mem::offset_of!(Ctx<'static>, input_len) as i32;
+/// The offset of the input heap's address, which the machine code loads.
+pub(crate) const CTX_INPUT: i32 =
+    (std::mem::offset_of!(Ctx<'static>, spaces) + INPUT * size_of::<Words>()) as i32;
+/// The offset of the input heap's length, which the machine code loads.
+pub(crate) const CTX_INPUT_LEN: i32 = CTX_INPUT + 8;
 /// The offset of [`Ctx::inputs`], which the machine code loads.
 pub(crate) const CTX_INPUTS: i32 = std::mem::offset_of!(Ctx<'static>, inputs) as i32;
 /// The offset of [`Ctx::count`], which the machine code loads.

@@ -17,7 +17,7 @@ use matchspec::ir::Cmp;
 use matchspec::term::word::layout;
 use matchspec::term::{Atom, Space, Word};
 
-use crate::abi::{self, CMPS, Ctx, FAILED};
+use crate::abi::{self, CMPS, Ctx, FAILED, SCRATCH, Words};
 
 /// The words of the space the boxed term `w` points into, with their
 /// number, and the term's offset there, if it lies in the input or the
@@ -32,16 +32,12 @@ unsafe fn space(ctx: *const Ctx<'_>, w: u64) -> Option<(*const u64, u64, u64)> {
     if w & layout::TAG_MASK != layout::TAG_BOXED {
         return None;
     }
-    // SAFETY: as this function's contract; the fields are read by value,
-    // no reference to the `Ctx` is made.
-    let (base, len) = unsafe {
-        match (w >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
-            s if s == Space::Heap as u64 => ((*ctx).input, (*ctx).input_len),
-            s if s == Space::Scratch as u64 => ((*ctx).heap.cast_const().cast(), (*ctx).heap_len),
-            _ => return None,
-        }
-    };
-    Some((base, len, w >> layout::OFFSET_SHIFT))
+    let space = ((w >> layout::SPACE_SHIFT) & layout::SPACE_MASK) as usize;
+    // SAFETY: as this function's contract; the field is read by value, no
+    // reference to the `Ctx` is made. Literals have no words here (length
+    // 0): nothing is inside.
+    let Words { at, len } = unsafe { (*ctx).spaces[space] };
+    Some((at.cast_const(), len, w >> layout::OFFSET_SHIFT))
 }
 
 /// The header of the boxed term `w` points at and a pointer to it, if it
@@ -66,62 +62,115 @@ unsafe fn boxed(ctx: *const Ctx<'_>, w: u64, more: u64) -> Option<(u64, *const u
     }
 }
 
-/// A number, as the lean helpers see it.
-#[derive(Clone, Copy)]
-enum Num {
-    /// A small integer.
-    Small(i64),
-    /// A float.
-    Float(f64),
-    /// A bignum of at most 127 bits.
-    Wide(i128),
-    /// A larger bignum: negative?
-    Big(bool),
-}
-
-/// `w` as a number, reading its words once; `None` for anything else.
+/// The cells of the boxed term `w` points at and how many words from
+/// there on lie inside its space (at least two: every number has a word
+/// after its header), if it is a boxed term of the input or the run's heap.
 ///
 /// # Safety
 ///
 /// As [`space`].
 #[inline(always)]
-unsafe fn num_of(ctx: *const Ctx<'_>, w: u64) -> Option<Num> {
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(Num::Small((w as i64) >> layout::TAG_BITS));
-    }
+unsafe fn number_cells(ctx: *const Ctx<'_>, w: u64) -> Option<(*const u64, u64)> {
     // SAFETY: as this function's contract.
     let (base, len, at) = unsafe { space(ctx, w)? };
-    // The header and one word after it (every number has one).
+    // `at` is below 2^59: no overflow.
     if at + 1 >= len {
         return None;
     }
-    // SAFETY: `at + 1` is below `len`, and `len` words at `base` are
-    // readable (this function's contract).
-    let (header, first) = unsafe {
-        let cells = base.add(at as usize);
-        (*cells, *cells.add(1))
-    };
-    if header == layout::FLOAT_HEADER {
-        return Some(Num::Float(f64::from_bits(first)));
+    // SAFETY: `at` is below `len`, and `len` words at `base` are readable.
+    Some((unsafe { base.add(at as usize) }, len - at))
+}
+
+/// A number as comparisons see it, from its header alone.
+#[derive(Clone, Copy)]
+enum Key {
+    Small(i64),
+    Float(f64),
+    /// A bignum: negative?
+    Big(bool),
+}
+
+/// `w`'s [`Key`]; `None` if it is not a number.
+///
+/// # Safety
+///
+/// As [`space`].
+#[inline(always)]
+unsafe fn key_of(ctx: *const Ctx<'_>, w: u64) -> Option<Key> {
+    if w & layout::TAG_MASK == layout::TAG_SMALL {
+        return Some(Key::Small((w as i64) >> layout::TAG_BITS));
     }
-    let negative = match header & layout::HEADER_KIND_MASK {
-        layout::HEADER_POS_BIG => false,
-        layout::HEADER_NEG_BIG => true,
-        _ => return None,
-    };
-    let magnitude = match header >> layout::HEADER_KIND_BITS {
-        1 => u128::from(first),
-        2 if at + 2 < len => {
-            // SAFETY: `at + 2` is below `len` (as above).
-            let hi = unsafe { *base.add(at as usize + 2) };
-            u128::from(hi) << 64 | u128::from(first)
+    // SAFETY: as this function's contract; `number_cells` checked the
+    // header and the word after it are inside.
+    unsafe {
+        let (cells, _) = number_cells(ctx, w)?;
+        let header = *cells;
+        if header == layout::FLOAT_HEADER {
+            return Some(Key::Float(f64::from_bits(*cells.add(1))));
         }
-        _ => return Some(Num::Big(negative)),
-    };
-    Some(match i128::try_from(magnitude) {
-        Ok(m) => Num::Wide(if negative { -m } else { m }),
-        Err(_) => Num::Big(negative),
-    })
+        match header & layout::HEADER_KIND_MASK {
+            layout::HEADER_POS_BIG => Some(Key::Big(false)),
+            layout::HEADER_NEG_BIG => Some(Key::Big(true)),
+            _ => None,
+        }
+    }
+}
+
+/// `w` as an integer of at most 127 bits: a small integer, or a bignum of
+/// one or two words; `None` for anything else.
+///
+/// # Safety
+///
+/// As [`space`].
+#[inline(always)]
+unsafe fn int_of(ctx: *const Ctx<'_>, w: u64) -> Option<i128> {
+    const ONE: u64 = 1 << layout::HEADER_KIND_BITS;
+    const TWO: u64 = 2 << layout::HEADER_KIND_BITS;
+    if w & layout::TAG_MASK == layout::TAG_SMALL {
+        return Some(i128::from((w as i64) >> layout::TAG_BITS));
+    }
+    // SAFETY: as this function's contract; `number_cells` checked the
+    // header and the word after it are inside, and `n` words are.
+    unsafe {
+        let (cells, n) = number_cells(ctx, w)?;
+        let lo = i128::from(*cells.add(1));
+        let negative = match *cells {
+            h if h == ONE | layout::HEADER_POS_BIG => return Some(lo),
+            h if h == ONE | layout::HEADER_NEG_BIG => return Some(-lo),
+            h if h == TWO | layout::HEADER_POS_BIG => false,
+            h if h == TWO | layout::HEADER_NEG_BIG => true,
+            _ => return None,
+        };
+        if n < 3 {
+            return None;
+        }
+        let hi = *cells.add(2);
+        // 2^127 and beyond do not fit.
+        if hi >> 63 != 0 {
+            return None;
+        }
+        let m = i128::from(hi) << 64 | lo;
+        Some(if negative { -m } else { m })
+    }
+}
+
+/// `w` as a float: a float, or a small integer converted (as the
+/// interpreter's fast path converts it); `None` for anything else.
+///
+/// # Safety
+///
+/// As [`space`].
+#[inline(always)]
+unsafe fn float_of(ctx: *const Ctx<'_>, w: u64) -> Option<f64> {
+    if w & layout::TAG_MASK == layout::TAG_SMALL {
+        return Some(((w as i64) >> layout::TAG_BITS) as f64);
+    }
+    // SAFETY: as this function's contract; `number_cells` checked the
+    // header and the word after it are inside.
+    unsafe {
+        let (cells, _) = number_cells(ctx, w)?;
+        (*cells == layout::FLOAT_HEADER).then(|| f64::from_bits(*cells.add(1)))
+    }
 }
 
 /// `msc_num_compare(ctx, op, x, y)`: [`abi::compare`], deciding itself
@@ -152,29 +201,23 @@ unsafe fn num_order(ctx: *const Ctx<'_>, op: u64, x: u64, y: u64) -> Option<bool
     use std::cmp::Ordering::{Greater, Less};
     const LIMIT: i64 = 1 << 53;
     // A float, or a small integer a float holds exactly.
-    let exact = |n: Num| match n {
-        Num::Small(i) if (-LIMIT..=LIMIT).contains(&i) => Some(i as f64),
-        Num::Float(f) => Some(f),
-        Num::Small(_) | Num::Wide(_) | Num::Big(_) => None,
-    };
-    // A bignum's sign (`true`: negative).
-    let sign = |n: Num| match n {
-        Num::Wide(i) => Some(i < 0),
-        Num::Big(negative) => Some(negative),
-        Num::Small(_) | Num::Float(_) => None,
+    let exact = |k: Key| match k {
+        Key::Small(i) if (-LIMIT..=LIMIT).contains(&i) => Some(i as f64),
+        Key::Float(f) => Some(f),
+        Key::Small(_) | Key::Big(_) => None,
     };
     // SAFETY: as this function's contract.
-    let (p, q) = unsafe { (num_of(ctx, x)?, num_of(ctx, y)?) };
+    let (p, q) = unsafe { (key_of(ctx, x)?, key_of(ctx, y)?) };
     let order = match (p, q) {
-        (Num::Small(_), _) if sign(q).is_some() => {
-            if sign(q)? {
+        (Key::Small(_), Key::Big(negative)) => {
+            if negative {
                 Greater
             } else {
                 Less
             }
         }
-        (_, Num::Small(_)) if sign(p).is_some() => {
-            if sign(p)? {
+        (Key::Big(negative), Key::Small(_)) => {
+            if negative {
                 Less
             } else {
                 Greater
@@ -273,38 +316,33 @@ unsafe fn call_slow(ctx: *mut c_void, bif: Bif, x: u64, y: u64) -> u64 {
 /// As [`num_arith`].
 #[inline(always)]
 unsafe fn num_value(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    let (Some(p), Some(q)) = (unsafe { num_of(ctx, x) }, unsafe { num_of(ctx, y) }) else {
-        return FAILED;
+    // As the interpreter's fast path: integers of up to 127 bits unless
+    // either is a float (or for `/`); floats then, converting small
+    // integers (bignums never mix with floats here).
+    let ints = match bif {
+        Bif::FloatDiv => None,
+        // SAFETY: as this function's contract.
+        _ => unsafe { int_of(ctx, x).zip(int_of(ctx, y)) },
     };
-    // As the interpreter's fast path: floats if either is one (or for
-    // `/`), converting small integers; bignums never mix with floats here.
-    let float = |n: Num| match n {
-        Num::Small(i) => Some(i as f64),
-        Num::Float(f) => Some(f),
-        Num::Wide(_) | Num::Big(_) => None,
-    };
-    let words = if bif == Bif::FloatDiv || matches!(p, Num::Float(_)) || matches!(q, Num::Float(_))
-    {
-        let (Some(p), Some(q)) = (float(p), float(q)) else { return FAILED };
-        let Some(r) = bif::float_arith(bif, p, q) else { return FAILED };
-        [layout::FLOAT_HEADER, r.to_bits(), 0]
-    } else {
-        let wide = |n: Num| match n {
-            Num::Small(i) => Some(i128::from(i)),
-            Num::Wide(i) => Some(i),
-            Num::Float(_) | Num::Big(_) => None,
-        };
-        let (Some(p), Some(q)) = (wide(p), wide(q)) else { return FAILED };
-        match wide_words(bif, p, q) {
+    let words = match ints {
+        Some((p, q)) => match wide_words(bif, p, q) {
             Ok(words) => words,
             Err(word) => return word,
+        },
+        None => {
+            // SAFETY: as this function's contract.
+            let (Some(p), Some(q)) = (unsafe { float_of(ctx, x) }, unsafe { float_of(ctx, y) })
+            else {
+                return FAILED;
+            };
+            let Some(r) = bif::float_arith(bif, p, q) else { return FAILED };
+            [layout::FLOAT_HEADER, r.to_bits(), 0]
         }
     };
     // SAFETY: as this function's contract: the three words at `at` are
     // set aside for this op, inside the run's heap.
     unsafe {
-        let heap = (*ctx).heap.cast::<u64>().add(at as usize);
+        let heap = (*ctx).spaces[SCRATCH].at.add(at as usize);
         std::ptr::copy_nonoverlapping(words.as_ptr(), heap, 3);
     }
     scratch_boxed(at)
@@ -315,18 +353,21 @@ unsafe fn num_value(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> u64
 /// [`FAILED`]).
 #[inline(always)]
 fn wide_words(bif: Bif, p: i128, q: i128) -> Result<[u64; 3], u64> {
-    // A product whose operands have at most 127 significant bits together
-    // fits, and needs no overflow-checked multiplication.
-    let small_product = bif == Bif::Mul
-        && p.unsigned_abs().leading_zeros() + q.unsigned_abs().leading_zeros() >= 129;
-    let r = if small_product {
-        p.wrapping_mul(q)
-    } else {
-        match bif::wide_arith(bif, p, q) {
-            Some(r) => r,
-            None => return Err(FAILED),
-        }
+    let r = match bif {
+        Bif::Add => p.checked_add(q),
+        Bif::Sub => p.checked_sub(q),
+        // Operands of 64 bits make a product of at most 127: no overflow
+        // check; nor with at most 127 significant bits together.
+        Bif::Mul => match (i64::try_from(p), i64::try_from(q)) {
+            (Ok(p), Ok(q)) => Some(i128::from(p) * i128::from(q)),
+            _ if p.unsigned_abs().leading_zeros() + q.unsigned_abs().leading_zeros() >= 129 => {
+                Some(p.wrapping_mul(q))
+            }
+            _ => p.checked_mul(q),
+        },
+        _ => bif::wide_arith(bif, p, q),
     };
+    let Some(r) = r else { return Err(FAILED) };
     if let Some(word) = i64::try_from(r).ok().and_then(Word::small) {
         return Err(word.to_bits());
     }

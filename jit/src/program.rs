@@ -17,7 +17,7 @@ use matchspec::term::{Heap, Space, TermRef, Word};
 use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch};
 
 use crate::JitError;
-use crate::abi::{self, Ctx, Entry, HelperId};
+use crate::abi::{self, Ctx, Entry, HelperId, Words};
 use crate::effects::Effects;
 use crate::translate::{entry_signature, helper_signature, needs_args, translate};
 
@@ -364,7 +364,8 @@ impl JitProgram {
             }
             if ctx.dirty & abi::DIRTY_BUILT != 0 {
                 frame.clean();
-                (ctx.heap, ctx.heap_len) = (frame.scratch_address(), frame.scratch_len() as u64);
+                let (at, len) = (frame.scratch_address().cast(), frame.scratch_len() as u64);
+                ctx.spaces[abi::SCRATCH] = Words { at, len };
             }
             ctx.dirty = dirty;
             ctx.next = ctx.index + 1;
@@ -385,14 +386,18 @@ impl JitProgram {
         let f = unsafe { &mut *frame };
         let heap = f.reserve_scratch(self.reserve);
         let input_words = f.input_words();
+        // The code and the helpers only read the input's words.
+        let mut spaces = [Words::NONE; 4];
+        spaces[abi::INPUT] = Words {
+            at: input_words.as_ptr().cast::<u64>().cast_mut(),
+            len: input_words.len() as u64,
+        };
+        spaces[abi::SCRATCH] = Words { at: heap.cast(), len: f.scratch_len() as u64 };
         Ctx {
-            heap,
-            heap_len: f.scratch_len() as u64,
+            spaces,
             dirty,
             single: 0,
             registers: f.registers().as_mut_ptr().cast::<u64>(),
-            input: input_words.as_ptr().cast::<u64>(),
-            input_len: input_words.len() as u64,
             inputs: inputs.as_ptr().cast::<u64>(),
             count: inputs.len() as u64,
             next: 0,
@@ -410,7 +415,7 @@ impl JitProgram {
     /// Runs the machine code from input `ctx.next` on until it returns.
     #[inline(always)]
     fn enter(&self, ctx: &mut Ctx<'_>) -> u64 {
-        let (heap, heap_len) = (ctx.input, ctx.input_len);
+        let Words { at: heap, len: heap_len } = ctx.spaces[abi::INPUT];
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
