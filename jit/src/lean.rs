@@ -322,7 +322,7 @@ unsafe fn num_value(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> u64
     let ints = match bif {
         Bif::FloatDiv => None,
         // SAFETY: as this function's contract.
-        _ => unsafe { int_of(ctx, x).zip(int_of(ctx, y)) },
+        _ => unsafe { int_of(ctx, x).and_then(|p| Some((p, int_of(ctx, y)?))) },
     };
     let words = match ints {
         Some((p, q)) => match wide_words(bif, p, q) {

@@ -6,6 +6,7 @@ use std::panic::resume_unwind;
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use cranelift_codegen::ir::{ExtFuncData, ExternalName, UserExternalName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -452,22 +453,36 @@ fn translate_and_define(
     program: &Program,
     listing: bool,
 ) -> Result<(FuncId, Listing, (usize, Effects)), JitError> {
-    let mut helper_ids = Vec::with_capacity(HelperId::ALL.len());
-    for id in HelperId::ALL {
-        let helper = id.helper();
-        let mut sig = module.make_signature();
-        helper_signature(&mut sig, helper.params);
-        let func_id =
-            module.declare_function(helper.name, Linkage::Import, &sig).map_err(codegen)?;
-        helper_ids.push(func_id);
-    }
     let mut ctx = module.make_context();
     entry_signature(&mut ctx.func.signature);
     let mut fbc = FunctionBuilderContext::new();
     let target = module.target_config();
+    // Helpers are declared as the code first calls them.
+    let mut error = None;
     let translated = translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
-        module.declare_func_in_func(helper_ids[id as usize], func)
+        let helper = id.helper();
+        let mut sig = module.make_signature();
+        helper_signature(&mut sig, helper.params);
+        match module.declare_function(helper.name, Linkage::Import, &sig) {
+            Ok(func_id) => module.declare_func_in_func(func_id, func),
+            Err(err) => {
+                // The translation goes on with a reference to nothing,
+                // and the error is returned after it.
+                error.get_or_insert(err);
+                let signature = func.import_signature(sig);
+                let name = func.declare_imported_user_function(UserExternalName::new(1, 0));
+                func.import_function(ExtFuncData {
+                    name: ExternalName::user(name),
+                    signature,
+                    colocated: false,
+                    patchable: false,
+                })
+            }
+        }
     });
+    if let Some(err) = error {
+        return Err(codegen(err));
+    }
     let mut texts = Listing::default();
     if listing {
         texts.clif = ctx.func.display().to_string();

@@ -62,7 +62,6 @@ pub(crate) fn translate(
     target: TargetFrontendConfig,
     mut declare: impl FnMut(&mut Function, HelperId) -> FuncRef,
 ) -> (usize, Effects) {
-    let helpers = HelperId::ALL.map(|id| declare(func, id));
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -115,7 +114,8 @@ pub(crate) fn translate(
         heap: None,
         b,
         blocks,
-        helpers,
+        helpers: [None; HelperId::ALL.len()],
+        declare: &mut declare,
         ctx: params[0],
         input: params[1],
         input_len: params[2],
@@ -212,7 +212,7 @@ fn regions(region: usize) -> u64 {
     }
 }
 
-struct Translator<'p, 'f> {
+struct Translator<'p, 'f, 'd> {
     program: &'p Program,
     /// For each op that builds a term in the code: the heap offset it
     /// builds at.
@@ -223,8 +223,11 @@ struct Translator<'p, 'f> {
     b: FunctionBuilder<'f>,
     /// The block of each op.
     blocks: Vec<Block>,
-    /// The imported helpers, in [`HelperId::ALL`] order.
-    helpers: [FuncRef; HelperId::ALL.len()],
+    /// The helpers imported so far, in [`HelperId::ALL`] order (only those
+    /// the code calls are: each costs compile time).
+    helpers: [Option<FuncRef>; HelperId::ALL.len()],
+    /// Imports a helper.
+    declare: &'d mut dyn FnMut(&mut Function, HelperId) -> FuncRef,
     ctx: Value,
     input: Value,
     input_len: Value,
@@ -300,7 +303,7 @@ fn mem() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-impl Translator<'_, '_> {
+impl Translator<'_, '_, '_> {
     /// Emits op `pc` into the current block.
     fn op(&mut self, pc: usize) {
         match self.program.code()[pc] {
@@ -1120,7 +1123,11 @@ impl Translator<'_, '_> {
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(self.ctx);
         all.extend_from_slice(args);
-        let call = self.b.ins().call(self.helpers[id as usize], &all);
+        let helper = match self.helpers[id as usize] {
+            Some(helper) => helper,
+            None => *self.helpers[id as usize].insert((self.declare)(self.b.func, id)),
+        };
+        let call = self.b.ins().call(helper, &all);
         // A helper may have grown, and so moved, the heap.
         if id.may_build() {
             self.heap = None;
