@@ -18,8 +18,8 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, FuncRef, Function, InstBuilder, InstructionData, MemFlagsData, Opcode,
-    Signature, Value, types,
+    AbiParam, Block, BlockArg, FuncRef, Function, InstBuilder, InstructionData, MemFlagsData,
+    Opcode, Signature, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -295,6 +295,9 @@ struct Known {
     /// how many cells after the first are known to be inside the input
     /// (a tuple's arity, a list cell's 1).
     cells: Option<(Value, u32)>,
+    /// The address of the map the register points at in the input (its
+    /// header), and its number of keys (an `is_map` passed).
+    map: Option<(Value, Value)>,
 }
 
 /// Registers and the input are plain aligned memory that never traps (the
@@ -384,6 +387,12 @@ impl Translator<'_, '_, '_> {
                 let n = self.b.ins().band_imm_s(n, !layout::MAP_IN_ORDER as i64);
                 let ok =
                     self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(size));
+                if self.on_main {
+                    let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
+                    let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+                    let base = self.b.ins().iadd(self.input, byte_offset);
+                    self.known[src.index()].map = Some((base, n));
+                }
                 self.branch(ok, pc + 1, fail);
             }
             Op::IsWord { src, word, fail } => {
@@ -428,9 +437,17 @@ impl Translator<'_, '_, '_> {
             }
             Op::IsArity { fail, .. } => self.call_step(pc, &[fail]),
             Op::GetMapValue { src, key, dst, fail } => {
-                let (m, k) = (self.load(src), self.load(key));
-                let value = self.call_helper(HelperId::MapValue, &[m, k]);
-                self.word_result(pc, value, dst, Fail::Jump(fail));
+                let map = self.known[src.index()].map;
+                match (self.constants[key.index()], map) {
+                    (Some(k), Some((base, n))) if k.is_immediate() => {
+                        self.small_map_value(pc, src, key, (base, n), dst, fail);
+                    }
+                    _ => {
+                        let (m, k) = (self.load(src), self.load(key));
+                        let value = self.call_helper(HelperId::MapValue, &[m, k]);
+                        self.word_result(pc, value, dst, Fail::Jump(fail));
+                    }
+                }
             }
             Op::GetArg { index, dst } if index < MAX_INLINE_ARGS => {
                 // The head of list cell `index`: known from `is_arity`, or
@@ -779,6 +796,65 @@ impl Translator<'_, '_, '_> {
         self.brif(overflow, slow, done);
         self.continue_in(done);
         result
+    }
+
+    /// `GetMapValue` of the constant immediate in `key` in the map of the
+    /// input in `src` (at `base`, with `n` keys), a map of up to 8 keys:
+    /// a loop comparing keys as words (as `Frame::map_value` does for
+    /// them); larger maps through `msc_map_value`.
+    fn small_map_value(
+        &mut self,
+        pc: usize,
+        src: Reg,
+        key: Reg,
+        (base, n): (Value, Value),
+        dst: Reg,
+        fail: Label,
+    ) {
+        let k = self.load(key);
+        let (check, scan, next, found, slow) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let small = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, n, 8);
+        self.brif(small, check, slow);
+        // The keys and values inside the input.
+        self.switch_off(check);
+        let m = self.load(src);
+        let offset = self.b.ins().ushr_imm_s(m, i64::from(layout::OFFSET_SHIFT));
+        let twice = self.b.ins().ishl_imm_s(n, 1);
+        let last = self.b.ins().iadd(offset, twice);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.ins().brif(inside, scan, &[BlockArg::Value(zero)], slow, &[]);
+        // Key `i`, until `n`; sealed once its loop edge is there.
+        let i = self.b.append_block_param(scan, I64);
+        self.b.switch_to_block(scan);
+        let end = self.b.ins().icmp(IntCC::Equal, i, n);
+        let label = self.label(fail);
+        self.brif(end, label, next);
+        self.enter(next);
+        let at = self.b.ins().ishl_imm_s(i, 3);
+        let at = self.b.ins().iadd(base, at);
+        let candidate = self.b.ins().load(I64, mem(), at, 8);
+        let hit = self.b.ins().icmp(IntCC::Equal, candidate, k);
+        let on = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().brif(hit, found, &[], scan, &[BlockArg::Value(on)]);
+        self.b.seal_block(scan);
+        // Its value, `n` words on.
+        self.enter(found);
+        let values = self.b.ins().ishl_imm_s(n, 3);
+        let at = self.b.ins().iadd(at, values);
+        let value = self.b.ins().load(I64, mem(), at, 8);
+        self.store(dst, value);
+        self.next(pc);
+        self.switch_off(slow);
+        let (m, k) = (self.load(src), self.load(key));
+        let value = self.call_helper(HelperId::MapValue, &[m, k]);
+        self.word_result(pc, value, dst, Fail::Jump(fail));
     }
 
     /// `Logic`: `and`/`or` of registers that must all be booleans.
