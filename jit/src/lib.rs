@@ -64,6 +64,7 @@
 //! is caught before it reaches machine code and resumed after it.
 
 mod abi;
+mod divide;
 mod effects;
 mod engine;
 mod error;

@@ -29,6 +29,7 @@ use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, HelperId};
+use crate::divide::Magic;
 use crate::effects::{Effects, effects};
 use crate::prefix;
 
@@ -771,6 +772,33 @@ impl Translator<'_, '_, '_> {
             Bif::Mul => {
                 let value = self.b.ins().sshr_imm_s(x, tag_bits);
                 self.b.ins().smul_overflow(value, y)
+            }
+            _ if let Some((d, magic)) = self.constant(y).and_then(|c| {
+                let d = Word::from_bits(c).as_small()?;
+                Some((d, Magic::of(d)?))
+            }) =>
+            {
+                // By a constant of magnitude 2 or more: a multiplication
+                // (see `divide.rs`), whose quotient and remainder are
+                // smaller than the dividend.
+                let p = self.b.ins().sshr_imm_s(x, tag_bits);
+                let m = self.b.ins().iconst(I64, magic.multiplier);
+                let mut q = self.b.ins().smulhi(p, m);
+                if d > 0 && magic.multiplier < 0 {
+                    q = self.b.ins().iadd(q, p);
+                } else if d < 0 && magic.multiplier > 0 {
+                    q = self.b.ins().isub(q, p);
+                }
+                let q = self.b.ins().sshr_imm_s(q, i64::from(magic.shift));
+                let negative = self.b.ins().ushr_imm_s(q, 63);
+                let q = self.b.ins().iadd(q, negative);
+                let value = if bif == Bif::IntDiv {
+                    q
+                } else {
+                    let product = self.b.ins().imul_imm_s(q, d);
+                    self.b.ins().isub(p, product)
+                };
+                return self.b.ins().ishl_imm_s(value, tag_bits);
             }
             _ => {
                 // `div`, `rem`: truncating, a zero divisor fails. Values are

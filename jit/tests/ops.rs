@@ -77,6 +77,18 @@ fn arithmetic() {
 }
 
 #[test]
+fn division_by_constants() {
+    // A multiplication in the machine code, for divisors of magnitude 2 or
+    // more; the others as by a register.
+    let divisors =
+        ["7", "-7", "2", "-2", "3", "10", "1", "-1", "0", "1000000007", "-1152921504606846976"];
+    let quotients: Vec<String> =
+        divisors.iter().map(|d| format!("{{'div','$1',{d}}},{{'rem','$1',{d}}}")).collect();
+    check_pairs(&format!("[{{{{'$1','_'}},[],[{{{{{}}}}}]}}]", quotients.join(",")));
+    check_pairs("[{{'$1','_'},[{'>',{'div','$1',3},{'rem','$1',-5}}],[ok]}]");
+}
+
+#[test]
 fn arithmetic_on_results() {
     // Operands that are results: floats the code built in its heap slots,
     // bignums a helper built; compared, and used again.
