@@ -208,6 +208,8 @@ pub(crate) const CTX_HEAP: i32 =
 pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static>, dirty) as i32;
 /// The offset of [`Ctx::registers`], which the machine code loads.
 pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static>, registers) as i32;
+/// The offset of [`Ctx::spaces`], which the machine code indexes.
+pub(crate) const CTX_SPACES: i32 = std::mem::offset_of!(Ctx<'static>, spaces) as i32;
 /// The offset of the input heap's address, which the machine code loads.
 pub(crate) const CTX_INPUT: i32 =
     (std::mem::offset_of!(Ctx<'static>, spaces) + INPUT * size_of::<Words>()) as i32;

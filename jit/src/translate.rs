@@ -16,7 +16,7 @@
 //! inline forms also fall back to `step` for anything off their fast path.
 //! Every op is named in one exhaustive `match`.
 
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, FuncRef, Function, InstBuilder, InstructionData, MemFlagsData,
     Opcode, Signature, Value, types,
@@ -133,6 +133,7 @@ pub(crate) fn translate(
         pc: 0,
         vars,
         constants,
+        computed: arithmetic_results(program),
         needs_args: needs_args(program),
         arg_cells: Vec::new(),
         known: vec![Known::default(); program.registers()],
@@ -260,6 +261,9 @@ struct Translator<'p, 'f, 'd> {
     vars: Vec<Variable>,
     /// The constant each register holds for the whole run, if any.
     constants: Vec<Option<Word>>,
+    /// Which registers hold the results of `+ - * /` (bignums and floats
+    /// are likelier there).
+    computed: Vec<bool>,
     /// Does the program read a trace event's arguments in Rust (see
     /// [`needs_args`])?
     needs_args: bool,
@@ -932,7 +936,7 @@ impl Translator<'_, '_, '_> {
         let equality = matches!(op, Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe);
         let exact = matches!(op, Cmp::ExactEq | Cmp::ExactNe);
         let decided = if equality { self.both_immediate(x, y) } else { self.both_small(x, y) };
-        let numbers = if exact { slow } else { self.b.create_block() };
+        let mut numbers = if exact { slow } else { self.b.create_block() };
         self.brif(decided, fast, numbers);
         self.switch_off(fast);
         let cc = match op {
@@ -946,6 +950,14 @@ impl Translator<'_, '_, '_> {
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
+            if !equality && (self.computed[a.index()] || self.computed[b.index()]) {
+                // A small integer against a bignum or a float, inline where
+                // they are likely: for the results of arithmetic.
+                self.switch_off(numbers);
+                let helper = self.b.create_block();
+                self.number_order(pc, cc, x, y, fail, helper);
+                numbers = helper;
+            }
             // `msc_num_compare` decides numbers itself, the rest through
             // `msc_compare`.
             self.switch_off(numbers);
@@ -961,6 +973,91 @@ impl Translator<'_, '_, '_> {
         let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
         let answer = self.call_helper(HelperId::Compare, &[op_index, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
+    }
+
+    /// The order `cc` of `x` and `y` when one is a small integer and the
+    /// other a bignum (whose sign decides) or a float (compared as one,
+    /// if the integer converts exactly: within ±2^53), as
+    /// `msc_num_compare` decides it, in the input or the run's heap; else
+    /// on to `helper`.
+    fn number_order(
+        &mut self,
+        pc: usize,
+        cc: IntCC,
+        x: Value,
+        y: Value,
+        fail: Label,
+        helper: Block,
+    ) {
+        let (check, decode, header, bignum, float, exact, result) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        // `s` the small one (if either is), `o` the other.
+        let x_small = self.has_tag(x, layout::TAG_SMALL);
+        let s = self.b.ins().select(x_small, x, y);
+        let o = self.b.ins().select(x_small, y, x);
+        let s_small = self.has_tag(s, layout::TAG_SMALL);
+        self.brif(s_small, check, helper);
+        self.enter(check);
+        let boxed = self.has_tag(o, layout::TAG_BOXED);
+        self.brif(boxed, decode, helper);
+        // The words of its space (`Ctx::spaces`): none for literals.
+        self.enter(decode);
+        let space = self.b.ins().ushr_imm_s(o, i64::from(layout::SPACE_SHIFT));
+        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
+        let entry = self.b.ins().ishl_imm_s(space, 4);
+        let entry = self.b.ins().iadd(self.ctx, entry);
+        let base = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES);
+        let len = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES + 8);
+        let at = self.b.ins().ushr_imm_s(o, i64::from(layout::OFFSET_SHIFT));
+        let last = self.b.ins().iadd_imm_s(at, 1);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
+        self.brif(inside, header, helper);
+        self.enter(header);
+        let byte_offset = self.b.ins().ishl_imm_s(at, 3);
+        let cells = self.b.ins().iadd(base, byte_offset);
+        let h = self.b.ins().load(I64, mem(), cells, 0);
+        let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
+        self.brif(is_float, float, bignum);
+        // A bignum lies beyond every small integer: its sign decides (the
+        // order of `s` against it: -1 or 1).
+        self.enter(bignum);
+        let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
+        let positive = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_POS_BIG as i64);
+        let negative = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_NEG_BIG as i64);
+        let either = self.b.ins().bor(positive, negative);
+        let (below, above) = (self.b.ins().iconst(I64, -1), self.b.ins().iconst(I64, 1));
+        let order = self.b.ins().select(positive, below, above);
+        self.b.ins().brif(either, result, &[BlockArg::Value(order)], helper, &[]);
+        // A float: the integer converted, if exactly.
+        self.enter(float);
+        let v = self.b.ins().sshr_imm_s(s, i64::from(layout::TAG_BITS));
+        let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
+        let fits = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
+        self.brif(fits, exact, helper);
+        self.enter(exact);
+        let p = self.b.ins().fcvt_from_sint(types::F64, v);
+        let bits = self.b.ins().load(I64, mem(), cells, 8);
+        let q = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, p, q);
+        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, p, q);
+        let (lt, gt) = (self.b.ins().uextend(I64, lt), self.b.ins().uextend(I64, gt));
+        let order = self.b.ins().isub(gt, lt);
+        self.b.ins().jump(result, &[BlockArg::Value(order)]);
+        // `s` against `o`, turned back to `x` against `y`.
+        let order = self.b.append_block_param(result, I64);
+        self.enter(result);
+        let reversed = self.b.ins().ineg(order);
+        let order = self.b.ins().select(x_small, order, reversed);
+        let holds = self.b.ins().icmp_imm_s(cc, order, 0);
+        self.branch(holds, pc + 1, fail);
+        // `helper` is the caller's to fill.
     }
 
     /// `TypeTest`: the tests a word's tag decides, inline; boxed terms go
@@ -1512,6 +1609,17 @@ pub(crate) fn needs_args(program: &Program) -> bool {
         | Op::Succeed { .. }
         | Op::NoMatch => false,
     })
+}
+
+/// Which registers some `+ - * /` writes.
+fn arithmetic_results(program: &Program) -> Vec<bool> {
+    let mut computed = vec![false; program.registers()];
+    for op in program.code() {
+        if let Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, dst, .. } = *op {
+            computed[dst.index()] = true;
+        }
+    }
+    computed
 }
 
 /// The constant each register holds for the whole run: the program's
