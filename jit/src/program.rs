@@ -20,7 +20,7 @@ use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch}
 use crate::JitError;
 use crate::abi::{self, Ctx, Entry, HelperId, Words};
 use crate::effects::Effects;
-use crate::translate::{entry_signature, helper_signature, needs_args, translate};
+use crate::translate::{Translated, entry_signature, helper_signature, needs_args, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
 /// memory grow with the function (measured: 30,000 ops, a spec of 5,000
@@ -50,10 +50,9 @@ pub struct JitProgram {
     program_id: u64,
     /// The code, valid while `module` lives.
     entry: Entry,
-    /// How many heap words the code builds terms in itself.
-    reserve: usize,
-    /// What the program's helpers may do (how outcomes reach Rust).
-    effects: Effects,
+    /// Where the code builds terms, and what its helpers may do (how
+    /// outcomes reach Rust).
+    translated: Translated,
     /// Is this a trace program whose code reads the arguments from the
     /// input list itself (so Rust need not load them)?
     own_args: bool,
@@ -128,7 +127,7 @@ impl JitProgram {
         validate(program)?;
         let mut module = new_module()?;
         let result = Self::define(&mut module, program);
-        let (entry, (reserve, effects)) = match result {
+        let (entry, translated) = match result {
             Ok(defined) => defined,
             Err(err) => {
                 // SAFETY: nothing of this module was handed out.
@@ -139,8 +138,7 @@ impl JitProgram {
         Ok(JitProgram {
             program_id: program.id(),
             entry,
-            reserve,
-            effects,
+            translated,
             own_args: program.kind().is_trace() && !needs_args(program),
             module: Some(module),
             compile_time: start.elapsed(),
@@ -162,10 +160,7 @@ impl JitProgram {
 
     /// Translates and finalizes the entry function in `module`; also
     /// returns how many heap words it builds in itself.
-    fn define(
-        module: &mut JITModule,
-        program: &Program,
-    ) -> Result<(Entry, (usize, Effects)), JitError> {
+    fn define(module: &mut JITModule, program: &Program) -> Result<(Entry, Translated), JitError> {
         let (id, _, translated) = translate_and_define(module, program, false)?;
         module.finalize_definitions().map_err(codegen)?;
         let code = module.get_finalized_function(id);
@@ -302,7 +297,8 @@ impl JitProgram {
         // Only a program whose helpers may touch the host reports its
         // no-matches at once; for the others Rust hands over the inputs
         // between two outcomes as no-matches.
-        let dirty = if every && self.effects == Effects::Host { abi::DIRTY_EVERY } else { 0 };
+        let dirty =
+            if every && self.translated.effects == Effects::Host { abi::DIRTY_EVERY } else { 0 };
         let mut ctx = self.ctx(machine, inputs, dirty);
         // The first input whose outcome has not been handed over.
         let mut delivered = 0;
@@ -385,7 +381,9 @@ impl JitProgram {
         // SAFETY: `frame` points to a live frame that nothing else uses
         // while this function runs.
         let f = unsafe { &mut *frame };
-        let heap = f.reserve_scratch(self.reserve);
+        // A region per result the code may buffer: no more than inputs.
+        let Translated { region, regions, .. } = self.translated;
+        let heap = f.reserve_scratch(region * regions.min(inputs.len()));
         let input_words = f.input_words();
         // The code and the helpers only read the input's words.
         let mut spaces = [Words::NONE; 4];
@@ -421,10 +419,11 @@ impl JitProgram {
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
         // every label is an op of the program, and the terms the code
-        // builds itself lie in the `self.reserve` heap words set aside by
-        // `ctx`, from `ctx.build` on (below `self.reserve` less a region),
-        // written through `ctx.heap`, which every helper that may build
-        // refreshes. The registers, the input heap and the inputs stay
+        // builds itself lie in the heap words `ctx` set aside, a region
+        // for each result the code may buffer (at most one per input, and
+        // `regions`, between two returns, when Rust sets `ctx.build` back
+        // to 0), written through the run's heap's address in
+        // `ctx.spaces`, which every helper that may build refreshes. The registers, the input heap and the inputs stay
         // where they are for the whole call (the register file is not
         // resized; the rest is borrowed); the code reads input heap words
         // only below `heap_len` and inputs only below `ctx.count`, writes
@@ -452,7 +451,7 @@ fn translate_and_define(
     module: &mut JITModule,
     program: &Program,
     listing: bool,
-) -> Result<(FuncId, Listing, (usize, Effects)), JitError> {
+) -> Result<(FuncId, Listing, Translated), JitError> {
     let mut ctx = module.make_context();
     entry_signature(&mut ctx.func.signature);
     let mut fbc = FunctionBuilderContext::new();

@@ -52,17 +52,14 @@ pub(crate) fn helper_signature(sig: &mut Signature, params: usize) {
 
 /// Fills `func` (whose signature is [`entry_signature`]) with the code of
 /// `program`; `declare` imports a helper into the function. The program
-/// must have passed [`crate::program::validate`]. Returns how many words
-/// at the start of the run's heap the code builds terms in (see
-/// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)),
-/// and what its helpers may do.
+/// must have passed [`crate::program::validate`].
 pub(crate) fn translate(
     program: &Program,
     func: &mut Function,
     fbc: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     mut declare: impl FnMut(&mut Function, HelperId) -> FuncRef,
-) -> (usize, Effects) {
+) -> Translated {
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -199,7 +196,20 @@ pub(crate) fn translate(
     t.b.ins().return_(&[code]);
     t.b.seal_all_blocks();
     t.b.finalize(target);
-    (region * regions as usize, effects)
+    Translated { region, regions: regions as usize, effects }
+}
+
+/// What the machine code needs of Rust besides its entry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Translated {
+    /// How many words at the start of the run's heap one input's code
+    /// builds terms in (see
+    /// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)).
+    pub(crate) region: usize,
+    /// How many such regions it uses, one per result it may buffer.
+    pub(crate) regions: usize,
+    /// What its helpers may do.
+    pub(crate) effects: Effects,
 }
 
 /// How many regions of `region` heap words the code builds in, one per
