@@ -383,8 +383,8 @@ impl HelperId {
 
 /// Runs `f` on the frame behind `ctx`; after a panic (caught here and
 /// parked in the `Ctx`, now or by an earlier helper) answers `after_panic`
-/// without running anything. If `f` `may_build` terms, refreshes
-/// [`Ctx::heap`].
+/// without running anything. If `f` `may_build` terms, refreshes the run's
+/// heap in [`Ctx::spaces`] and marks the `Ctx` dirty.
 ///
 /// # Safety
 ///
