@@ -358,12 +358,11 @@ fn wide_words(bif: Bif, p: i128, q: i128) -> Result<[u64; 3], u64> {
         Bif::Sub => p.checked_sub(q),
         // Operands of 64 bits make a product of at most 127: no overflow
         // check; nor with at most 127 significant bits together.
-        Bif::Mul => match (i64::try_from(p), i64::try_from(q)) {
-            (Ok(p), Ok(q)) => Some(i128::from(p) * i128::from(q)),
-            _ if p.unsigned_abs().leading_zeros() + q.unsigned_abs().leading_zeros() >= 129 => {
-                Some(p.wrapping_mul(q))
-            }
-            _ => p.checked_mul(q),
+        Bif::Mul => match (fits_64(p), fits_64(q)) {
+            (true, true) => Some(i128::from(p as i64) * i128::from(q as i64)),
+            (false, true) => wide_product(p, q as i64),
+            (true, false) => wide_product(q, p as i64),
+            (false, false) => p.checked_mul(q),
         },
         _ => bif::wide_arith(bif, p, q),
     };
@@ -377,6 +376,32 @@ fn wide_words(bif: Bif, p: i128, q: i128) -> Result<[u64; 3], u64> {
     let size: u64 = if hi == 0 { 1 } else { 2 };
     let kind = if r < 0 { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
     Ok([size << layout::HEADER_KIND_BITS | kind, lo, hi])
+}
+
+/// Does `x` fit in 64 bits?
+#[inline(always)]
+fn fits_64(x: i128) -> bool {
+    i128::from(x as i64) == x
+}
+
+/// `p * q`, if it fits in 128 bits: the magnitudes' product in two
+/// 64-bit halves.
+#[inline(always)]
+fn wide_product(p: i128, q: i64) -> Option<i128> {
+    let (a, b) = (p.unsigned_abs(), u128::from(q.unsigned_abs()));
+    // `a` below 2^128 and `b` at most 2^63: each partial product fits.
+    let low = (a as u64 as u128) * b;
+    let high = (a >> 64) * b;
+    if high >> 64 != 0 {
+        return None;
+    }
+    let magnitude = (high << 64).checked_add(low)?;
+    if (p < 0) != (q < 0) {
+        // Down to -2^127.
+        0i128.checked_sub_unsigned(magnitude)
+    } else {
+        i128::try_from(magnitude).ok()
+    }
 }
 
 /// `msc_map_get(ctx, bif, key, map)`: [`abi::call`] of `map_get` or
@@ -443,4 +468,27 @@ fn scratch_boxed(at: u64) -> u64 {
     (at << layout::OFFSET_SHIFT)
         | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
         | layout::TAG_BOXED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Products of a wide and a 64-bit integer are `checked_mul`'s.
+    #[test]
+    fn wide_products_are_checked_products() {
+        let mut wide = vec![i128::MAX, i128::MIN, i128::MIN + 1, 1 << 64, -(1 << 64), 1 << 126];
+        let mut narrow = vec![0i64, 1, -1, 2, -2, 3, i64::MAX, i64::MIN, 1 << 32, -(1 << 62)];
+        for k in 63..127 {
+            wide.extend([1i128 << k, (1i128 << k) - 1, -(1i128 << k), 1 - (1i128 << k)]);
+        }
+        for k in 0..63 {
+            narrow.extend([1i64 << k, (1i64 << k) + 1, -(1i64 << k)]);
+        }
+        for &p in &wide {
+            for &q in &narrow {
+                assert_eq!(wide_product(p, q), p.checked_mul(i128::from(q)), "{p} * {q}");
+            }
+        }
+    }
 }
