@@ -352,7 +352,15 @@ impl Translator<'_, '_, '_> {
                 self.known[src.index()].cells = Some((base, arity));
                 self.branch(ok, pc + 1, fail);
                 self.switch_off(short);
-                let h = self.input_cell(w, 0);
+                // The header alone, from the offset already made (so the
+                // word itself is not needed past the check).
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, self.input_len);
+                let read = self.b.create_block();
+                self.brif(inside, read, self.bad_input);
+                self.continue_in(read);
+                let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+                let base = self.b.ins().iadd(self.input, byte_offset);
+                let h = self.b.ins().load(I64, mem(), base, 0);
                 let malformed = self.b.ins().icmp_imm_s(IntCC::Equal, h, header);
                 self.brif(malformed, self.bad_input, self.label(fail));
             }
