@@ -789,6 +789,18 @@ impl Translator<'_, '_, '_> {
             Bif::Band => return self.b.ins().band(x, y),
             Bif::Bor => return self.b.ins().bor(x, y),
             Bif::Bxor => return self.b.ins().bxor(x, y),
+            Bif::Add | Bif::Sub if let Some((w, c)) = self.plus_constant(bif, x, y) => {
+                // `w + c` for a constant `c`: it overflows exactly when `w`
+                // lies beyond the limit less `c`, one comparison (x86
+                // makes the flag of an add a `seto` and a `test`).
+                let sum = self.b.ins().iadd_imm_s(w, c);
+                let overflow = match c.signum() {
+                    1 => self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, i64::MAX - c),
+                    -1 => self.b.ins().icmp_imm_s(IntCC::SignedLessThan, w, i64::MIN - c),
+                    _ => return sum,
+                };
+                (sum, overflow)
+            }
             Bif::Add => self.b.ins().sadd_overflow(x, y),
             Bif::Sub => self.b.ins().ssub_overflow(x, y),
             Bif::Mul => {
@@ -905,6 +917,21 @@ impl Translator<'_, '_, '_> {
         let (m, k) = (self.load(src), self.load(key));
         let value = self.call_helper(HelperId::MapValue, &[m, k]);
         self.word_result(pc, value, dst, Fail::Jump(fail));
+    }
+
+    /// `x + y` or `x - y` (`bif`) as a word plus a constant, if one is a
+    /// constant small integer (but for `c - y`, which negates `y`).
+    fn plus_constant(&self, bif: Bif, x: Value, y: Value) -> Option<(Value, i64)> {
+        let small = |v: Value| {
+            self.constant(v).filter(|&c| Word::from_bits(c).is_small()).map(|c| c as i64)
+        };
+        match (bif, small(x), small(y)) {
+            (Bif::Add, _, Some(c)) => Some((x, c)),
+            // The smallest small integer's word is `i64::MIN`: no negation.
+            (Bif::Sub, _, Some(c)) => Some((x, c.checked_neg()?)),
+            (Bif::Add, Some(c), None) => Some((y, c)),
+            _ => None,
+        }
     }
 
     /// `Logic`: `and`/`or` of registers that must all be booleans.

@@ -77,6 +77,20 @@ fn arithmetic() {
 }
 
 #[test]
+fn sums_with_constants() {
+    // One comparison for the overflow, with constants at the small range's
+    // ends (the smallest one's word cannot be negated).
+    for c in ["1", "-1", "100", "0", "1152921504606846975", "-1152921504606846976", "7"] {
+        check_pairs(&format!(
+            "[{{{{'$1','_'}},[],[{{{{{{'+','$1',{c}}},{{'+',{c},'$1'}},{{'-','$1',{c}}},{{'-',{c},'$1'}}}}}}]}}]"
+        ));
+        check_pairs(&format!(
+            "[{{{{'$1','_'}},[{{'<',{{'+','$1',{c}}},{{'-','$1',{c}}}}}],[ok]}}]"
+        ));
+    }
+}
+
+#[test]
 fn division_by_constants() {
     // A multiplication in the machine code, for divisors of magnitude 2 or
     // more; the others as by a register.
