@@ -1,25 +1,39 @@
 //! The contract between the machine code and Rust: the entry function's
 //! signature, the codes it returns, and the helpers it calls.
 //!
-//! The compiled function runs the program on a whole list of inputs:
+//! The compiled function runs the program on a list of inputs:
 //!
 //! ```text
 //! entry(ctx: *mut Ctx, heap: *const u64, heap_len: u64) -> u64
 //! ```
 //!
-//! For each of the `count` inputs at [`Ctx::inputs`] (words of the input
-//! heap `heap`) it loads the input
-//! into register 0 (trace programs that need the arguments in Rust ask
-//! [`reset`] to load them; the others read the input list themselves and
-//! call it only for the error when the input is not a list), runs the
-//! clauses, and hands a match to [`matched`] and, when asked to, a
-//! no-match to [`no_match`], which pass them on to Rust and clean up for
-//! the next input. A single run (see [`Ctx`]) instead returns its match at
-//! once ([`EXIT_MATCHED`]). The code keeps registers in machine registers,
-//! storing them to the run's register file for the helpers that read them
-//! there; it reads head cells from the input heap (every such read is
+//! From input [`Ctx::next`] of the `count` inputs at [`Ctx::inputs`]
+//! (words of the input heap `heap`) on, it loads each input into register
+//! 0 (trace programs that need the arguments in Rust ask [`reset`] to load
+//! them; the others read the input list themselves and call it only for
+//! the error when the input is not a list) and runs the clauses. How an
+//! outcome reaches Rust depends on what the program's helpers may do
+//! ([`Effects`](crate::effects::Effects)). A match that only the code
+//! touched (no helper built a term or set a flag since Rust last cleaned
+//! up: [`Ctx::dirty`] is clear) is written to [`Ctx::results`] and the
+//! code goes on with the next input; a no-match is not reported at all
+//! (Rust hands over the inputs between two results as no-matches when
+//! the caller wants them). The code returns to Rust, which hands the
+//! buffered results over, when the buffer is full ([`EXIT_FULL`]), at the
+//! end ([`EXIT_DONE`]), and at any outcome Rust must see at once: a match
+//! or a no-match after a helper left something to clean up, a match of a
+//! program whose helpers may touch the host, a no-match the caller wants
+//! of such a program ([`DIRTY_EVERY`]) ([`EXIT_MATCHED`],
+//! [`EXIT_NO_MATCH`]), an input that cannot run ([`EXIT_SKIPPED`]).
+//! Returning, the code leaves the input it stopped at in [`Ctx::index`]
+//! (at the end: `count`). So the outcomes reach Rust in input order, and
+//! each before any later input's effects on the host (a helper that only
+//! builds terms of the run is no effect anyone sees). A single run is a
+//! batch of one. The code keeps registers in machine registers, storing
+//! them to the run's register file for the helpers that read them there;
+//! it reads head cells from the input heap (every such read is
 //! bounds-checked against `heap_len`), builds terms in heap words set
-//! aside for it, and
+//! aside for it (one region per buffered result: [`Ctx::build`]), and
 //! calls a helper of [`HelperId`] for what it does not do itself. Each
 //! helper is a thin shim over a method of
 //! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
@@ -28,38 +42,46 @@
 //!
 //! A helper never unwinds: a panic is caught and parked in [`Ctx::panic`],
 //! and from then on every helper does nothing and answers harmlessly (go
-//! on, "no", "failed", stop). The code only jumps forward within an input
-//! and stops at the next one, so it soon returns; Rust then finds the
-//! panic and resumes it. Nothing the spec does after the panic reaches the
-//! host. The lean number helpers ([`num_arith`], [`num_compare`]) are
-//! plain functions that cannot panic (no indexing, no allocation; an
-//! `extern "C"` function that did would abort, never unwind), touch no
-//! frame and no host, and write only their op's heap words: they run even
-//! after a panic, harmlessly.
+//! on, "no", "failed", skip); the panic also sets `count` to 0 and notes
+//! how many results came before it ([`Ctx::keep`]), so the code returns
+//! at the input's end and Rust hands over only those before resuming the
+//! panic. Nothing the spec does
+//! after the panic reaches the host. The lean helpers (`lean.rs`) are
+//! plain functions that cannot panic and run even after a panic,
+//! harmlessly.
 
 use std::any::Any;
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use matchspec::EvalError;
 use matchspec::bif::{self, Bif};
 use matchspec::interp::{Frame, Step};
-use matchspec::ir::{Cmp, Operands, Reg};
-use matchspec::term::{Atom, Word};
-use matchspec::{EvalError, Outcome};
+use matchspec::ir::{Cmp, Operands};
+use matchspec::term::{Space, Word};
+
+use crate::lean;
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u64, u64) -> u64;
 
 /// [`Entry`] returns this when it ran every input.
 pub(crate) const EXIT_DONE: u64 = 0;
-/// A helper asked to stop (a single run ended, or a panic).
-pub(crate) const EXIT_STOPPED: u64 = 1;
+/// The buffer of results is full ([`Ctx::results`]).
+pub(crate) const EXIT_FULL: u64 = 1;
 /// A head op found a pointer outside the input's heap: the input is not a
 /// well-formed term (the interpreter panics on the same input).
 pub(crate) const EXIT_BAD_INPUT: u64 = 2;
-/// A single run matched: the low 32 bits of [`Entry`]'s result are this,
-/// the high 32 bits the register holding the result.
+/// The input matched and Rust must see it now: the low 32 bits of
+/// [`Entry`]'s result are this, the high 32 bits the register holding the
+/// result.
 pub(crate) const EXIT_MATCHED: u64 = 3;
+/// The input matched nothing and Rust must see it now.
+pub(crate) const EXIT_NO_MATCH: u64 = 4;
+/// [`reset`] could not start the input ([`Ctx::error`] says why), or a
+/// helper panicked.
+pub(crate) const EXIT_SKIPPED: u64 = 5;
 
 /// [`step`] returns this to go on with the next op; otherwise the label to
 /// jump to. Labels are below 2^32.
@@ -69,93 +91,146 @@ pub(crate) const STEP_NEXT: u64 = 1 << 32;
 /// words are never terms.
 pub(crate) const FAILED: u64 = Word::NONE.to_bits();
 
-/// What [`matched`], [`no_match`] and [`reset`] return: go on with the
-/// next input, skip this one (reset only), or stop.
+/// What [`reset`] returns: run the input, or skip it.
 pub(crate) const GO_ON: u64 = 0;
 /// See [`GO_ON`].
 pub(crate) const SKIP: u64 = 1;
-/// See [`GO_ON`].
-pub(crate) const STOP: u64 = 2;
 
-/// Where outcomes go: a batch's callback, or (for a single run) nowhere,
-/// the first outcome ending the run.
-pub(crate) type Deliver<'d> = Option<&'d mut dyn FnMut(usize, Result<Outcome<'_>, EvalError>)>;
+/// How many results the code buffers before returning to Rust.
+pub(crate) const RESULTS: usize = 64;
 
 /// What the machine code passes to helpers.
 ///
-/// The machine code (or, for the numbers they read, [`num_arith`] and
-/// [`num_compare`]) reads the first fields itself: `heap` and `heap_len`,
-/// the current address and length of the run's heap, where the code
-/// builds terms at fixed offsets (see [`Frame::reserve_scratch`]; every
-/// helper that may build refreshes both, since building may move the
-/// heap; only cleaning up, in the helpers that end an input, shrinks it);
-/// `dirty`, nonzero when the end of
-/// an input that matched nothing must be reported ([`no_match`]): the
-/// caller wants every outcome ([`DIRTY_EVERY`]), or a helper built terms
-/// or set flags, to clean up ([`DIRTY_BUILT`]); and `single`, nonzero for a single run: its frame was reset to
-/// the input before the call (the code need not call [`reset`]), and a
-/// match returns [`EXIT_MATCHED`] at once instead of calling [`matched`];
-/// `registers`, the run's register file, which the code reads and writes
-/// only around the helpers that use it; `input` and `input_len`, the
-/// input heap (for [`num_arith`] and [`num_compare`]); and `inputs` and `count`, the
-/// inputs to run on. (Values the code needs only now and then live here
-/// rather than in machine registers across the whole loop.)
+/// The machine code (or, for the numbers they read, the lean helpers)
+/// reads the first fields itself: `spaces`, the words a pointer of each
+/// [`Space`] points into, by space number (a pointer's space bits pick its
+/// words without a branch): the input's heap ([`INPUT`]), nothing for
+/// literals and the unused number, and the run's heap ([`SCRATCH`]), where
+/// the code builds terms at fixed offsets from `build` (see
+/// [`Frame::reserve_scratch`]; every helper that may build refreshes its
+/// address and length, since building may move it; only Rust cleaning up
+/// between the code's runs shrinks it); `dirty`, see [`DIRTY_BUILT`];
+/// `single`, nonzero for a single run, whose frame was reset to the input
+/// before the call (the code need not call [`reset`]); `registers`, the
+/// run's register file, which the code reads and writes only around the
+/// helpers that use it; `inputs` and `count`, the inputs to run on;
+/// `next`, `index`, `pending` and `results` (see the module docs). Values
+/// the code needs only now and then live here rather than in machine
+/// registers across the whole loop.
 #[repr(C)]
-pub(crate) struct Ctx<'f, 'd> {
-    pub(crate) heap: *mut Word,
-    pub(crate) heap_len: u64,
+pub(crate) struct Ctx<'f> {
+    pub(crate) spaces: [Words; 4],
     pub(crate) dirty: u64,
     pub(crate) single: u64,
     pub(crate) registers: *mut u64,
-    pub(crate) input: *const u64,
-    pub(crate) input_len: u64,
     pub(crate) inputs: *const u64,
     pub(crate) count: u64,
-    pub(crate) frame: &'f mut dyn Machine,
-    pub(crate) deliver: Deliver<'d>,
-    /// Report inputs that match nothing too.
-    pub(crate) every: bool,
-    /// A single run's result: the register holding it, if a clause matched.
-    pub(crate) result: Option<Reg>,
+    /// The input the code starts at.
+    pub(crate) next: u64,
+    /// The input the code returned at.
+    pub(crate) index: u64,
+    /// How many results are buffered.
+    pub(crate) pending: u64,
+    /// After a panic: how many of the buffered results came before it.
+    pub(crate) keep: u64,
+    /// The heap offset of the region the code builds in: the regions of
+    /// buffered results are left alone.
+    pub(crate) build: u64,
+    /// The frame, for the helpers (Rust reaches it by the same pointer).
+    pub(crate) frame: *mut (dyn Machine + 'f),
+    /// Why [`reset`] could not start an input.
+    pub(crate) error: Option<EvalError>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
+    /// The buffered matches: input index and result word. Only the first
+    /// `pending` are written (setting all 1 KiB would cost a single run
+    /// more than its code).
+    pub(crate) results: [MaybeUninit<[u64; 2]>; RESULTS],
 }
 
-/// [`Ctx::dirty`]: the caller wants to hear of no-matches too.
+/// Words of a heap: where, and how many.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct Words {
+    pub(crate) at: *mut u64,
+    pub(crate) len: u64,
+}
+
+impl Words {
+    /// No words.
+    pub(crate) const NONE: Words = Words { at: std::ptr::null_mut(), len: 0 };
+}
+
+/// The input's heap in [`Ctx::spaces`].
+pub(crate) const INPUT: usize = Space::Heap as usize;
+/// The run's heap in [`Ctx::spaces`].
+pub(crate) const SCRATCH: usize = Space::Scratch as usize;
+
+/// [`Ctx::dirty`], a bit set: the caller wants to hear of no-matches at
+/// once (programs whose helpers may touch the host; the others' no-matches
+/// are never reported).
 pub(crate) const DIRTY_EVERY: u64 = 1;
-/// [`Ctx::dirty`]: a helper built terms (or set flags) since the last clean.
+/// [`Ctx::dirty`]: a helper built terms, set flags or touched the host
+/// since Rust last cleaned up: the input's outcome returns to Rust at
+/// once.
 pub(crate) const DIRTY_BUILT: u64 = 2;
 
-impl Ctx<'_, '_> {
-    /// Cleans up after an input, if a helper left anything to clean (which
-    /// moves the heap back to its set-aside words). Otherwise nothing in
-    /// Rust touched the heap since the last helper that may build
-    /// refreshed [`Ctx::heap`] (the outcomes handed over borrow it).
-    fn clean(&mut self) {
-        if self.dirty & DIRTY_BUILT != 0 {
-            self.frame.clean();
-            self.refresh();
-        }
-        self.dirty = if self.every { DIRTY_EVERY } else { 0 };
+impl Ctx<'_> {
+    /// The first `n` buffered results.
+    ///
+    /// # Safety
+    ///
+    /// The code must have written them: `n` is at most `pending` as the
+    /// code left it.
+    pub(crate) unsafe fn results(&self, n: usize) -> &[[u64; 2]] {
+        let written = &self.results[..n];
+        // SAFETY: as this function's contract, the `n` entries are
+        // initialized; `MaybeUninit<T>` has `T`'s layout.
+        unsafe { &*(std::ptr::from_ref(written) as *const [[u64; 2]]) }
     }
 
     /// Reads the heap's address and length again.
-    fn refresh(&mut self) {
-        (self.heap, self.heap_len) = self.frame.scratch();
+    ///
+    /// # Safety
+    ///
+    /// `frame` must point to a live frame that nothing else accesses
+    /// during the call.
+    pub(crate) unsafe fn refresh(&mut self) {
+        // SAFETY: as this function's contract.
+        let (at, len) = unsafe { (*self.frame).scratch() };
+        self.spaces[SCRATCH] = Words { at: at.cast(), len };
     }
 }
 
-/// The offset of [`Ctx::heap`], which the machine code loads.
-pub(crate) const CTX_HEAP: i32 = std::mem::offset_of!(Ctx<'static, 'static>, heap) as i32;
+/// The offset of the run's heap's address, which the machine code loads.
+pub(crate) const CTX_HEAP: i32 =
+    (std::mem::offset_of!(Ctx<'static>, spaces) + SCRATCH * size_of::<Words>()) as i32;
 /// The offset of [`Ctx::dirty`], which the machine code loads.
-pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static, 'static>, dirty) as i32;
+pub(crate) const CTX_DIRTY: i32 = std::mem::offset_of!(Ctx<'static>, dirty) as i32;
 /// The offset of [`Ctx::registers`], which the machine code loads.
-pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static, 'static>, registers) as i32;
+pub(crate) const CTX_REGISTERS: i32 = std::mem::offset_of!(Ctx<'static>, registers) as i32;
+/// The offset of [`Ctx::spaces`], which the machine code indexes.
+pub(crate) const CTX_SPACES: i32 = std::mem::offset_of!(Ctx<'static>, spaces) as i32;
+/// The offset of the input heap's address, which the machine code loads.
+pub(crate) const CTX_INPUT: i32 =
+    (std::mem::offset_of!(Ctx<'static>, spaces) + INPUT * size_of::<Words>()) as i32;
+/// The offset of the input heap's length, which the machine code loads.
+pub(crate) const CTX_INPUT_LEN: i32 = CTX_INPUT + 8;
 /// The offset of [`Ctx::inputs`], which the machine code loads.
-pub(crate) const CTX_INPUTS: i32 = std::mem::offset_of!(Ctx<'static, 'static>, inputs) as i32;
+pub(crate) const CTX_INPUTS: i32 = std::mem::offset_of!(Ctx<'static>, inputs) as i32;
 /// The offset of [`Ctx::count`], which the machine code loads.
-pub(crate) const CTX_COUNT: i32 = std::mem::offset_of!(Ctx<'static, 'static>, count) as i32;
+pub(crate) const CTX_COUNT: i32 = std::mem::offset_of!(Ctx<'static>, count) as i32;
 /// The offset of [`Ctx::single`], which the machine code loads.
-pub(crate) const CTX_SINGLE: i32 = std::mem::offset_of!(Ctx<'static, 'static>, single) as i32;
+pub(crate) const CTX_SINGLE: i32 = std::mem::offset_of!(Ctx<'static>, single) as i32;
+/// The offset of [`Ctx::next`], which the machine code loads.
+pub(crate) const CTX_NEXT: i32 = std::mem::offset_of!(Ctx<'static>, next) as i32;
+/// The offset of [`Ctx::index`], which the machine code writes.
+pub(crate) const CTX_INDEX: i32 = std::mem::offset_of!(Ctx<'static>, index) as i32;
+/// The offset of [`Ctx::pending`], which the machine code updates.
+pub(crate) const CTX_PENDING: i32 = std::mem::offset_of!(Ctx<'static>, pending) as i32;
+/// The offset of [`Ctx::build`], which the machine code updates.
+pub(crate) const CTX_BUILD: i32 = std::mem::offset_of!(Ctx<'static>, build) as i32;
+/// The offset of [`Ctx::results`], which the machine code writes.
+pub(crate) const CTX_RESULTS: i32 = std::mem::offset_of!(Ctx<'static>, results) as i32;
 
 /// A frame, with its lifetimes erased for the trip through machine code:
 /// the [`Frame`] methods the helpers call.
@@ -171,8 +246,6 @@ pub(crate) trait Machine {
     fn make_cons(&mut self, head: Word, tail: Word) -> Word;
     /// The address and length of the run's heap.
     fn scratch(&mut self) -> (*mut Word, u64);
-    fn outcome(&self, result: Reg) -> Outcome<'_>;
-    fn clean(&mut self);
     fn reset(&mut self, input: Word) -> Result<(), EvalError>;
 }
 
@@ -207,12 +280,6 @@ impl Machine for Frame<'_, '_> {
     fn scratch(&mut self) -> (*mut Word, u64) {
         (Frame::scratch_address(self), Frame::scratch_len(self) as u64)
     }
-    fn outcome(&self, result: Reg) -> Outcome<'_> {
-        Frame::outcome(self, result)
-    }
-    fn clean(&mut self) {
-        Frame::clean(self)
-    }
     fn reset(&mut self, input: Word) -> Result<(), EvalError> {
         Frame::reset(self, input)
     }
@@ -238,17 +305,18 @@ pub(crate) enum HelperId {
     MakeTuple,
     MakeList,
     MakeCons,
-    Matched,
-    NoMatch,
     Reset,
-    NumArith,
+    NumAdd,
+    NumSub,
+    NumMul,
+    NumDiv,
     NumCompare,
     MapGet,
 }
 
 impl HelperId {
     /// Every helper, in `HelperId` order.
-    pub(crate) const ALL: [HelperId; 15] = [
+    pub(crate) const ALL: [HelperId; 16] = [
         HelperId::Step,
         HelperId::Call,
         HelperId::Compare,
@@ -258,10 +326,11 @@ impl HelperId {
         HelperId::MakeTuple,
         HelperId::MakeList,
         HelperId::MakeCons,
-        HelperId::Matched,
-        HelperId::NoMatch,
         HelperId::Reset,
-        HelperId::NumArith,
+        HelperId::NumAdd,
+        HelperId::NumSub,
+        HelperId::NumMul,
+        HelperId::NumDiv,
         HelperId::NumCompare,
         HelperId::MapGet,
     ];
@@ -274,10 +343,11 @@ impl HelperId {
             | HelperId::MakeTuple
             | HelperId::MakeList
             | HelperId::MakeCons
-            | HelperId::Matched
-            | HelperId::NoMatch
             | HelperId::Reset
-            | HelperId::NumArith
+            | HelperId::NumAdd
+            | HelperId::NumSub
+            | HelperId::NumMul
+            | HelperId::NumDiv
             | HelperId::MapGet => true,
             HelperId::Compare
             | HelperId::TypeTest
@@ -299,12 +369,13 @@ impl HelperId {
             HelperId::MakeTuple => ("msc_make_tuple", make_tuple as *const u8, 2),
             HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
             HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
-            HelperId::Matched => ("msc_matched", matched as *const u8, 2),
-            HelperId::NoMatch => ("msc_no_match", no_match as *const u8, 1),
-            HelperId::Reset => ("msc_reset", reset as *const u8, 2),
-            HelperId::NumArith => ("msc_num_arith", num_arith as *const u8, 4),
-            HelperId::NumCompare => ("msc_num_compare", num_compare as *const u8, 3),
-            HelperId::MapGet => ("msc_map_get", map_get as *const u8, 3),
+            HelperId::Reset => ("msc_reset", reset as *const u8, 1),
+            HelperId::NumAdd => ("msc_num_add", lean::num_add as *const u8, 3),
+            HelperId::NumSub => ("msc_num_sub", lean::num_sub as *const u8, 3),
+            HelperId::NumMul => ("msc_num_mul", lean::num_mul as *const u8, 3),
+            HelperId::NumDiv => ("msc_num_div", lean::num_div as *const u8, 3),
+            HelperId::NumCompare => ("msc_num_compare", lean::num_compare as *const u8, 3),
+            HelperId::MapGet => ("msc_map_get", lean::map_get as *const u8, 3),
         };
         Helper { name, address, params }
     }
@@ -312,8 +383,8 @@ impl HelperId {
 
 /// Runs `f` on the frame behind `ctx`; after a panic (caught here and
 /// parked in the `Ctx`, now or by an earlier helper) answers `after_panic`
-/// without running anything. If `f` `may_build` terms, refreshes
-/// [`Ctx::heap`].
+/// without running anything. If `f` `may_build` terms, refreshes the run's
+/// heap in [`Ctx::spaces`] and marks the `Ctx` dirty.
 ///
 /// # Safety
 ///
@@ -328,22 +399,30 @@ unsafe fn guarded(
 ) -> u64 {
     // SAFETY: the entry function passes on the `Ctx` pointer `run` gave it,
     // which points to a `Ctx` on `run`'s stack that lives for the whole
-    // call; the machine code does not touch it, and no other reference to
-    // it is used while this one lives.
-    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_, '_>>() };
+    // call; the fields the machine code writes are not read through this
+    // reference while the code runs, and no other reference to it is used
+    // while this one lives.
+    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
     if ctx.panic.is_some() {
         return after_panic;
     }
-    let frame = &mut *ctx.frame;
+    // SAFETY: `frame` points to the run's frame, which Rust does not touch
+    // while the machine code runs.
+    let frame = unsafe { &mut *ctx.frame };
     let code = match catch_unwind(AssertUnwindSafe(|| f(frame))) {
         Ok(code) => code,
         Err(payload) => {
             ctx.panic = Some(payload);
+            // The code stops at the input's end, and Rust hands over only
+            // the results before this one.
+            ctx.count = 0;
+            ctx.keep = ctx.pending;
             after_panic
         }
     };
     if may_build {
-        (ctx.heap, ctx.heap_len) = ctx.frame.scratch();
+        // SAFETY: as above.
+        unsafe { ctx.refresh() };
         ctx.dirty |= DIRTY_BUILT;
     }
     code
@@ -353,12 +432,12 @@ fn word_or_failed(w: Option<Word>) -> u64 {
     w.map_or(FAILED, Word::to_bits)
 }
 
-fn bif_of(index: u64) -> Option<Bif> {
+pub(crate) fn bif_of(index: u64) -> Option<Bif> {
     bif::TABLE.get(index as usize).map(|entry| entry.bif)
 }
 
 /// The comparisons by their `repr` index (what the machine code passes).
-const CMPS: [Cmp; 8] =
+pub(crate) const CMPS: [Cmp; 8] =
     [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne, Cmp::ExactEq, Cmp::ExactNe];
 
 /// The index of `op` in [`CMPS`].
@@ -455,14 +534,14 @@ pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u6
 
 /// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`]. An immediate
 /// key in a map of at most 8 keys is looked up without a frame (see
-/// [`small_map_value`]).
+/// [`lean::small_map_value`]).
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `map` must be a map that is part of the input.
 pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
     // SAFETY: as this function's contract (a live `Ctx`).
-    if let Some(found) = unsafe { small_map_value(ctx.cast_const().cast(), key, map) } {
+    if let Some(found) = unsafe { lean::small_map_value(ctx.cast_const().cast(), key, map) } {
         return found.unwrap_or(FAILED);
     }
     // SAFETY: as this function's contract.
@@ -507,454 +586,34 @@ pub(crate) unsafe extern "C" fn make_cons(ctx: *mut c_void, head: u64, tail: u64
     }
 }
 
-/// Runs `f` on the whole `Ctx` (for the helpers that end an input, which
-/// hand outcomes over), catching a panic as [`guarded`] does; after a
-/// panic answers [`STOP`].
-///
-/// # Safety
-///
-/// As [`guarded`].
-#[inline(always)]
-unsafe fn guarded_ctx(ctx: *mut c_void, f: impl FnOnce(&mut Ctx<'_, '_>) -> u64) -> u64 {
-    // SAFETY: as this function's contract (see `guarded`).
-    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_, '_>>() };
-    if ctx.panic.is_some() {
-        return STOP;
-    }
-    match catch_unwind(AssertUnwindSafe(|| f(&mut *ctx))) {
-        Ok(code) => code,
-        Err(payload) => {
-            // The heap may have moved before the panic.
-            ctx.refresh();
-            ctx.panic = Some(payload);
-            STOP
-        }
-    }
-}
-
-/// `msc_matched(ctx, index, register)`: input `index` matched, its result in
-/// `register`. Hands the outcome over and cleans up ([`GO_ON`]), or, for a
-/// single run, records it and stops.
-///
-/// # Safety
-///
-/// As [`guarded`]; `register` must be a register of the frame's program.
-pub(crate) unsafe extern "C" fn matched(ctx: *mut c_void, index: u64, register: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe {
-        guarded_ctx(ctx, |ctx| {
-            let result = Reg(register as u32);
-            let Some(deliver) = ctx.deliver.as_mut() else {
-                ctx.result = Some(result);
-                return STOP;
-            };
-            deliver(index as usize, Ok(ctx.frame.outcome(result)));
-            ctx.clean();
-            GO_ON
-        })
-    }
-}
-
-/// `msc_no_match(ctx, index)`: input `index` matched no clause. Hands that
-/// over if asked to and cleans up ([`GO_ON`]), or ends a single run.
-///
-/// # Safety
-///
-/// As [`guarded`].
-pub(crate) unsafe extern "C" fn no_match(ctx: *mut c_void, index: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe {
-        guarded_ctx(ctx, |ctx| {
-            let Some(deliver) = ctx.deliver.as_mut() else {
-                return STOP;
-            };
-            if ctx.every {
-                deliver(index as usize, Ok(Outcome::NoMatch));
-            }
-            ctx.clean();
-            GO_ON
-        })
-    }
-}
-
-/// `msc_reset(ctx, index, input)`: starts the run on input `index` (trace
-/// programs: loads the arguments). [`GO_ON`] to run it; [`SKIP`] if it
-/// cannot run (the error is handed over); [`STOP`] to stop.
+/// `msc_reset(ctx, input)`: starts the run on `input` (trace programs:
+/// loads the arguments). [`GO_ON`] to run it; [`SKIP`] if it cannot run
+/// ([`Ctx::error`] says why) or after a panic.
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `input` must be a word of the frame's input heap.
-pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, index: u64, input: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe {
-        guarded_ctx(ctx, |ctx| {
-            let reset = ctx.frame.reset(Word::from_bits(input));
-            // Resetting cleans up.
-            ctx.refresh();
-            match reset {
-                Ok(()) => GO_ON,
-                Err(err) => match ctx.deliver.as_mut() {
-                    Some(deliver) => {
-                        deliver(index as usize, Err(err));
-                        SKIP
-                    }
-                    // A single run's input was loaded before the run.
-                    None => STOP,
-                },
+pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, input: u64) -> u64 {
+    let mut error = None;
+    // SAFETY: as this function's contract. Resetting cleans up, which
+    // leaves the words set aside for the code (and the buffered results
+    // built there) alone.
+    let code = unsafe {
+        guarded(ctx, SKIP, false, |m| match m.reset(Word::from_bits(input)) {
+            Ok(()) => GO_ON,
+            Err(err) => {
+                error = Some(err);
+                SKIP
             }
         })
-    }
-}
-
-/// The header of the boxed term `w` points at and a pointer to it, if it
-/// lies in the input or the run's heap with `more` words after it
-/// (literals, and anything else: `None`). Never panics.
-///
-/// # Safety
-///
-/// `ctx` must point to a live [`Ctx`] whose `input`/`input_len` and
-/// `heap`/`heap_len` describe readable words.
-#[inline(always)]
-unsafe fn boxed(ctx: *const Ctx<'_, '_>, w: u64, more: u64) -> Option<(u64, *const u64)> {
-    use matchspec::term::Space;
-    use matchspec::term::word::layout;
-    if w & layout::TAG_MASK != layout::TAG_BOXED {
-        return None;
-    }
-    // SAFETY: as this function's contract; the fields are read by value,
-    // no reference to the `Ctx` is made.
-    let (base, len) = unsafe {
-        match (w >> layout::SPACE_SHIFT) & layout::SPACE_MASK {
-            s if s == Space::Heap as u64 => ((*ctx).input, (*ctx).input_len),
-            s if s == Space::Scratch as u64 => ((*ctx).heap.cast_const().cast(), (*ctx).heap_len),
-            _ => return None,
-        }
     };
-    let at = w >> layout::OFFSET_SHIFT;
-    // `at` is below 2^59: no overflow.
-    if at + more >= len {
-        return None;
-    }
-    // SAFETY: `at + more` is below `len`, and `len` words at `base` are
-    // readable (this function's contract).
-    unsafe {
-        let cells = base.add(at as usize);
-        Some((*cells, cells))
-    }
-}
-
-/// `w` as a float: a float, or a small integer converted (as the
-/// interpreter's fast path converts it); `None` for anything else.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn float_of(ctx: *const Ctx<'_, '_>, w: u64) -> Option<f64> {
-    use matchspec::term::word::layout;
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(((w as i64) >> layout::TAG_BITS) as f64);
-    }
-    // SAFETY: as this function's contract; `boxed` checked the word after
-    // the header is inside.
-    unsafe {
-        match boxed(ctx, w, 1)? {
-            (layout::FLOAT_HEADER, cells) => Some(f64::from_bits(*cells.add(1))),
-            _ => None,
-        }
-    }
-}
-
-/// Is `w` a float (in the input or the run's heap)?
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn is_float(ctx: *const Ctx<'_, '_>, w: u64) -> bool {
-    // SAFETY: as this function's contract.
-    unsafe {
-        boxed(ctx, w, 1).is_some_and(|(h, _)| h == matchspec::term::word::layout::FLOAT_HEADER)
-    }
-}
-
-/// `w` as an integer of at most 127 bits: a small integer, or a bignum of
-/// one or two words; `None` for anything else.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn wide_of(ctx: *const Ctx<'_, '_>, w: u64) -> Option<i128> {
-    use matchspec::term::word::layout;
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(i128::from((w as i64) >> layout::TAG_BITS));
-    }
-    // SAFETY: as this function's contract.
-    let (header, cells) = unsafe { boxed(ctx, w, 1)? };
-    let negative = match header & layout::HEADER_KIND_MASK {
-        layout::HEADER_POS_BIG => false,
-        layout::HEADER_NEG_BIG => true,
-        _ => return None,
-    };
-    let magnitude = match header >> layout::HEADER_KIND_BITS {
-        // SAFETY: `boxed` checked the word after the header is inside.
-        1 => u128::from(unsafe { *cells.add(1) }),
-        2 => {
-            // SAFETY: as this function's contract: the second limb too.
-            let (_, cells) = unsafe { boxed(ctx, w, 2)? };
-            // SAFETY: `boxed` checked both limbs are inside.
-            let (lo, hi) = unsafe { (*cells.add(1), *cells.add(2)) };
-            u128::from(hi) << 64 | u128::from(lo)
-        }
-        _ => return None,
-    };
-    let m = i128::try_from(magnitude).ok()?;
-    Some(if negative { -m } else { m })
-}
-
-/// `msc_num_compare(ctx, op, x, y)`: [`compare`], deciding itself (a
-/// plain function: no frame, no panic, no allocation) the comparisons but
-/// `=:=` and `=/=` of the numbers whose order is a machine comparison:
-/// floats and small integers that floats hold exactly (within ±2^53), and
-/// a small integer against a bignum (bignums lie outside the small range:
-/// the sign decides).
-///
-/// # Safety
-///
-/// As [`boxed`] and [`compare`].
-pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    match unsafe { num_order(ctx, op, x, y) } {
-        Some(holds) => u64::from(holds),
-        // SAFETY: as this function's contract.
-        None => unsafe { compare(ctx, op, x, y) },
-    }
-}
-
-/// What [`num_compare`] decides itself.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn num_order(ctx: *mut c_void, op: u64, x: u64, y: u64) -> Option<bool> {
-    use matchspec::term::word::layout;
-    use std::cmp::Ordering::{Greater, Less};
-    const LIMIT: i64 = 1 << 53;
-    let ctx = ctx.cast_const().cast::<Ctx<'_, '_>>();
-    // An exact float, or (as `Err`) a small integer beyond ±2^53 or the
-    // sign of a bignum (`Ok(true)`: negative).
-    let key = |w: u64| -> Option<Result<f64, Option<bool>>> {
-        if w & layout::TAG_MASK == layout::TAG_SMALL {
-            let i = (w as i64) >> layout::TAG_BITS;
-            return Some(if (-LIMIT..=LIMIT).contains(&i) { Ok(i as f64) } else { Err(None) });
-        }
-        // SAFETY: as this function's contract.
-        let (header, cells) = unsafe { boxed(ctx, w, 1)? };
-        match header & layout::HEADER_KIND_MASK {
-            _ if header == layout::FLOAT_HEADER => {
-                // SAFETY: `boxed` checked the word after the header is inside.
-                let bits = unsafe { *cells.add(1) };
-                Some(Ok(f64::from_bits(bits)))
-            }
-            layout::HEADER_POS_BIG => Some(Err(Some(false))),
-            layout::HEADER_NEG_BIG => Some(Err(Some(true))),
-            _ => None,
-        }
-    };
-    let is_small = |w: u64| w & layout::TAG_MASK == layout::TAG_SMALL;
-    let order = match (key(x)?, key(y)?) {
-        (Ok(p), Ok(q)) => p.partial_cmp(&q)?,
-        (_, Err(Some(negative))) if is_small(x) => {
-            if negative {
-                Greater
-            } else {
-                Less
-            }
-        }
-        (Err(Some(negative)), _) if is_small(y) => {
-            if negative {
-                Less
-            } else {
-                Greater
-            }
-        }
-        _ => return None,
-    };
-    match CMPS.get(op as usize)? {
-        Cmp::Lt => Some(order == Less),
-        Cmp::Le => Some(order != Greater),
-        Cmp::Gt => Some(order == Greater),
-        Cmp::Ge => Some(order != Less),
-        Cmp::Eq => Some(order.is_eq()),
-        Cmp::Ne => Some(order.is_ne()),
-        Cmp::ExactEq | Cmp::ExactNe => None,
-    }
-}
-
-/// `msc_num_arith(ctx, bif, x, y, at)`: [`call`] of `+`, `-`, `*` or `/`
-/// (the `Bif` index `bif`), computing itself (a plain function: no frame,
-/// no panic, no allocation) what the interpreter's fast path computes for
-/// numbers in the input or the run's heap: a float if either is a float
-/// (or for `/`), if finite; else in 128 bits, if the operands fit. A float
-/// or bignum result is built in the three heap words at offset `at` (set
-/// aside for the op).
-///
-/// # Safety
-///
-/// As [`boxed`] and [`call`]; `at` and the two words after it must be
-/// heap words set aside for the code (below `Ctx::heap_len`).
-pub(crate) unsafe extern "C" fn num_arith(
-    ctx: *mut c_void,
-    bif: u64,
-    x: u64,
-    y: u64,
-    at: u64,
-) -> u64 {
-    // SAFETY: as this function's contract.
-    match unsafe { num_value(ctx, bif, x, y, at) } {
-        // SAFETY: as this function's contract.
-        FAILED => unsafe { call(ctx, bif, x, y, Word::NIL.to_bits()) },
-        word => word,
-    }
-}
-
-/// What [`num_arith`] computes itself, or [`FAILED`].
-///
-/// # Safety
-///
-/// As [`num_arith`].
-#[inline(always)]
-unsafe fn num_value(ctx: *mut c_void, bif: u64, x: u64, y: u64, at: u64) -> u64 {
-    use matchspec::term::word::layout;
-    let ctx = ctx.cast_const().cast::<Ctx<'_, '_>>();
-    let Some(bif) = bif_of(bif) else { return FAILED };
-    // SAFETY: as this function's contract.
-    let floats = bif == Bif::FloatDiv || unsafe { is_float(ctx, x) || is_float(ctx, y) };
-    let words = if floats {
-        // SAFETY: as this function's contract.
-        let (Some(p), Some(q)) = (unsafe { float_of(ctx, x) }, unsafe { float_of(ctx, y) }) else {
-            return FAILED;
-        };
-        let Some(r) = bif::float_arith(bif, p, q) else { return FAILED };
-        [layout::FLOAT_HEADER, r.to_bits(), 0]
-    } else {
-        // SAFETY: as this function's contract.
-        match unsafe { wide_words(ctx, bif, x, y) } {
-            Ok(words) => words,
-            Err(word) => return word,
-        }
-    };
-    // SAFETY: as this function's contract: the three words at `at` are
-    // set aside for this op, inside the run's heap.
-    unsafe {
-        let heap = (*ctx).heap.cast::<u64>().add(at as usize);
-        std::ptr::copy_nonoverlapping(words.as_ptr(), heap, 3);
-    }
-    scratch_boxed(at)
-}
-
-/// The integer result of `bif` on `x` and `y` in 128 bits: the words of a
-/// bignum (`Ok`), or a word to return (`Err`: a small integer, or
-/// [`FAILED`]).
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(never)]
-unsafe fn wide_words(ctx: *const Ctx<'_, '_>, bif: Bif, x: u64, y: u64) -> Result<[u64; 3], u64> {
-    use matchspec::term::word::layout;
-    // SAFETY: as this function's contract.
-    let (Some(p), Some(q)) = (unsafe { wide_of(ctx, x) }, unsafe { wide_of(ctx, y) }) else {
-        return Err(FAILED);
-    };
-    // A product whose operands have at most 127 significant bits together
-    // fits, and needs no overflow-checked multiplication.
-    let small_product = bif == Bif::Mul
-        && p.unsigned_abs().leading_zeros() + q.unsigned_abs().leading_zeros() >= 129;
-    let r = if small_product {
-        p.wrapping_mul(q)
-    } else {
-        match bif::wide_arith(bif, p, q) {
-            Some(r) => r,
-            None => return Err(FAILED),
-        }
-    };
-    if let Some(word) = i64::try_from(r).ok().and_then(Word::small) {
-        return Err(word.to_bits());
-    }
-    // As `Heap::int128` builds it: one word of magnitude, or two.
-    let magnitude = r.unsigned_abs();
-    let (lo, hi) = (magnitude as u64, (magnitude >> 64) as u64);
-    let size: u64 = if hi == 0 { 1 } else { 2 };
-    let kind = if r < 0 { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
-    Ok([size << layout::HEADER_KIND_BITS | kind, lo, hi])
-}
-
-/// `msc_map_get(ctx, bif, key, map)`: [`call`] of `map_get` or
-/// `is_map_key` (the `Bif` index `bif`), answering itself (a plain
-/// function: no frame, no panic, no allocation) for an immediate key and
-/// a map of at most 8 keys in the input or the run's heap, whose keys are
-/// compared as words (as `Frame::map_value` does for heads).
-///
-/// # Safety
-///
-/// As [`boxed`] and [`call`].
-pub(crate) unsafe extern "C" fn map_get(ctx: *mut c_void, bif: u64, key: u64, map: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    let found = unsafe { small_map_value(ctx.cast_const().cast(), key, map) };
-    match (bif_of(bif), found) {
-        (Some(Bif::MapGet), Some(value)) => value.unwrap_or(FAILED),
-        (Some(Bif::IsMapKey), Some(value)) => {
-            let answer = if value.is_some() { Atom::TRUE } else { Atom::FALSE };
-            Word::atom(answer).to_bits()
-        }
-        // SAFETY: as this function's contract.
-        _ => unsafe { call(ctx, bif, key, map, Word::NIL.to_bits()) },
-    }
-}
-
-/// The value of the immediate `key` in `map`, a map of at most 8 keys in
-/// the input or the run's heap (`Some(None)`: not a key); `None` if that
-/// is not what they are.
-///
-/// # Safety
-///
-/// As [`boxed`].
-#[inline(always)]
-unsafe fn small_map_value(ctx: *const Ctx<'_, '_>, key: u64, map: u64) -> Option<Option<u64>> {
-    use matchspec::term::word::layout;
-    // Immediates (small integers, atoms, `[]`) have bit 1 of the tag clear.
-    if key & 0b10 != 0 {
-        return None;
-    }
-    // SAFETY: as this function's contract.
-    let (header, _) = unsafe { boxed(ctx, map, 0)? };
-    if header & layout::HEADER_KIND_MASK != layout::HEADER_MAP {
-        return None;
-    }
-    let n = (header >> layout::HEADER_KIND_BITS) & !layout::MAP_IN_ORDER;
-    if n > 8 {
-        return None;
-    }
-    // SAFETY: as this function's contract; `boxed` checked the keys and
-    // values (the `2 n` words after the header) are inside.
-    unsafe {
-        let (_, cells) = boxed(ctx, map, 2 * n)?;
-        let keys = std::slice::from_raw_parts(cells.add(1), n as usize);
-        let values = std::slice::from_raw_parts(cells.add(1 + n as usize), n as usize);
-        Some(keys.iter().position(|&k| k == key).and_then(|i| values.get(i).copied()))
-    }
-}
-
-/// The word of a boxed term at offset `at` of the run's heap.
-fn scratch_boxed(at: u64) -> u64 {
-    use matchspec::term::Space;
-    use matchspec::term::word::layout;
-    (at << layout::OFFSET_SHIFT)
-        | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
-        | layout::TAG_BOXED
+    // SAFETY: as in `guarded`.
+    let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
+    ctx.error = error;
+    // The heap shrank (it did not move: the words set aside stay).
+    // SAFETY: as in `guarded`.
+    unsafe { ctx.refresh() };
+    code
 }
 
 #[cfg(test)]

@@ -38,13 +38,14 @@ impl Engine {
 /// How many runs [`Engine::Auto`] interprets before compiling.
 ///
 /// Measured on the six benchmark workloads (`benches/README.md`): compiling
-/// takes 97-451 µs (warm) and the machine code saves 4-45 ns per run, so
-/// compiling pays for itself after 6,600 to 24,700 runs (break-even =
-/// compile time / saving per run; median about 12,000). A spec that runs
+/// takes 75-473 µs (warm) and the machine code saves 6-50 ns per run, so
+/// compiling pays for itself after 4,400 to 15,400 runs (break-even =
+/// compile time / saving per run; median about 11,000). A spec that runs
 /// twice the threshold has paid back its compile time in every workload
 /// measured, and a spec that runs only a few thousand times never pays
-/// for a compile. (The threshold was chosen when compiling took 48-271 µs,
-/// as the worst break-even then, rounded down.)
+/// for a compile. (The threshold was chosen
+/// when compiling took 48-271 µs, as the worst break-even then, rounded
+/// down.)
 pub const AUTO_THRESHOLD: u64 = 20_000;
 
 /// A compiled spec together with the engine that runs it.

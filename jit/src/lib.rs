@@ -11,16 +11,25 @@
 //! op by op (`translate.rs`). Hot ops become inline machine code: type tags,
 //! tuple arity and element reads, list cells, trace argument lists,
 //! immediate and small-integer tests, small-integer arithmetic with
-//! overflow checks, comparisons of small integers, building tuples and
-//! lists, jumps. Arithmetic and comparisons on other numbers (floats,
-//! bignums of up to 128 bits), and map lookups of immediate keys in small
-//! maps, call lean helpers that compute what the interpreter's fast paths
-//! compute. Everything else (larger bignums, term order on compound
-//! terms, other map lookups, trace actions) calls one
+//! overflow checks (division by a constant as a multiplication), comparisons
+//! of small integers, lookups of constant immediate keys in small maps,
+//! building tuples and lists, jumps; a clause that fails after the tests it
+//! shares with the next one goes on past them there. Arithmetic and
+//! comparisons on other numbers (floats, bignums of up to 128 bits), and
+//! map lookups in guards, call lean helpers that compute what the
+//! interpreter's fast paths compute. Everything else (larger bignums, term
+//! order on compound terms, other map lookups, trace actions) calls one
 //! helper that runs the op with the interpreter's own definition
 //! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines
 //! cannot disagree on anything but a few machine instructions, and those
 //! are checked by the whole conformance corpus and a differential fuzzer.
+//!
+//! The code runs a whole batch of inputs in one call
+//! ([`JitProgram::run_matching`], [`JitProgram::run_each`]): it loops over
+//! them itself and buffers the matches it made alone, so Rust hands them
+//! to the caller a buffer at a time; an outcome a helper had a hand in
+//! returns to Rust at once, so the caller sees each outcome in order and
+//! before any effect of a later input on the host.
 //!
 //! [`JitProgram::run`] takes and returns exactly what
 //! [`CompiledSpec::run_with_host`](matchspec::CompiledSpec::run_with_host)
@@ -64,8 +73,12 @@
 //! is caught before it reaches machine code and resumed after it.
 
 mod abi;
+mod divide;
+mod effects;
 mod engine;
 mod error;
+mod lean;
+mod prefix;
 mod program;
 mod translate;
 

@@ -1,10 +1,12 @@
 //! [`JitProgram`]: a compiled spec's program as machine code, owning it.
 
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::panic::resume_unwind;
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use cranelift_codegen::ir::{ExtFuncData, ExternalName, UserExternalName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -13,11 +15,12 @@ use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use matchspec::interp::Frame;
 use matchspec::ir::{Fail, Label, Op, Program, Reg};
 use matchspec::term::{Heap, Space, TermRef, Word};
-use matchspec::{CompiledSpec, EvalError, Host, Outcome, Scratch};
+use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch};
 
 use crate::JitError;
-use crate::abi::{self, Ctx, Deliver, Entry, HelperId};
-use crate::translate::{entry_signature, helper_signature, needs_args, translate};
+use crate::abi::{self, Ctx, Entry, HelperId, Words};
+use crate::effects::Effects;
+use crate::translate::{Translated, entry_signature, helper_signature, needs_args, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
 /// memory grow with the function (measured: 30,000 ops, a spec of 5,000
@@ -47,8 +50,9 @@ pub struct JitProgram {
     program_id: u64,
     /// The code, valid while `module` lives.
     entry: Entry,
-    /// How many heap words the code builds terms in itself.
-    reserve: usize,
+    /// Where the code builds terms, and what its helpers may do (how
+    /// outcomes reach Rust).
+    translated: Translated,
     /// Is this a trace program whose code reads the arguments from the
     /// input list itself (so Rust need not load them)?
     own_args: bool,
@@ -123,7 +127,7 @@ impl JitProgram {
         validate(program)?;
         let mut module = new_module()?;
         let result = Self::define(&mut module, program);
-        let (entry, reserve) = match result {
+        let (entry, translated) = match result {
             Ok(defined) => defined,
             Err(err) => {
                 // SAFETY: nothing of this module was handed out.
@@ -134,7 +138,7 @@ impl JitProgram {
         Ok(JitProgram {
             program_id: program.id(),
             entry,
-            reserve,
+            translated,
             own_args: program.kind().is_trace() && !needs_args(program),
             module: Some(module),
             compile_time: start.elapsed(),
@@ -156,15 +160,15 @@ impl JitProgram {
 
     /// Translates and finalizes the entry function in `module`; also
     /// returns how many heap words it builds in itself.
-    fn define(module: &mut JITModule, program: &Program) -> Result<(Entry, usize), JitError> {
-        let (id, _, reserve) = translate_and_define(module, program, false)?;
+    fn define(module: &mut JITModule, program: &Program) -> Result<(Entry, Translated), JitError> {
+        let (id, _, translated) = translate_and_define(module, program, false)?;
         module.finalize_definitions().map_err(codegen)?;
         let code = module.get_finalized_function(id);
         // SAFETY: `code` is the finalized function just defined with
         // `entry_signature`, which is `Entry`'s signature in the platform's
         // default calling convention (Cranelift's for this ISA).
         let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
-        Ok((entry, reserve))
+        Ok((entry, translated))
     }
 
     /// How long [`compile`](Self::compile) took.
@@ -196,10 +200,27 @@ impl JitProgram {
         };
         // `Frame::new` loaded the input (copying it if it spans heaps).
         let input = frame.registers()[Reg::INPUT.index()];
-        Ok(match self.drive(&mut frame, &[input], None, false) {
-            Some(result) => frame.finish(result),
-            None => Outcome::NoMatch,
-        })
+        let machine: *mut Frame<'_, '_> = &mut frame;
+        let inputs = [input];
+        let mut ctx = self.ctx(machine, &inputs, 0);
+        ctx.single = 1;
+        let exit = self.enter(&mut ctx);
+        if let Some(payload) = ctx.panic.take() {
+            resume_unwind(payload);
+        }
+        // A batch of one: a match is buffered, or returned at once.
+        let result = match exit & u64::from(u32::MAX) {
+            abi::EXIT_MATCHED => Reg((exit >> 32) as u32),
+            _ if ctx.pending == 1 => {
+                // The run is over: register 0 may hold the result.
+                // SAFETY: the code wrote the one result it buffered.
+                let [_, word] = unsafe { ctx.results(1) }[0];
+                frame.registers()[Reg::INPUT.index()] = Word::from_bits(word);
+                Reg::INPUT
+            }
+            _ => return Ok(Outcome::NoMatch),
+        };
+        Ok(frame.finish(result))
     }
 
     /// Runs the code on each of `inputs`, terms of `heap`, handing each
@@ -229,7 +250,8 @@ impl JitProgram {
     /// [`run_each`](Self::run_each), handing over only the inputs that
     /// match (and those that cannot run), as
     /// [`CompiledSpec::run_matching`] does: inputs that match nothing cost
-    /// no call back into Rust at all.
+    /// no call back into Rust at all, and matches the machine code made
+    /// alone are handed over a buffer at a time (see `abi`).
     #[inline]
     pub fn run_matching<F>(
         &self,
@@ -248,8 +270,11 @@ impl JitProgram {
         self.run_batch(spec, heap, inputs, scratch, host, false, each);
     }
 
-    /// A batch run, the code looping over the inputs itself.
+    /// A batch run, the code looping over the inputs itself and returning
+    /// for Rust to hand over its buffered outcomes, and those it must see
+    /// at once, then to clean up (see `abi`).
     #[allow(clippy::too_many_arguments, reason = "the public batch methods' arguments, and one")]
+    #[inline(always)]
     fn run_batch<F>(
         &self,
         spec: &CompiledSpec,
@@ -266,69 +291,146 @@ impl JitProgram {
             return;
         };
         frame.clean();
-        self.drive(&mut frame, inputs, Some(&mut each), every);
+        // Rust and the helpers reach the frame through this one pointer
+        // (never while the code runs).
+        let machine: *mut Frame<'_, '_> = &mut frame;
+        // Only a program whose helpers may touch the host reports its
+        // no-matches at once; for the others Rust hands over the inputs
+        // between two outcomes as no-matches.
+        let dirty =
+            if every && self.translated.effects == Effects::Host { abi::DIRTY_EVERY } else { 0 };
+        let mut ctx = self.ctx(machine, inputs, dirty);
+        // The first input whose outcome has not been handed over.
+        let mut delivered = 0;
+        // Hands over the inputs from `delivered` to `upto` as no-matches,
+        // if the caller wants them.
+        let no_matches = |delivered: &mut usize, upto: usize, each: &mut F| {
+            if every {
+                for i in *delivered..upto {
+                    each(i, Ok(Outcome::NoMatch));
+                }
+            }
+            *delivered = upto;
+        };
+        loop {
+            let exit = self.enter(&mut ctx);
+            // SAFETY: `machine` points to `frame`, alive and not otherwise
+            // used; the code has returned.
+            let frame = unsafe { &mut *machine };
+            // The buffered outcomes first: they came before the one that
+            // returned, and before a panic. Nothing set flags for them.
+            let pending = std::mem::take(&mut ctx.pending) as usize;
+            let kept = if ctx.panic.is_some() { ctx.keep as usize } else { pending };
+            ctx.build = 0;
+            let heaps = frame.term(Word::NIL).heaps();
+            // SAFETY: the code wrote the `pending` results it buffered, and
+            // `kept` is at most that.
+            for &[index, word] in unsafe { ctx.results(kept) } {
+                let index = index as usize;
+                no_matches(&mut delivered, index, &mut each);
+                let result = heaps.term(Word::from_bits(word));
+                each(index, Ok(Outcome::Match(Matched { result, flags: Flags::default() })));
+                delivered = index + 1;
+            }
+            let code = exit & u64::from(u32::MAX);
+            let index = ctx.index as usize;
+            if let Some(payload) = ctx.panic.take() {
+                // At the end, the code had gone on to the next input.
+                let panicked = if code == abi::EXIT_DONE { index - 1 } else { index };
+                no_matches(&mut delivered, panicked, &mut each);
+                resume_unwind(payload);
+            }
+            match code {
+                abi::EXIT_DONE => return no_matches(&mut delivered, index, &mut each),
+                abi::EXIT_FULL => {}
+                abi::EXIT_MATCHED => {
+                    no_matches(&mut delivered, index, &mut each);
+                    each(index, Ok(frame.outcome(Reg((exit >> 32) as u32))));
+                    delivered = index + 1;
+                }
+                abi::EXIT_NO_MATCH => no_matches(&mut delivered, index + 1, &mut each),
+                abi::EXIT_SKIPPED => {
+                    no_matches(&mut delivered, index, &mut each);
+                    if let Some(err) = ctx.error.take() {
+                        each(index, Err(err));
+                        delivered = index + 1;
+                    }
+                }
+                abi::EXIT_BAD_INPUT => panic!("the input is not a well-formed term"),
+                _ => {}
+            }
+            if ctx.dirty & abi::DIRTY_BUILT != 0 {
+                frame.clean();
+                let (at, len) = (frame.scratch_address().cast(), frame.scratch_len() as u64);
+                ctx.spaces[abi::SCRATCH] = Words { at, len };
+            }
+            ctx.dirty = dirty;
+            ctx.next = ctx.index + 1;
+        }
     }
 
-    /// Runs the machine code on `inputs` (the frame just reset or
-    /// cleaned), handing outcomes to `deliver`; without one, stops at the
-    /// first input's outcome and returns the register holding its result
-    /// (`None`: no clause matched).
+    /// The `Ctx` for running the code on `inputs` with `frame` (just
+    /// reset or cleaned), setting aside the heap words the code builds in.
     #[inline(always)]
-    fn drive(
+    fn ctx<'f, 'a: 'f, 'h: 'f>(
         &self,
-        frame: &mut Frame<'_, '_>,
+        frame: *mut Frame<'a, 'h>,
         inputs: &[Word],
-        deliver: Deliver<'_>,
-        every: bool,
-    ) -> Option<Reg> {
-        let heap = frame.reserve_scratch(self.reserve);
-        let scratch_len = frame.scratch_len() as u64;
-        let registers = frame.registers().as_mut_ptr().cast::<u64>();
-        let input_words = frame.input_words();
-        let (heap_ptr, heap_len) = (input_words.as_ptr().cast::<u64>(), input_words.len());
-        // A single run's frame was reset to its input (the arguments are
-        // loaded), and a match returns at once.
-        let single = u64::from(deliver.is_none());
-        let mut ctx = Ctx {
-            heap,
-            heap_len: scratch_len,
-            dirty: u64::from(every),
-            single,
-            registers,
-            input: heap_ptr,
-            input_len: heap_len as u64,
+        dirty: u64,
+    ) -> Ctx<'f> {
+        // SAFETY: `frame` points to a live frame that nothing else uses
+        // while this function runs.
+        let f = unsafe { &mut *frame };
+        // A region per result the code may buffer: no more than inputs.
+        let Translated { region, regions, .. } = self.translated;
+        let heap = f.reserve_scratch(region * regions.min(inputs.len()));
+        let input_words = f.input_words();
+        // The code and the helpers only read the input's words.
+        let mut spaces = [Words::NONE; 4];
+        spaces[abi::INPUT] = Words {
+            at: input_words.as_ptr().cast::<u64>().cast_mut(),
+            len: input_words.len() as u64,
+        };
+        spaces[abi::SCRATCH] = Words { at: heap.cast(), len: f.scratch_len() as u64 };
+        Ctx {
+            spaces,
+            dirty,
+            single: 0,
+            registers: f.registers().as_mut_ptr().cast::<u64>(),
             inputs: inputs.as_ptr().cast::<u64>(),
             count: inputs.len() as u64,
+            next: 0,
+            index: 0,
+            pending: 0,
+            keep: 0,
+            build: 0,
             frame,
-            deliver,
-            every,
-            result: None,
+            error: None,
             panic: None,
-        };
+            results: [MaybeUninit::uninit(); abi::RESULTS],
+        }
+    }
+
+    /// Runs the machine code from input `ctx.next` on until it returns.
+    #[inline(always)]
+    fn enter(&self, ctx: &mut Ctx<'_>) -> u64 {
+        let Words { at: heap, len: heap_len } = ctx.spaces[abi::INPUT];
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
         // every label is an op of the program, and the terms the code
-        // builds itself lie in the `self.reserve` heap words just set
-        // aside, written through `ctx.heap`, which every helper that may
-        // build refreshes. The registers, the input heap and `inputs` stay
+        // builds itself lie in the heap words `ctx` set aside, a region
+        // for each result the code may buffer (at most one per input, and
+        // `regions`, between two returns, when Rust sets `ctx.build` back
+        // to 0), written through the run's heap's address in
+        // `ctx.spaces`, which every helper that may build refreshes. The registers, the input heap and the inputs stay
         // where they are for the whole call (the register file is not
         // resized; the rest is borrowed); the code reads input heap words
-        // only below `heap_len` and `inputs` only below its length. `ctx`
-        // outlives the call and only the helpers use it, never while the
-        // code touches the registers.
-        let exit =
-            unsafe { (self.entry)((&raw mut ctx).cast::<c_void>(), heap_ptr, heap_len as u64) };
-        if let Some(payload) = ctx.panic.take() {
-            resume_unwind(payload);
-        }
-        if exit == abi::EXIT_BAD_INPUT {
-            panic!("the input is not a well-formed term");
-        }
-        if exit & u64::from(u32::MAX) == abi::EXIT_MATCHED {
-            return Some(Reg((exit >> 32) as u32));
-        }
-        ctx.result
+        // only below `heap_len` and inputs only below `ctx.count`, writes
+        // results only below `abi::RESULTS`. `ctx` outlives the call and
+        // only the code and the helpers use it meanwhile, never the same
+        // field at once.
+        unsafe { (self.entry)((ctx as *mut Ctx<'_>).cast::<c_void>(), heap, heap_len) }
     }
 }
 
@@ -349,23 +451,37 @@ fn translate_and_define(
     module: &mut JITModule,
     program: &Program,
     listing: bool,
-) -> Result<(FuncId, Listing, usize), JitError> {
-    let mut helper_ids = Vec::with_capacity(HelperId::ALL.len());
-    for id in HelperId::ALL {
-        let helper = id.helper();
-        let mut sig = module.make_signature();
-        helper_signature(&mut sig, helper.params);
-        let func_id =
-            module.declare_function(helper.name, Linkage::Import, &sig).map_err(codegen)?;
-        helper_ids.push(func_id);
-    }
+) -> Result<(FuncId, Listing, Translated), JitError> {
     let mut ctx = module.make_context();
     entry_signature(&mut ctx.func.signature);
     let mut fbc = FunctionBuilderContext::new();
     let target = module.target_config();
-    let reserve = translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
-        module.declare_func_in_func(helper_ids[id as usize], func)
+    // Helpers are declared as the code first calls them.
+    let mut error = None;
+    let translated = translate(program, &mut ctx.func, &mut fbc, target, |func, id| {
+        let helper = id.helper();
+        let mut sig = module.make_signature();
+        helper_signature(&mut sig, helper.params);
+        match module.declare_function(helper.name, Linkage::Import, &sig) {
+            Ok(func_id) => module.declare_func_in_func(func_id, func),
+            Err(err) => {
+                // The translation goes on with a reference to nothing,
+                // and the error is returned after it.
+                error.get_or_insert(err);
+                let signature = func.import_signature(sig);
+                let name = func.declare_imported_user_function(UserExternalName::new(1, 0));
+                func.import_function(ExtFuncData {
+                    name: ExternalName::user(name),
+                    signature,
+                    colocated: false,
+                    patchable: false,
+                })
+            }
+        }
     });
+    if let Some(err) = error {
+        return Err(codegen(err));
+    }
     let mut texts = Listing::default();
     if listing {
         texts.clif = ctx.func.display().to_string();
@@ -377,7 +493,7 @@ fn translate_and_define(
         texts.asm = ctx.compiled_code().and_then(|c| c.vcode.clone()).unwrap_or_default();
     }
     module.clear_context(&mut ctx);
-    Ok((id, texts, reserve))
+    Ok((id, texts, translated))
 }
 
 /// A Cranelift error as a [`JitError`].
@@ -422,6 +538,11 @@ pub(crate) fn validate(program: &Program) -> Result<(), JitError> {
         }
     }
     Ok(())
+}
+
+/// The labels `op` may jump to.
+pub(crate) fn op_labels(op: &Op) -> Vec<Label> {
+    op_parts(op).1
 }
 
 /// The registers an op's machine code touches itself, its labels, and

@@ -16,9 +16,10 @@
 //! inline forms also fall back to `step` for anything off their fast path.
 //! Every op is named in one exhaustive `match`.
 
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value, types,
+    AbiParam, Block, BlockArg, FuncRef, Function, InstBuilder, InstructionData, MemFlagsData,
+    Opcode, Signature, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -28,6 +29,9 @@ use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, HelperId};
+use crate::divide::Magic;
+use crate::effects::{Effects, effects};
+use crate::prefix;
 
 const I64: types::Type = types::I64;
 const TRUE: Word = Word::atom(matchspec::term::Atom::TRUE);
@@ -48,17 +52,14 @@ pub(crate) fn helper_signature(sig: &mut Signature, params: usize) {
 
 /// Fills `func` (whose signature is [`entry_signature`]) with the code of
 /// `program`; `declare` imports a helper into the function. The program
-/// must have passed [`crate::program::validate`]. Returns how many words
-/// at the start of the run's heap the code builds terms in (see
-/// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)).
+/// must have passed [`crate::program::validate`].
 pub(crate) fn translate(
     program: &Program,
     func: &mut Function,
     fbc: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     mut declare: impl FnMut(&mut Function, HelperId) -> FuncRef,
-) -> usize {
-    let helpers = HelperId::ALL.map(|id| declare(func, id));
+) -> Translated {
     let mut b = FunctionBuilder::new(func, fbc);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -69,12 +70,12 @@ pub(crate) fn translate(
     let loop_head = b.create_block();
     let load_input = b.create_block();
     let next_input = b.create_block();
-    let stop = b.create_block();
+    let push = b.create_block();
 
-    // The loop over the inputs: `index` counts them.
+    // The loop over the inputs: `index` counts them, from `Ctx::next`.
     let index = b.declare_var(I64);
-    let zero = b.ins().iconst(I64, 0);
-    b.def_var(index, zero);
+    let first = b.ins().load(I64, mem(), params[0], abi::CTX_NEXT);
+    b.def_var(index, first);
     b.ins().jump(loop_head, &[]);
     b.switch_to_block(loop_head);
     let i = b.use_var(index);
@@ -83,6 +84,8 @@ pub(crate) fn translate(
     let done = b.create_block();
     b.ins().brif(more, load_input, &[], done, &[]);
     b.switch_to_block(done);
+    // `count` (or, after a panic, the input after the one that panicked).
+    b.ins().store(mem(), i, params[0], abi::CTX_INDEX);
     let code = b.ins().iconst(I64, abi::EXIT_DONE as i64);
     b.ins().return_(&[code]);
     b.switch_to_block(next_input);
@@ -90,29 +93,44 @@ pub(crate) fn translate(
     let i = b.ins().iadd_imm_s(i, 1);
     b.def_var(index, i);
     b.ins().jump(loop_head, &[]);
-    b.switch_to_block(stop);
-    let code = b.ins().iconst(I64, abi::EXIT_STOPPED as i64);
-    b.ins().return_(&[code]);
 
-    let (slots, reserve) = heap_slots(program);
+    let (slots, region) = heap_slots(program);
+    let effects = effects(program, &slots);
+    let regions = regions(region);
+    // The word `push` buffers.
+    let pushed = b.declare_var(I64);
     let vars = (0..program.registers()).map(|_| b.declare_var(I64)).collect();
+    let constants = constant_registers(program);
+    let redirects = prefix::redirects(program, &constants);
+    let mut targets = jump_targets(program);
+    for &(_, to) in redirects.iter().flatten() {
+        targets[to] = true;
+    }
     let mut t = Translator {
         program,
         slots,
         heap: None,
         b,
         blocks,
-        helpers,
+        helpers: [None; HelperId::ALL.len()],
+        declare: &mut declare,
         ctx: params[0],
         input: params[1],
         input_len: params[2],
         bad_input,
         index,
         next_input,
-        stop,
-        targets: jump_targets(program),
+        push,
+        pushed,
+        region,
+        regions,
+        effects,
+        targets,
+        redirects,
+        pc: 0,
         vars,
-        constants: constant_registers(program),
+        constants,
+        computed: arithmetic_results(program),
         needs_args: needs_args(program),
         arg_cells: Vec::new(),
         known: vec![Known::default(); program.registers()],
@@ -125,6 +143,10 @@ pub(crate) fn translate(
     // the input list themselves, and Rust only makes the error for an
     // input that is not a list.
     t.b.switch_to_block(load_input);
+    // The input heap, loaded for each input: kept in registers across
+    // the whole loop, it costs moves on every trip around it.
+    t.input = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUT);
+    t.input_len = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUT_LEN);
     let i = t.b.use_var(index);
     let offset = t.b.ins().ishl_imm_s(i, 3);
     let inputs = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUTS);
@@ -143,8 +165,12 @@ pub(crate) fn translate(
         let reset = t.b.create_block();
         t.brif(loaded, t.blocks[0], reset);
         t.switch_off(reset);
-        let code = t.call_helper(HelperId::Reset, &[i, input]);
-        t.after_input(code, t.blocks[0]);
+        let code = t.call_helper(HelperId::Reset, &[input]);
+        // Rust hands over the error (or finds the panic).
+        let skip = t.b.create_block();
+        t.brif(code, skip, t.blocks[0]);
+        t.switch_off(skip);
+        t.exit(abi::EXIT_SKIPPED);
     } else {
         t.jump(t.blocks[0]);
     }
@@ -156,32 +182,64 @@ pub(crate) fn translate(
             t.forget_all();
         }
         t.on_main = true;
+        t.pc = pc;
         t.op(pc);
         for r in std::mem::take(&mut t.written_off_main) {
             t.known[r.index()] = Known::default();
         }
+    }
+    if t.effects != Effects::Host {
+        t.push_block();
     }
     t.b.switch_to_block(bad_input);
     let code = t.b.ins().iconst(I64, abi::EXIT_BAD_INPUT as i64);
     t.b.ins().return_(&[code]);
     t.b.seal_all_blocks();
     t.b.finalize(target);
-    reserve
+    Translated { region, regions: regions as usize, effects }
 }
 
-struct Translator<'p, 'f> {
+/// What the machine code needs of Rust besides its entry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Translated {
+    /// How many words at the start of the run's heap one input's code
+    /// builds terms in (see
+    /// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)).
+    pub(crate) region: usize,
+    /// How many such regions it uses, one per result it may buffer.
+    pub(crate) regions: usize,
+    /// What its helpers may do.
+    pub(crate) effects: Effects,
+}
+
+/// How many regions of `region` heap words the code builds in, one per
+/// result it may buffer: as many as results, within a bound on the words
+/// set aside (so they stay in the cache).
+fn regions(region: usize) -> u64 {
+    /// The most heap words set aside for regions together (16 KiB).
+    const REGION_WORDS: usize = 2048;
+    match region {
+        0 => abi::RESULTS as u64,
+        _ => (REGION_WORDS / region).clamp(1, abi::RESULTS) as u64,
+    }
+}
+
+struct Translator<'p, 'f, 'd> {
     program: &'p Program,
     /// For each op that builds a term in the code: the heap offset it
     /// builds at.
     slots: Vec<Option<u32>>,
-    /// The address of the run's heap words, if loaded on this stretch of
-    /// code since the last helper call.
-    heap: Option<Value>,
+    /// The region the code builds in, if found on this stretch of code
+    /// since the last helper call.
+    heap: Option<Region>,
     b: FunctionBuilder<'f>,
     /// The block of each op.
     blocks: Vec<Block>,
-    /// The imported helpers, in [`HelperId::ALL`] order.
-    helpers: [FuncRef; HelperId::ALL.len()],
+    /// The helpers imported so far, in [`HelperId::ALL`] order (only those
+    /// the code calls are: each costs compile time).
+    helpers: [Option<FuncRef>; HelperId::ALL.len()],
+    /// Imports a helper.
+    declare: &'d mut dyn FnMut(&mut Function, HelperId) -> FuncRef,
     ctx: Value,
     input: Value,
     input_len: Value,
@@ -191,15 +249,31 @@ struct Translator<'p, 'f> {
     index: Variable,
     /// Goes on with the next input.
     next_input: Block,
-    /// Returns [`abi::EXIT_STOPPED`].
-    stop: Block,
+    /// Buffers the result in `pushed` and goes on with the next input (see
+    /// [`push_block`](Self::push_block)).
+    push: Block,
+    pushed: Variable,
+    /// The heap words one region holds (the most one clause builds in).
+    region: usize,
+    /// How many results the code buffers (and regions it builds in).
+    regions: u64,
+    /// What the program's helpers may do.
+    effects: Effects,
     /// Ops that some op jumps to (or that start a clause): what is known
     /// about registers is forgotten there.
     targets: Vec<bool>,
+    /// For each op, if its jumps to the next clause go elsewhere: that
+    /// clause's start and the op they go to (see `prefix.rs`).
+    redirects: Vec<Option<(Label, usize)>>,
+    /// The op being translated.
+    pc: usize,
     /// The SSA variable of each register.
     vars: Vec<Variable>,
     /// The constant each register holds for the whole run, if any.
     constants: Vec<Option<Word>>,
+    /// Which registers hold the results of `+ - * /` (bignums and floats
+    /// are likelier there).
+    computed: Vec<bool>,
     /// Does the program read a trace event's arguments in Rust (see
     /// [`needs_args`])?
     needs_args: bool,
@@ -217,6 +291,16 @@ struct Translator<'p, 'f> {
     on_main: bool,
 }
 
+/// Where the code builds terms for this input: the heap words from
+/// `Ctx::build` on.
+#[derive(Clone, Copy)]
+struct Region {
+    /// Their address.
+    address: Value,
+    /// `Ctx::build`, their offset in the run's heap.
+    build: Value,
+}
+
 /// What the code has learned about a register, valid as long as the
 /// register is not written, no helper that may write registers is called,
 /// and no jump target is crossed.
@@ -226,6 +310,9 @@ struct Known {
     /// how many cells after the first are known to be inside the input
     /// (a tuple's arity, a list cell's 1).
     cells: Option<(Value, u32)>,
+    /// The address of the map the register points at in the input (its
+    /// header), and its number of keys (an `is_map` passed).
+    map: Option<(Value, Value)>,
 }
 
 /// Registers and the input are plain aligned memory that never traps (the
@@ -234,7 +321,7 @@ fn mem() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-impl Translator<'_, '_> {
+impl Translator<'_, '_, '_> {
     /// Emits op `pc` into the current block.
     fn op(&mut self, pc: usize) {
         match self.program.code()[pc] {
@@ -265,7 +352,15 @@ impl Translator<'_, '_> {
                 self.known[src.index()].cells = Some((base, arity));
                 self.branch(ok, pc + 1, fail);
                 self.switch_off(short);
-                let h = self.input_cell(w, 0);
+                // The header alone, from the offset already made (so the
+                // word itself is not needed past the check).
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, self.input_len);
+                let read = self.b.create_block();
+                self.brif(inside, read, self.bad_input);
+                self.continue_in(read);
+                let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+                let base = self.b.ins().iadd(self.input, byte_offset);
+                let h = self.b.ins().load(I64, mem(), base, 0);
                 let malformed = self.b.ins().icmp_imm_s(IntCC::Equal, h, header);
                 self.brif(malformed, self.bad_input, self.label(fail));
             }
@@ -315,6 +410,12 @@ impl Translator<'_, '_> {
                 let n = self.b.ins().band_imm_s(n, !layout::MAP_IN_ORDER as i64);
                 let ok =
                     self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(size));
+                if self.on_main {
+                    let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
+                    let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+                    let base = self.b.ins().iadd(self.input, byte_offset);
+                    self.known[src.index()].map = Some((base, n));
+                }
                 self.branch(ok, pc + 1, fail);
             }
             Op::IsWord { src, word, fail } => {
@@ -359,9 +460,17 @@ impl Translator<'_, '_> {
             }
             Op::IsArity { fail, .. } => self.call_step(pc, &[fail]),
             Op::GetMapValue { src, key, dst, fail } => {
-                let (m, k) = (self.load(src), self.load(key));
-                let value = self.call_helper(HelperId::MapValue, &[m, k]);
-                self.word_result(pc, value, dst, Fail::Jump(fail));
+                let map = self.known[src.index()].map;
+                match (self.constants[key.index()], map) {
+                    (Some(k), Some((base, n))) if k.is_immediate() => {
+                        self.small_map_value(pc, src, key, (base, n), dst, fail);
+                    }
+                    _ => {
+                        let (m, k) = (self.load(src), self.load(key));
+                        let value = self.call_helper(HelperId::MapValue, &[m, k]);
+                        self.word_result(pc, value, dst, Fail::Jump(fail));
+                    }
+                }
             }
             Op::GetArg { index, dst } if index < MAX_INLINE_ARGS => {
                 // The head of list cell `index`: known from `is_arity`, or
@@ -521,33 +630,73 @@ impl Translator<'_, '_> {
 
             // ---- Ending ---------------------------------------------------------------
             Op::Succeed { result } => {
-                // Rust reads the result in the register file.
+                // Buffered, unless Rust must see it now (then Rust reads
+                // the result in the register file).
+                let w = self.load(result);
+                self.b.def_var(self.pushed, w);
+                match self.effects {
+                    Effects::None => return self.jump(self.push),
+                    Effects::Heap => {
+                        let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
+                        let ret = self.b.create_block();
+                        self.brif(dirty, ret, self.push);
+                        self.switch_off(ret);
+                    }
+                    Effects::Host => {}
+                }
                 self.spill(&[result]);
-                let single = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_SINGLE);
-                let (ret, batch) = (self.b.create_block(), self.b.create_block());
-                self.brif(single, ret, batch);
-                self.switch_off(ret);
-                let code = (u64::from(result.0) << 32) | abi::EXIT_MATCHED;
-                let code = self.b.ins().iconst(I64, code as i64);
-                self.b.ins().return_(&[code]);
-                self.switch_off(batch);
-                let i = self.b.use_var(self.index);
-                let r = self.b.ins().iconst(I64, result.index() as i64);
-                let code = self.call_helper(HelperId::Matched, &[i, r]);
-                self.after_input(code, self.next_input);
+                self.exit((u64::from(result.0) << 32) | abi::EXIT_MATCHED);
             }
             Op::NoMatch => {
-                // Rust hears of a no-match only when it asked to, or when a
-                // helper built terms to clean up.
-                let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
-                let report = self.b.create_block();
-                self.brif(dirty, report, self.next_input);
-                self.switch_off(report);
-                let i = self.b.use_var(self.index);
-                let code = self.call_helper(HelperId::NoMatch, &[i]);
-                self.after_input(code, self.next_input);
+                // Rust hears of a no-match only to clean up, or when it
+                // asked to (see `Effects`).
+                match self.effects {
+                    Effects::None => self.jump(self.next_input),
+                    Effects::Heap | Effects::Host => {
+                        let dirty = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_DIRTY);
+                        let ret = self.b.create_block();
+                        self.brif(dirty, ret, self.next_input);
+                        self.switch_off(ret);
+                        self.exit(abi::EXIT_NO_MATCH);
+                    }
+                }
             }
         }
+    }
+
+    /// Returns `code` to Rust, leaving the input's index in the `Ctx`.
+    fn exit(&mut self, code: u64) {
+        let i = self.b.use_var(self.index);
+        self.b.ins().store(mem(), i, self.ctx, abi::CTX_INDEX);
+        let code = self.b.ins().iconst(I64, code as i64);
+        self.b.ins().return_(&[code]);
+    }
+
+    /// The block every buffered outcome goes through: the input's index
+    /// and `pushed` into the next slot of `Ctx::results`, the next region
+    /// to build in, and on with the next input, or back to Rust when the
+    /// buffer is full.
+    fn push_block(&mut self) {
+        self.b.switch_to_block(self.push);
+        let n = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_PENDING);
+        let offset = self.b.ins().ishl_imm_s(n, 4);
+        let slot = self.b.ins().iadd(self.ctx, offset);
+        let i = self.b.use_var(self.index);
+        let w = self.b.use_var(self.pushed);
+        self.b.ins().store(mem(), i, slot, abi::CTX_RESULTS);
+        self.b.ins().store(mem(), w, slot, abi::CTX_RESULTS + 8);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.ins().store(mem(), n, self.ctx, abi::CTX_PENDING);
+        if self.region > 0 {
+            let build = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD);
+            let build = self.b.ins().iadd_imm_s(build, self.region as i64);
+            self.b.ins().store(mem(), build, self.ctx, abi::CTX_BUILD);
+        }
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, n, self.regions as i64);
+        let exit = self.b.create_block();
+        self.brif(full, exit, self.next_input);
+        self.switch_off(exit);
+        self.exit(abi::EXIT_FULL);
     }
 
     /// `Call`: arithmetic on small integers inline; `+ - * /` on other
@@ -600,15 +749,27 @@ impl Translator<'_, '_> {
         }
         if let Some(at) = slot {
             self.switch_off(numbers);
-            let bif_index = self.b.ins().iconst(I64, bif as u8 as i64);
-            let at = self.b.ins().iconst(I64, i64::from(at));
-            let value = self.call_helper(HelperId::NumArith, &[bif_index, words[0], words[1], at]);
-            // Nothing else goes to `slow`: `msc_num_arith` calls `msc_call`.
+            let helper = match bif {
+                Bif::Add => HelperId::NumAdd,
+                Bif::Sub => HelperId::NumSub,
+                Bif::Mul => HelperId::NumMul,
+                _ => HelperId::NumDiv,
+            };
+            let build = match self.heap {
+                Some(region) => region.build,
+                None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
+            };
+            let at = self.b.ins().iadd_imm_s(build, i64::from(at));
+            // Constants made again here, so the fast path's stay
+            // immediates.
+            let (x, y) = (self.load(args[0]), self.load(args[1]));
+            let value = self.call_helper(helper, &[x, y, at]);
+            // Nothing else goes to `slow`: `lean::num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
         let mut params = vec![self.b.ins().iconst(I64, bif as u8 as i64)];
-        params.extend(words.iter().copied());
+        params.extend(args[..arity].iter().map(|&r| self.load(r)));
         while params.len() < 4 {
             params.push(self.b.ins().iconst(I64, Word::NIL.to_bits() as i64));
         }
@@ -628,11 +789,50 @@ impl Translator<'_, '_> {
             Bif::Band => return self.b.ins().band(x, y),
             Bif::Bor => return self.b.ins().bor(x, y),
             Bif::Bxor => return self.b.ins().bxor(x, y),
+            Bif::Add | Bif::Sub if let Some((w, c)) = self.plus_constant(bif, x, y) => {
+                // `w + c` for a constant `c`: it overflows exactly when `w`
+                // lies beyond the limit less `c`, one comparison (x86
+                // makes the flag of an add a `seto` and a `test`).
+                let sum = self.b.ins().iadd_imm_s(w, c);
+                let overflow = match c.signum() {
+                    1 => self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, i64::MAX - c),
+                    -1 => self.b.ins().icmp_imm_s(IntCC::SignedLessThan, w, i64::MIN - c),
+                    _ => return sum,
+                };
+                (sum, overflow)
+            }
             Bif::Add => self.b.ins().sadd_overflow(x, y),
             Bif::Sub => self.b.ins().ssub_overflow(x, y),
             Bif::Mul => {
                 let value = self.b.ins().sshr_imm_s(x, tag_bits);
                 self.b.ins().smul_overflow(value, y)
+            }
+            _ if let Some((d, magic)) = self.constant(y).and_then(|c| {
+                let d = Word::from_bits(c).as_small()?;
+                Some((d, Magic::of(d)?))
+            }) =>
+            {
+                // By a constant of magnitude 2 or more: a multiplication
+                // (see `divide.rs`), whose quotient and remainder are
+                // smaller than the dividend.
+                let p = self.b.ins().sshr_imm_s(x, tag_bits);
+                let m = self.b.ins().iconst(I64, magic.multiplier);
+                let mut q = self.b.ins().smulhi(p, m);
+                if d > 0 && magic.multiplier < 0 {
+                    q = self.b.ins().iadd(q, p);
+                } else if d < 0 && magic.multiplier > 0 {
+                    q = self.b.ins().isub(q, p);
+                }
+                let q = self.b.ins().sshr_imm_s(q, i64::from(magic.shift));
+                let negative = self.b.ins().ushr_imm_s(q, 63);
+                let q = self.b.ins().iadd(q, negative);
+                let value = if bif == Bif::IntDiv {
+                    q
+                } else {
+                    let product = self.b.ins().imul_imm_s(q, d);
+                    self.b.ins().isub(p, product)
+                };
+                return self.b.ins().ishl_imm_s(value, tag_bits);
             }
             _ => {
                 // `div`, `rem`: truncating, a zero divisor fails. Values are
@@ -658,6 +858,80 @@ impl Translator<'_, '_> {
         self.brif(overflow, slow, done);
         self.continue_in(done);
         result
+    }
+
+    /// `GetMapValue` of the constant immediate in `key` in the map of the
+    /// input in `src` (at `base`, with `n` keys), a map of up to 8 keys:
+    /// a loop comparing keys as words (as `Frame::map_value` does for
+    /// them); larger maps through `msc_map_value`.
+    fn small_map_value(
+        &mut self,
+        pc: usize,
+        src: Reg,
+        key: Reg,
+        (base, n): (Value, Value),
+        dst: Reg,
+        fail: Label,
+    ) {
+        let k = self.load(key);
+        let (check, scan, next, found, slow) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let small = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, n, 8);
+        self.brif(small, check, slow);
+        // The keys and values inside the input.
+        self.switch_off(check);
+        let m = self.load(src);
+        let offset = self.b.ins().ushr_imm_s(m, i64::from(layout::OFFSET_SHIFT));
+        let twice = self.b.ins().ishl_imm_s(n, 1);
+        let last = self.b.ins().iadd(offset, twice);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.ins().brif(inside, scan, &[BlockArg::Value(zero)], slow, &[]);
+        // Key `i`, until `n`; sealed once its loop edge is there.
+        let i = self.b.append_block_param(scan, I64);
+        self.b.switch_to_block(scan);
+        let end = self.b.ins().icmp(IntCC::Equal, i, n);
+        let label = self.label(fail);
+        self.brif(end, label, next);
+        self.enter(next);
+        let at = self.b.ins().ishl_imm_s(i, 3);
+        let at = self.b.ins().iadd(base, at);
+        let candidate = self.b.ins().load(I64, mem(), at, 8);
+        let hit = self.b.ins().icmp(IntCC::Equal, candidate, k);
+        let on = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().brif(hit, found, &[], scan, &[BlockArg::Value(on)]);
+        self.b.seal_block(scan);
+        // Its value, `n` words on.
+        self.enter(found);
+        let values = self.b.ins().ishl_imm_s(n, 3);
+        let at = self.b.ins().iadd(at, values);
+        let value = self.b.ins().load(I64, mem(), at, 8);
+        self.store(dst, value);
+        self.next(pc);
+        self.switch_off(slow);
+        let (m, k) = (self.load(src), self.load(key));
+        let value = self.call_helper(HelperId::MapValue, &[m, k]);
+        self.word_result(pc, value, dst, Fail::Jump(fail));
+    }
+
+    /// `x + y` or `x - y` (`bif`) as a word plus a constant, if one is a
+    /// constant small integer (but for `c - y`, which negates `y`).
+    fn plus_constant(&self, bif: Bif, x: Value, y: Value) -> Option<(Value, i64)> {
+        let small = |v: Value| {
+            self.constant(v).filter(|&c| Word::from_bits(c).is_small()).map(|c| c as i64)
+        };
+        match (bif, small(x), small(y)) {
+            (Bif::Add, _, Some(c)) => Some((x, c)),
+            // The smallest small integer's word is `i64::MIN`: no negation.
+            (Bif::Sub, _, Some(c)) => Some((x, c.checked_neg()?)),
+            (Bif::Add, Some(c), None) => Some((y, c)),
+            _ => None,
+        }
     }
 
     /// `Logic`: `and`/`or` of registers that must all be booleans.
@@ -707,7 +981,7 @@ impl Translator<'_, '_> {
         let equality = matches!(op, Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe);
         let exact = matches!(op, Cmp::ExactEq | Cmp::ExactNe);
         let decided = if equality { self.both_immediate(x, y) } else { self.both_small(x, y) };
-        let numbers = if exact { slow } else { self.b.create_block() };
+        let mut numbers = if exact { slow } else { self.b.create_block() };
         self.brif(decided, fast, numbers);
         self.switch_off(fast);
         let cc = match op {
@@ -721,17 +995,114 @@ impl Translator<'_, '_> {
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
+            if !equality && (self.computed[a.index()] || self.computed[b.index()]) {
+                // A small integer against a bignum or a float, inline where
+                // they are likely: for the results of arithmetic.
+                self.switch_off(numbers);
+                let helper = self.b.create_block();
+                self.number_order(pc, cc, x, y, fail, helper);
+                numbers = helper;
+            }
             // `msc_num_compare` decides numbers itself, the rest through
             // `msc_compare`.
             self.switch_off(numbers);
+            // Constants made again here, so the fast path's stay
+            // immediates.
+            let (x, y) = (self.load(a), self.load(b));
             let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
             let answer = self.call_helper(HelperId::NumCompare, &[op_index, x, y]);
             return self.branch_on_answer(answer, pc + 1, fail.index());
         }
         self.switch_off(slow);
+        let (x, y) = (self.load(a), self.load(b));
         let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
         let answer = self.call_helper(HelperId::Compare, &[op_index, x, y]);
         self.branch_on_answer(answer, pc + 1, fail.index());
+    }
+
+    /// The order `cc` of `x` and `y` when one is a small integer and the
+    /// other a bignum (whose sign decides) or a float (compared as one,
+    /// if the integer converts exactly: within ±2^53), as
+    /// `msc_num_compare` decides it, in the input or the run's heap; else
+    /// on to `helper`.
+    fn number_order(
+        &mut self,
+        pc: usize,
+        cc: IntCC,
+        x: Value,
+        y: Value,
+        fail: Label,
+        helper: Block,
+    ) {
+        let (check, decode, header, bignum, float, exact, result) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        // `s` the small one (if either is), `o` the other.
+        let x_small = self.has_tag(x, layout::TAG_SMALL);
+        let s = self.b.ins().select(x_small, x, y);
+        let o = self.b.ins().select(x_small, y, x);
+        let s_small = self.has_tag(s, layout::TAG_SMALL);
+        self.brif(s_small, check, helper);
+        self.enter(check);
+        let boxed = self.has_tag(o, layout::TAG_BOXED);
+        self.brif(boxed, decode, helper);
+        // The words of its space (`Ctx::spaces`): none for literals.
+        self.enter(decode);
+        let space = self.b.ins().ushr_imm_s(o, i64::from(layout::SPACE_SHIFT));
+        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
+        let entry = self.b.ins().ishl_imm_s(space, 4);
+        let entry = self.b.ins().iadd(self.ctx, entry);
+        let base = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES);
+        let len = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES + 8);
+        let at = self.b.ins().ushr_imm_s(o, i64::from(layout::OFFSET_SHIFT));
+        let last = self.b.ins().iadd_imm_s(at, 1);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
+        self.brif(inside, header, helper);
+        self.enter(header);
+        let byte_offset = self.b.ins().ishl_imm_s(at, 3);
+        let cells = self.b.ins().iadd(base, byte_offset);
+        let h = self.b.ins().load(I64, mem(), cells, 0);
+        let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
+        self.brif(is_float, float, bignum);
+        // A bignum lies beyond every small integer: its sign decides (the
+        // order of `s` against it: -1 or 1).
+        self.enter(bignum);
+        let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
+        let positive = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_POS_BIG as i64);
+        let negative = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_NEG_BIG as i64);
+        let either = self.b.ins().bor(positive, negative);
+        let (below, above) = (self.b.ins().iconst(I64, -1), self.b.ins().iconst(I64, 1));
+        let order = self.b.ins().select(positive, below, above);
+        self.b.ins().brif(either, result, &[BlockArg::Value(order)], helper, &[]);
+        // A float: the integer converted, if exactly.
+        self.enter(float);
+        let v = self.b.ins().sshr_imm_s(s, i64::from(layout::TAG_BITS));
+        let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
+        let fits = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
+        self.brif(fits, exact, helper);
+        self.enter(exact);
+        let p = self.b.ins().fcvt_from_sint(types::F64, v);
+        let bits = self.b.ins().load(I64, mem(), cells, 8);
+        let q = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, p, q);
+        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, p, q);
+        let (lt, gt) = (self.b.ins().uextend(I64, lt), self.b.ins().uextend(I64, gt));
+        let order = self.b.ins().isub(gt, lt);
+        self.b.ins().jump(result, &[BlockArg::Value(order)]);
+        // `s` against `o`, turned back to `x` against `y`.
+        let order = self.b.append_block_param(result, I64);
+        self.enter(result);
+        let reversed = self.b.ins().ineg(order);
+        let order = self.b.ins().select(x_small, order, reversed);
+        let holds = self.b.ins().icmp_imm_s(cc, order, 0);
+        self.branch(holds, pc + 1, fail);
+        // `helper` is the caller's to fill.
     }
 
     /// `TypeTest`: the tests a word's tag decides, inline; boxed terms go
@@ -917,9 +1288,13 @@ impl Translator<'_, '_> {
         self.b.ins().load(I64, mem(), base, (k * 8) as i32)
     }
 
+    /// Does `w` have tag `tag`? As `(w - tag) & mask == 0`, which x86
+    /// makes a `lea` and a `test` (masking first takes a copy, an `and`
+    /// and a `cmp`).
     fn has_tag(&mut self, w: Value, tag: u64) -> Value {
+        let w = if tag == 0 { w } else { self.b.ins().iadd_imm_s(w, -(tag as i64)) };
         let t = self.b.ins().band_imm_s(w, layout::TAG_MASK as i64);
-        self.b.ins().icmp_imm_s(IntCC::Equal, t, tag as i64)
+        self.b.ins().icmp_imm_s(IntCC::Equal, t, 0)
     }
 
     fn is_word(&mut self, w: Value, word: Word) -> Value {
@@ -929,19 +1304,43 @@ impl Translator<'_, '_> {
     /// Are both immediates (small integers, atoms, `[]`: bit 1 of the tag
     /// clear; lists and boxed terms have it set)?
     fn both_immediate(&mut self, x: Value, y: Value) -> Value {
-        let either = self.b.ins().bor(x, y);
+        let either = self.either(x, y, |c| Word::from_bits(c).is_immediate());
         let bit = self.b.ins().band_imm_s(either, 0b10);
         self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0)
     }
 
     /// Are both small integers (tag 0)?
     fn both_small(&mut self, x: Value, y: Value) -> Value {
-        let either = self.b.ins().bor(x, y);
+        let either = self.either(x, y, |c| Word::from_bits(c).is_small());
         self.has_tag(either, layout::TAG_SMALL)
     }
 
+    /// The bits of `x` or `y` for a tag test both must pass: a constant
+    /// that passes it (`passes`) need not be tested.
+    fn either(&mut self, x: Value, y: Value, passes: impl Fn(u64) -> bool) -> Value {
+        match (self.constant(x).filter(|&c| passes(c)), self.constant(y).filter(|&c| passes(c))) {
+            (Some(_), _) => y,
+            (_, Some(_)) => x,
+            _ => self.b.ins().bor(x, y),
+        }
+    }
+
+    /// The value of `v`, if it is a constant.
+    fn constant(&self, v: Value) -> Option<u64> {
+        let inst = self.b.func.dfg.value_def(v).inst()?;
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } => Some(imm.bits() as u64),
+            _ => None,
+        }
+    }
+
+    /// The block of `label`, as the current op jumps there: past the
+    /// beginning the next clause shares with this one (see `prefix.rs`).
     fn label(&self, label: Label) -> Block {
-        self.blocks[label.index()]
+        match self.redirects[self.pc] {
+            Some((from, to)) if from == label => self.blocks[to],
+            _ => self.blocks[label.index()],
+        }
     }
 
     fn jump_to(&mut self, pc: usize) {
@@ -970,7 +1369,11 @@ impl Translator<'_, '_> {
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(self.ctx);
         all.extend_from_slice(args);
-        let call = self.b.ins().call(self.helpers[id as usize], &all);
+        let helper = match self.helpers[id as usize] {
+            Some(helper) => helper,
+            None => *self.helpers[id as usize].insert((self.declare)(self.b.func, id)),
+        };
+        let call = self.b.ins().call(helper, &all);
         // A helper may have grown, and so moved, the heap.
         if id.may_build() {
             self.heap = None;
@@ -1010,35 +1413,36 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// After a helper that starts or ends an input: [`abi::GO_ON`] goes to
-    /// `go_on`, [`abi::SKIP`] to the next input, anything else stops.
-    fn after_input(&mut self, code: Value, go_on: Block) {
-        let other = self.b.create_block();
-        let is_on = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::GO_ON as i64);
-        self.brif(is_on, go_on, other);
-        self.switch_off(other);
-        let skip = self.b.ins().icmp_imm_s(IntCC::Equal, code, abi::SKIP as i64);
-        self.brif(skip, self.next_input, self.stop);
-    }
-
-    /// The address of the run's heap words (see [`abi::Ctx`]).
-    fn heap_address(&mut self) -> Value {
-        if let Some(heap) = self.heap {
-            return heap;
+    /// The region of the run's heap the code builds in (see
+    /// [`abi::Ctx`]).
+    fn region(&mut self) -> Region {
+        if let Some(region) = self.heap {
+            return region;
         }
         let heap = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_HEAP);
+        let build = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD);
+        let offset = self.b.ins().ishl_imm_s(build, 3);
+        let address = self.b.ins().iadd(heap, offset);
+        let region = Region { address, build };
         if self.on_main {
-            self.heap = Some(heap);
+            self.heap = Some(region);
         }
-        heap
+        region
     }
 
-    /// The word pointing at heap offset `at` of the run's heap.
+    /// The address of the region's words.
+    fn heap_address(&mut self) -> Value {
+        self.region().address
+    }
+
+    /// The word pointing at offset `at` of the region, in the run's heap.
     fn scratch_word(&mut self, tag: u64, at: u32) -> Value {
         let word = (u64::from(at) << layout::OFFSET_SHIFT)
             | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
             | tag;
-        self.b.ins().iconst(I64, word as i64)
+        let build = self.region().build;
+        let offset = self.b.ins().ishl_imm_s(build, i64::from(layout::OFFSET_SHIFT));
+        self.b.ins().iadd_imm_s(offset, word as i64)
     }
 
     /// The start and length of an operand list, as values.
@@ -1117,7 +1521,7 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
                 Op::MakeList { elements, .. } => 2 * elements.len,
                 Op::MakeCons { .. } => 2,
                 // A float result, or a bignum of up to two words (see
-                // `abi::num_arith`).
+                // `lean::num_arith`).
                 Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 3,
                 _ => 0,
             }
@@ -1204,7 +1608,7 @@ fn jump_targets(program: &Program) -> Vec<bool> {
 
 /// The most arguments `is_arity` and `get_arg` walk the input list for in
 /// the machine code; beyond, they read the arguments Rust loads.
-const MAX_INLINE_ARGS: u32 = 32;
+pub(crate) const MAX_INLINE_ARGS: u32 = 32;
 
 /// Does the machine code of `program` need a trace event's arguments
 /// loaded in Rust (ops that read them through `step`)? If not, the input
@@ -1252,6 +1656,17 @@ pub(crate) fn needs_args(program: &Program) -> bool {
     })
 }
 
+/// Which registers some `+ - * /` writes.
+fn arithmetic_results(program: &Program) -> Vec<bool> {
+    let mut computed = vec![false; program.registers()];
+    for op in program.code() {
+        if let Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, dst, .. } = *op {
+            computed[dst.index()] = true;
+        }
+    }
+    computed
+}
+
 /// The constant each register holds for the whole run: the program's
 /// constants, unless an op writes their register.
 fn constant_registers(program: &Program) -> Vec<Option<Word>> {
@@ -1271,7 +1686,7 @@ fn constant_registers(program: &Program) -> Vec<Option<Word>> {
 }
 
 /// The register an op writes, if any.
-fn writes(op: &Op) -> Option<Reg> {
+pub(crate) fn writes(op: &Op) -> Option<Reg> {
     match *op {
         Op::GetArg { dst, .. }
         | Op::GetArgList { dst }
@@ -1316,7 +1731,7 @@ fn writes(op: &Op) -> Option<Reg> {
 
 /// The registers an op reads (what the interpreter's code for it reads in
 /// the register file).
-fn reads(program: &Program, op: &Op) -> Vec<Reg> {
+pub(crate) fn reads(program: &Program, op: &Op) -> Vec<Reg> {
     let mut regs = match *op {
         Op::IsArity { .. }
         | Op::GetArg { .. }

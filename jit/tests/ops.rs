@@ -77,6 +77,32 @@ fn arithmetic() {
 }
 
 #[test]
+fn sums_with_constants() {
+    // One comparison for the overflow, with constants at the small range's
+    // ends (the smallest one's word cannot be negated).
+    for c in ["1", "-1", "100", "0", "1152921504606846975", "-1152921504606846976", "7"] {
+        check_pairs(&format!(
+            "[{{{{'$1','_'}},[],[{{{{{{'+','$1',{c}}},{{'+',{c},'$1'}},{{'-','$1',{c}}},{{'-',{c},'$1'}}}}}}]}}]"
+        ));
+        check_pairs(&format!(
+            "[{{{{'$1','_'}},[{{'<',{{'+','$1',{c}}},{{'-','$1',{c}}}}}],[ok]}}]"
+        ));
+    }
+}
+
+#[test]
+fn division_by_constants() {
+    // A multiplication in the machine code, for divisors of magnitude 2 or
+    // more; the others as by a register.
+    let divisors =
+        ["7", "-7", "2", "-2", "3", "10", "1", "-1", "0", "1000000007", "-1152921504606846976"];
+    let quotients: Vec<String> =
+        divisors.iter().map(|d| format!("{{'div','$1',{d}}},{{'rem','$1',{d}}}")).collect();
+    check_pairs(&format!("[{{{{'$1','_'}},[],[{{{{{}}}}}]}}]", quotients.join(",")));
+    check_pairs("[{{'$1','_'},[{'>',{'div','$1',3},{'rem','$1',-5}}],[ok]}]");
+}
+
+#[test]
 fn arithmetic_on_results() {
     // Operands that are results: floats the code built in its heap slots,
     // bignums a helper built; compared, and used again.
@@ -153,6 +179,46 @@ fn logic_and_building() {
     check_pairs("[{{'$1','$2'},[],[[{{'$1'}},{{'$2'}}]]}]");
     check_pairs(
         "[{{'$1',{'$2','$3'}},[],[{{'$3','$2'}}]},{{'$1',['$2'|'$3']},[],[{{'$1','$3'}}]}]",
+    );
+}
+
+#[test]
+fn clauses_that_begin_alike() {
+    // Pairs whose second element is a tuple, a list or a map of varied
+    // shapes, so clauses fail at every step of their common beginnings.
+    let shapes = "{b, 1, [c]}. {b, 2, [d, e]}. {b, 3, [c | f]}. {b, 4}. {x, 5, [c]}. \
+        {b, 6, 7}. {b, {b, 8, [c]}, [c]}. [c, 1]. [d]. #{k => 1}. #{k => a, j => 2}. \
+        {req, get, 1}. {req, put, 2}. {req, delete, 3}. {b, [c], [c]}.";
+    for spec in [
+        // The second clause repeats the first's tests, and the first
+        // overwrites a register the common beginning wrote.
+        "[{{a,{b,'$1',[c|'$2']}},[{is_list,'$2'}],['$2']},
+          {{a,{b,'$1','$3'}},[{is_integer,'$1'}],[{{'$1','$3'}}]},
+          {{'_',{b,'$1','$2'}},[],[{{'$2','$1'}}]}]",
+        "[{{'$1',{b,'$2',[c|'$3']}},[],['$3']},
+          {{'$1',{b,'$2',[d|'$3']}},[],[{{'$3','$2'}}]},
+          {{'$1',{b,'$2','$3'}},[{is_atom,'$1'}],['$3']},
+          {{'$1',{b,'$2','$3'}},[],['$1']}]",
+        // Guards in the common beginning.
+        "[{{'$1','$2'},[{'>','$1',5},{is_atom,'$2'}],[atom]},
+          {{'$1','$2'},[{'>','$1',5},{is_tuple,'$2'}],[tuple]},
+          {{'$1','$2'},[{'>','$1',5}],[big]},
+          {{'$1','_'},[],[other]}]",
+        // Lists and maps.
+        "[{{'$1',[c|'$2']},[],['$2']},{{'$1',['$3'|'$2']},[],[{{'$3','$2'}}]},
+          {{'$1',#{k => '$2'}},[{is_atom,'$2'}],['$2']},{{'$1',#{k => '$2'}},[],[{{'$2'}}]}]",
+        // The clauses of `multi_clause`.
+        "[{{'$1',{req,get,'$2'}},[{'<','$1',3}],[{{small_get,'$2'}}]},
+          {{'$1',{req,get,'$2'}},[],[{{get,'$2'}}]},
+          {{'$1',{req,put,'$2'}},[{'>','$1',1}],[{{put,'$2'}}]},
+          {{'$1',{req,'$3','$2'}},[{'orelse',{'==','$3',head},{'==','$3',delete}}],['$3']},
+          {{'_',{req,'_','_'}},[],[req]}]",
+    ] {
+        check_pairs_with(spec, shapes);
+    }
+    // Trace heads: argument lists.
+    check_args(
+        "[{['$1',a],[],[one]},{['$1',b],[],[two]},{['$1','$2'],[{is_integer,'$1'}],['$2']}]",
     );
 }
 

@@ -97,3 +97,39 @@ fn host_panics_come_through_the_machine_code() {
     // The effect before the panic happened, the one after did not.
     assert_eq!(compiled.1, [Effect::Silent(true)]);
 }
+
+/// The indices a batch handed over before the host's panic came through.
+fn batch(spec: &CompiledSpec, jit: Option<&JitProgram>, every: bool) -> (Vec<usize>, Vec<Effect>) {
+    let mut heap = Heap::new();
+    let inputs =
+        matchspec::syntax::parse_terms_into("[1]. [2]. [30]. [4]. [50]. [6].", &mut heap).unwrap();
+    let mut host = Panicky(Recording::new(TestHost::default()));
+    let mut scratch = Scratch::new();
+    let mut seen = Vec::new();
+    let mut each = |i: usize, _: Result<matchspec::Outcome<'_>, matchspec::EvalError>| seen.push(i);
+    let result = catch_unwind(AssertUnwindSafe(|| match (jit, every) {
+        (None, false) => spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut each),
+        (None, true) => spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut each),
+        (Some(jit), false) => {
+            jit.run_matching(spec, &heap, &inputs, &mut scratch, &mut host, &mut each)
+        }
+        (Some(jit), true) => jit.run_each(spec, &heap, &inputs, &mut scratch, &mut host, &mut each),
+    }));
+    assert!(result.is_err(), "the host's panic comes through");
+    (seen, host.0.take_effects())
+}
+
+#[test]
+fn a_batch_hands_over_the_matches_before_a_panic() {
+    // Small arguments match in the machine code alone (buffered); a large
+    // one is displayed, and the host panics.
+    let text = "[{['$1'], [{'<', '$1', 10}], [small]},
+                 {['$1'], [], [{silent, true}, {display, '$1'}, {silent, false}]}]";
+    let spec = CompiledSpec::compile(text, Kind::Call, &Config::default()).expect("compiles");
+    let jit = JitProgram::compile(&spec).expect("compiles to machine code");
+    for every in [false, true] {
+        let interpreted = batch(&spec, None, every);
+        assert_eq!(interpreted.0, [0, 1]);
+        assert_eq!(batch(&spec, Some(&jit), every), interpreted);
+    }
+}

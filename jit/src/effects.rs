@@ -1,0 +1,85 @@
+//! [`Effects`]: what a program's helpers may leave behind for Rust, which
+//! decides how its outcomes reach Rust (see `abi`).
+
+use matchspec::bif::Bif;
+use matchspec::ir::{Op, Program};
+
+use crate::translate::{MAX_INLINE_ARGS, needs_args};
+
+/// What running a program may do besides what its machine code does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Effects {
+    /// Nothing: no helper it calls builds terms, sets flags or touches the
+    /// host, so every outcome is buffered and no no-match is reported.
+    None,
+    /// Helpers may build terms or set flags, but never touch the host: an
+    /// outcome after such a helper returns to Rust at once (to be handed
+    /// over with its flags, and cleaned up); the others are buffered.
+    Heap,
+    /// Helpers may touch the host: every match returns to Rust at once,
+    /// and so does every no-match the caller wants, so that each outcome
+    /// is handed over before the next input's effects.
+    Host,
+}
+
+/// The effects of `program`, whose building ops have heap slots where
+/// `slots` says.
+pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
+    let args_in_rust = needs_args(program);
+    program
+        .code()
+        .iter()
+        .zip(slots)
+        .map(|(op, slot)| match *op {
+            // Inline, or lean helpers (which fall back to frame helpers
+            // that do not build).
+            Op::IsTuple { .. }
+            | Op::GetElement { .. }
+            | Op::IsElement { .. }
+            | Op::IsCons { .. }
+            | Op::GetHead { .. }
+            | Op::GetTail { .. }
+            | Op::IsMap { .. }
+            | Op::GetMapValue { .. }
+            | Op::IsWord { .. }
+            | Op::IsExactEq { .. }
+            | Op::Move { .. }
+            | Op::Compare { .. }
+            | Op::TypeTest { .. }
+            | Op::BoolBranch { .. }
+            | Op::Logic { .. }
+            | Op::Jump { .. }
+            | Op::Succeed { .. }
+            | Op::NoMatch => Effects::None,
+            // Inline up to a number of arguments, else the interpreter's
+            // (which reads the arguments Rust loaded, if it did).
+            Op::IsArity { arity, .. } if arity <= MAX_INLINE_ARGS => Effects::None,
+            Op::GetArg { index, .. } if index < MAX_INLINE_ARGS && !args_in_rust => Effects::None,
+            Op::IsArity { .. } | Op::GetArg { .. } | Op::GetArgList { .. } => Effects::Heap,
+            // In a heap slot, else by a helper.
+            Op::MakeTuple { .. } | Op::MakeList { .. } | Op::MakeCons { .. } => match slot {
+                Some(_) => Effects::None,
+                None => Effects::Heap,
+            },
+            // A function may fall back to the interpreter's, and a few ask
+            // the host.
+            Op::Call { bif, .. } => match bif {
+                Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => Effects::Host,
+                _ => Effects::Heap,
+            },
+            Op::MakeMap { .. } | Op::SetFlag { .. } => Effects::Heap,
+            Op::SelfPid { .. }
+            | Op::Display { .. }
+            | Op::IsSeqTrace { .. }
+            | Op::SetSeqToken { .. }
+            | Op::GetSeqToken { .. }
+            | Op::ProcessDump { .. }
+            | Op::ChangeTrace { .. }
+            | Op::Caller { .. }
+            | Op::CallerLine { .. }
+            | Op::CurrentStacktrace { .. }
+            | Op::Silent { .. } => Effects::Host,
+        })
+        .max()
+        .unwrap_or(Effects::None)
+}
