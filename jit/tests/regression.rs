@@ -17,7 +17,8 @@ mod oracles;
 #[path = "../../fuzz/src/differential.rs"]
 mod differential;
 
-use std::path::Path;
+#[path = "../../fuzz/src/replay.rs"]
+mod replay;
 
 /// Every saved input and the root cause of its failure.
 const CASES: &[(&str, &str)] = &[
@@ -45,29 +46,6 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn differential_fuzz_crashes_stay_fixed() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/regression/fuzz");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with("differential-"))
-        .collect();
-    files.sort();
-    for file in &files {
-        assert!(
-            CASES.iter().any(|(name, _)| name == file),
-            "{file} has no row in CASES naming its root cause"
-        );
-    }
-    for (name, _) in CASES {
-        assert!(files.iter().any(|f| f == name), "{name} is in CASES but not on disk");
-    }
-    let mut failed = Vec::new();
-    for file in &files {
-        let data = std::fs::read(dir.join(file)).expect("read regression input");
-        let replay = std::panic::catch_unwind(|| differential::differential(&data));
-        if replay.is_err() {
-            failed.push(file.as_str());
-        }
-    }
-    assert!(failed.is_empty(), "these inputs fail again (see above): {failed:?}");
+    let inputs = replay::saved_inputs(env!("CARGO_MANIFEST_DIR"), &["differential"], CASES);
+    replay::replay_all(&inputs, |_, data| differential::differential(data));
 }

@@ -12,7 +12,8 @@
 #[path = "../../fuzz/src/lib.rs"]
 mod oracles;
 
-use std::path::Path;
+#[path = "../../fuzz/src/replay.rs"]
+mod replay;
 
 /// Every saved input and the root cause of its failure.
 const CASES: &[(&str, &str)] = &[
@@ -41,33 +42,18 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn fuzz_crashes_stay_fixed() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/regression/fuzz");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    // The `differential` target's inputs need the JIT, which this crate's
-    // tests cannot use: `jit/tests/regression.rs` replays them.
-    files.retain(|f| !f.starts_with("differential-"));
-    files.sort();
-    for file in &files {
-        assert!(
-            CASES.iter().any(|(name, _)| name == file),
-            "{file} has no row in CASES naming its root cause"
-        );
-        let data = std::fs::read(dir.join(file)).expect("read regression input");
-        let target = file.split_once('-').map_or(file.as_str(), |(target, _)| target);
-        let check: fn(&[u8]) -> bool = match target {
-            "parse_text" => oracles::parse_text,
-            "text_roundtrip" => oracles::text_roundtrip,
-            "etf_roundtrip" => oracles::etf_roundtrip,
-            "etf_decode" => oracles::etf_decode,
-            "compile" => oracles::compile,
-            _ => panic!("{file}: unknown fuzz target {target}"),
-        };
-        check(&data);
-    }
-    for (name, _) in CASES {
-        assert!(files.iter().any(|f| f == name), "{name} is in CASES but not on disk");
-    }
+    // The `differential` and `runtime_ops` targets' inputs need the JIT and
+    // the trace core, which this crate's tests cannot use:
+    // `jit/tests/regression.rs` and `runtime/tests/regression.rs` replay
+    // them.
+    let targets = ["parse_text", "text_roundtrip", "etf_roundtrip", "etf_decode", "compile"];
+    let inputs = replay::saved_inputs(env!("CARGO_MANIFEST_DIR"), &targets, CASES);
+    replay::replay_all(&inputs, |file, data| match replay::target_of(file) {
+        "parse_text" => oracles::parse_text(data),
+        "text_roundtrip" => oracles::text_roundtrip(data),
+        "etf_roundtrip" => oracles::etf_roundtrip(data),
+        "etf_decode" => oracles::etf_decode(data),
+        "compile" => oracles::compile(data),
+        target => panic!("{file}: unknown fuzz target {target}"),
+    });
 }
