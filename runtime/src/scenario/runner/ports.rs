@@ -154,7 +154,7 @@ impl Runner {
                     p.link_port(*id);
                 }
                 wp.linked.push(pid);
-                port_task(&wp.port, "link", |port| port.linked_by(pid));
+                port_task(&wp.port, Some("link"), |port| port.linked_by(pid));
             }
             PortAction::Unlink(id) => {
                 let Some(wp) = self.world.ports.get_mut(id) else { return };
@@ -162,7 +162,7 @@ impl Runner {
                     p.unlink_port(*id);
                 }
                 wp.linked.retain(|p| *p != pid);
-                port_task(&wp.port, "unlink", |port| port.unlinked_by(pid));
+                port_task(&wp.port, Some("unlink"), |port| port.unlinked_by(pid));
             }
             PortAction::Register(name, id) => {
                 let Some(wp) = self.world.ports.get_mut(id) else { return };
@@ -186,7 +186,7 @@ impl Runner {
     /// `'$ref'` (golden files mask OTP's).
     fn open_port(&mut self, pid: Pid, id: PortId, program: Atom) {
         let port = self.core.open_port(id, pid, program);
-        port_task(&port, "open", |_| {});
+        port_task(&port, Some("open"), |_| {});
         port.linked_by(pid);
         self.world.ports_ever.insert(id);
         self.world.ports.insert(id, WorldPort { port, owner: pid, linked: vec![pid], name: None });
@@ -208,7 +208,7 @@ impl Runner {
         let mut heap = Heap::new();
         let data_word = data.copy_to(&mut heap);
         let command = heap.tuple(&[atom("command"), data_word]);
-        port_task(&wp.port, "command", |port| port.received(pid, heap.view(command)));
+        port_task(&wp.port, Some("command"), |port| port.received(pid, heap.view(command)));
         let port_word = id.to_word(&mut heap);
         let echo_data = heap.tuple(&[atom("data"), data_word]);
         let echo = heap.tuple(&[port_word, echo_data]);
@@ -229,16 +229,7 @@ impl Runner {
         wp.port.trace_schedule_in(Some(Atom::new("close")));
         wp.port.received(pid, Term::atom(Atom::new("close")).as_ref());
         wp.port.close(Term::atom(Atom::new("normal")).as_ref(), wp.name);
-        if let Some(p) = self.processes.get_mut(&pid) {
-            for scheduled_in in [false, true] {
-                if scheduled_in {
-                    p.schedule_in();
-                } else {
-                    p.schedule_out();
-                }
-                p.trace_schedule_within(scheduled_in, handle_signals_mfa());
-            }
-        }
+        self.wait_within(pid, handle_signals_mfa(), |_| {});
         for linked in wp.linked.into_iter().rev() {
             if linked == pid {
                 if let Some(p) = self.processes.get_mut(&pid) {
@@ -252,18 +243,24 @@ impl Runner {
         }
     }
 
-    /// Process `pid` waits in `current` while port `id` runs a task without
-    /// a name (`in 0` ... `out 0`) doing `task`.
+    /// Process `pid` waits in `current` while port `id` runs an I/O task
+    /// (`in 0` ... `out 0`) doing `task`.
     fn wait_for_port(&mut self, pid: Pid, id: PortId, current: Mfa, task: impl FnOnce(&Port)) {
+        self.wait_within(pid, current, |runner| {
+            if let Some(wp) = runner.world.ports.get(&id) {
+                port_task(&wp.port, None, task);
+            }
+        });
+    }
+
+    /// Process `pid` is scheduled out in `current`, `meanwhile` happens,
+    /// and it is scheduled in again.
+    fn wait_within(&mut self, pid: Pid, current: Mfa, meanwhile: impl FnOnce(&mut Self)) {
         if let Some(p) = self.processes.get_mut(&pid) {
             p.schedule_out();
             p.trace_schedule_within(false, current);
         }
-        if let Some(wp) = self.world.ports.get(&id) {
-            wp.port.trace_schedule_in(None);
-            task(&wp.port);
-            wp.port.trace_schedule_out(None);
-        }
+        meanwhile(self);
         if let Some(p) = self.processes.get_mut(&pid) {
             p.schedule_in();
             p.trace_schedule_within(true, current);
@@ -287,7 +284,8 @@ impl Runner {
             wp.linked.retain(|p| *p != pid);
             let closes = wp.owner == pid || reason.as_ref().as_atom() != Some(Atom::new("normal"));
             if !closes {
-                port_task(&wp.port, "0", |port| port.unlinked_by(pid));
+                // The port handles the exit signal and lives on, quietly.
+                port_task(&wp.port, None, |_| {});
                 continue;
             }
             let wp = self.world.ports.remove(&id).expect("looked up above");
@@ -301,9 +299,10 @@ impl Runner {
     }
 }
 
-/// A port task named `what` (`0` for none): `in`, `body`, `out`.
-fn port_task(port: &Port, what: &str, body: impl FnOnce(&Port)) {
-    let what = (what != "0").then(|| Atom::new(what));
+/// A port task named `what` (`0` for none, an I/O task): `in`, `body`,
+/// `out`.
+fn port_task(port: &Port, what: Option<&str>, body: impl FnOnce(&Port)) {
+    let what = what.map(Atom::new);
     port.trace_schedule_in(what);
     body(port);
     port.trace_schedule_out(what);
