@@ -125,6 +125,41 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Ports
+//!
+//! A host opens ports with [`TraceCore::open_port`], which applies each
+//! session's settings for new ports, and reports what each [`Port`] does:
+//! its tasks, links, names, messages and closing. `trace:port/4` is
+//! [`commands::trace_ports`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use matchspec::term::{Atom, Term};
+//! use matchspec_runtime::{CoreConfig, ManualClock, Mfa, Pid, PortId, ProcessTracer, TraceCore, TraceFlags};
+//! use matchspec_runtime::commands::{PortSpec, trace_ports};
+//!
+//! let clock = Arc::new(ManualClock::new());
+//! let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
+//! let (mailbox, inbox) = crossbeam_channel::unbounded();
+//! let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
+//! let session = core.session_create(Atom::new("s1"), Some(tracer));
+//! trace_ports(&core, &session, PortSpec::New, true, TraceFlags::PORTS, None)?;
+//!
+//! let mut owner = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
+//! let port = core.open_port(PortId(5), owner.pid(), Atom::new("cat"));
+//! port.linked_by(owner.pid());
+//! owner.link_port(port.id());
+//! port.close(Term::parse("normal")?.as_ref(), None);
+//!
+//! let messages: Vec<String> = inbox.try_iter().map(|d| d.message.as_ref().to_string()).collect();
+//! assert_eq!(messages, [
+//!     "{trace,#Port<0.5>,open,<0.80.0>,cat}",
+//!     "{trace,#Port<0.5>,getting_linked,<0.80.0>}",
+//!     "{trace,#Port<0.5>,closed,normal}",
+//! ]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Scenarios
 //!
 //! [`scenario`] runs the scenario files of `msc trace` (see

@@ -506,7 +506,7 @@ impl Runner {
     /// group leader `<0.60.0>` (see docs/scenarios.md).
     pub(super) fn spawn_token(&mut self, parent: Pid, child: Pid) {
         let Some(p) = self.processes.get_mut(&parent) else { return };
-        if p.tracee().seq_state().token().is_none() {
+        if p.tracee().seq.lock().token().is_none() {
             return;
         }
         let mut heap = Heap::new();
