@@ -135,7 +135,7 @@ pub fn process_info(
             settings_of(&tracee, session)
         }
         ProcessSpec::New | ProcessSpec::All | ProcessSpec::Existing => {
-            let new = session.new_processes.lock().clone();
+            let new = session.new_processes();
             (new.flags, new.tracer)
         }
     };
@@ -352,10 +352,10 @@ pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>>
             sessions.retain(|s| staged.on_load.contains_key(&s.id()));
         }
         "new" | "new_processes" => {
-            sessions.retain(|s| s.new_processes.lock().flags.intersects(TraceFlags::TRACEE));
+            sessions.retain(|s| s.new_processes().flags.intersects(TraceFlags::TRACEE));
         }
         "new_ports" => {
-            sessions.retain(|s| s.new_ports.lock().flags.intersects(TraceFlags::TRACEE));
+            sessions.retain(|s| s.new_ports().flags.intersects(TraceFlags::TRACEE));
         }
         "send" => sessions.retain(|s| !matches!(*s.send_pattern(), EventPattern::Off)),
         "receive" => sessions.retain(|s| !matches!(*s.receive_pattern(), EventPattern::Off)),
@@ -500,7 +500,7 @@ pub fn port_info(
             settings_of(&tracee, session)
         }
         PortSpec::New | PortSpec::All | PortSpec::Existing => {
-            let new = session.new_ports.lock().clone();
+            let new = session.new_ports();
             (new.flags, new.tracer)
         }
     };

@@ -356,7 +356,7 @@ impl TraceCore {
             if links.iter().any(|l| Arc::ptr_eq(&l.session, &session)) {
                 continue;
             }
-            let new = session.new_processes.lock().clone();
+            let new = session.new_processes();
             if let Some(tracer) = new.tracer.filter(|_| new.flags.intersects(TraceFlags::TRACEE)) {
                 links.push(TracerLink { session: session.clone(), tracer, flags: new.flags });
             }

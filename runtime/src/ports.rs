@@ -35,7 +35,7 @@ impl TraceCore {
     pub fn open_port(self: &Arc<Self>, id: PortId, opener: Pid, driver: Atom) -> Port {
         let mut links = Vec::new();
         for session in self.sessions() {
-            let new = session.new_ports.lock().clone();
+            let new = session.new_ports();
             if let Some(tracer) = new.tracer.filter(|_| new.flags.intersects(TraceFlags::TRACEE)) {
                 links.push(TracerLink { session, tracer, flags: new.flags });
             }

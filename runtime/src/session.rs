@@ -11,7 +11,7 @@ use parking_lot::Mutex;
 use crate::breakpoint::TraceSpec;
 
 use crate::flags::TraceFlags;
-use crate::tracer::TracerRef;
+use crate::tracer::{Enabled, TraceTag, TraceeId, TracerRef};
 
 /// A session's number, unique for the core's lifetime (ERTS's weak id).
 /// The legacy session is number 0.
@@ -72,6 +72,25 @@ impl NewTracing {
     }
 }
 
+/// What new processes or ports get now. ERTS asks the tracer's
+/// `trace_status` (about tracee `undefined`) whenever it reads these
+/// settings, at a spawn, an open or `trace:info`, and a tracer that answers
+/// `remove` (a tracer process that died) takes them away: nothing new is
+/// traced by it. The tracer is asked outside the lock; the settings go only
+/// if nobody changed them meanwhile.
+fn current_new_tracing(slot: &Mutex<NewTracing>) -> NewTracing {
+    let now = slot.lock().clone();
+    let Some(tracer) = &now.tracer else { return now };
+    if tracer.enabled(TraceTag::TraceStatus, TraceeId::Undefined) != Enabled::Remove {
+        return now;
+    }
+    let mut slot = slot.lock();
+    if slot.tracer.as_ref().is_some_and(|t| Arc::ptr_eq(t, tracer)) {
+        *slot = NewTracing::default();
+    }
+    slot.clone()
+}
+
 /// A shared session.
 pub type SessionRef = Arc<Session>;
 
@@ -88,6 +107,16 @@ impl Session {
             send_pattern: ArcSwap::from_pointee(EventPattern::On),
             receive_pattern: ArcSwap::from_pointee(EventPattern::On),
         }
+    }
+
+    /// The flags and tracer a process spawned now gets from the session.
+    pub(crate) fn new_processes(&self) -> NewTracing {
+        current_new_tracing(&self.new_processes)
+    }
+
+    /// The flags and tracer a port opened now gets from the session.
+    pub(crate) fn new_ports(&self) -> NewTracing {
+        current_new_tracing(&self.new_ports)
     }
 
     /// The session's number.

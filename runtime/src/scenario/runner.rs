@@ -1,5 +1,6 @@
 //! Runs scenario terms one at a time.
 
+mod link_tree;
 mod ports;
 mod world;
 
@@ -144,8 +145,10 @@ impl Runner {
         for delivered in self.inbox.try_iter() {
             by_tracer.entry(delivered.tracer).or_default().push(delivered.message);
         }
-        for (pid, _) in &self.tracers {
-            for message in by_tracer.remove(pid).unwrap_or_default() {
+        for (pid, tracer) in &self.tracers {
+            // A tracer process that died lost what it had not read.
+            let messages = by_tracer.remove(pid).unwrap_or_default();
+            for message in messages.into_iter().filter(|_| tracer.is_alive()) {
                 let message = if self.options.mask_timestamps {
                     mask_timestamps(message.as_ref())
                 } else {

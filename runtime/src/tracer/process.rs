@@ -51,7 +51,8 @@ impl ProcessTracer {
         self.alive.store(false, Ordering::Release);
     }
 
-    fn is_alive(&self) -> bool {
+    /// Is the tracer process alive (not killed, its mailbox still read)?
+    pub fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Acquire)
     }
 

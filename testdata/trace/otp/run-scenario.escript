@@ -124,6 +124,9 @@ run(File) ->
             kind = #{?DRIVER => driver},
             order = [?DRIVER]},
     lists:foldl(fun run_term/2, placeholders(W0, Terms), Terms),
+    %% Printed only now: printing is messages to the group leader, which a
+    %% scenario tracing the driver's sends (`existing`, `all`) would see.
+    io:put_chars(lists:reverse(get(output))),
     halt(0).
 
 %%% Reading ----------------------------------------------------------------
@@ -246,12 +249,7 @@ do_term({process, S, Spec, How, Flags} = T, W0) ->
                                   real(Flags, W)) end, W), W};
 do_term({port, S, Spec, How, Flags} = T, W0) ->
     W = prepare(T, W0),
-    %% ERTS visits the existing ports only for a port flag or a modifier.
-    PortFlags = [all, ports, running_ports, send, 'receive', silent, timestamp,
-                 monotonic_timestamp, strict_monotonic_timestamp, scheduler_id],
-    Visits = is_list(Flags) andalso
-        lists:any(fun(F) -> lists:member(F, PortFlags) end, Flags),
-    {count(Spec, case Visits of true -> ports; false -> none end,
+    {count(Spec, case port_visits(Flags) of true -> ports; false -> none end,
            fun() -> trace:port(session(S, W), real(Spec, W), real(How, W),
                                real(Flags, W)) end, W), W};
 do_term({function, S, MFA, Pattern, Flags} = T, W0) ->
@@ -273,7 +271,11 @@ do_term({info, S, What, Item} = T, W0) ->
                                 real(Item, W)) end, W), W};
 do_term({erlang_trace, Spec, How, Flags} = T, W0) ->
     W = prepare(T, W0),
-    {count(Spec, procs_or_ports(Flags),
+    What = case {procs_or_ports(Flags), port_visits(Flags)} of
+               {procs, true} -> procs_and_ports;
+               {What0, _} -> What0
+           end,
+    {count(Spec, What,
            fun() -> erlang:trace(real(Spec, W), real(How, W),
                                  real(Flags, W)) end, W), W};
 do_term({erlang_trace_pattern, MFA, Pattern, Flags} = T, W0) ->
@@ -350,25 +352,36 @@ procs_or_ports(Flags) ->
     end.
 
 %% The count a VM holding only the scenario's processes would return: the real
-%% count minus every live process outside the scenario world (every port is
-%% outside it). 'new' specs and single pids are returned as they are.
+%% count minus every live process outside the scenario world (the group
+%% leader too: it is in the world only to print it) and every port outside
+%% it, of the kinds ERTS visited (What: procs, ports, both or none). 'new'
+%% specs and single pids are returned as they are.
 count(Spec, What, Fun, W) ->
     case call(Fun) of
         {ok, N} when is_integer(N) ->
             Procs = [all, existing, processes, existing_processes],
             Ports = [all, existing, ports, existing_ports],
-            case {What, lists:member(Spec, Procs), lists:member(Spec, Ports)} of
-                {procs, true, _} ->
-                    N - length([P || P <- processes(),
-                                     not maps:is_key(P, W#w.rev)]);
-                {ports, _, true} ->
-                    N - length([P || P <- erlang:ports(),
-                                     not maps:is_key(P, W#w.rev)]);
-                _ -> N
-            end;
+            OutsideProcs = length([P || P <- processes(),
+                                        not maps:is_key(P, W#w.rev)
+                                            orelse P =:= group_leader()]),
+            OutsidePorts = length([P || P <- erlang:ports(),
+                                        not maps:is_key(P, W#w.rev)]),
+            SubProcs = lists:member(What, [procs, procs_and_ports])
+                andalso lists:member(Spec, Procs),
+            SubPorts = lists:member(What, [ports, procs_and_ports])
+                andalso lists:member(Spec, Ports),
+            N - case SubProcs of true -> OutsideProcs; false -> 0 end
+              - case SubPorts of true -> OutsidePorts; false -> 0 end;
         {ok, Other} -> pretty(Other, W);
         Error -> Error
     end.
+
+%% ERTS visits the existing ports only for a port flag or a modifier.
+port_visits(Flags) ->
+    PortFlags = [all, ports, running_ports, send, 'receive', silent, timestamp,
+                 monotonic_timestamp, strict_monotonic_timestamp, scheduler_id],
+    is_list(Flags) andalso
+        lists:any(fun(F) -> lists:member(F, PortFlags) end, Flags).
 
 %% Every pid the scenario names stands for a dead process until it is
 %% spawned or named in a tracer position of a command; these placeholders are
@@ -472,7 +485,7 @@ print(Term, _W) ->
                       [global, unicode, {return, binary}]),
     Out = re:replace(Out0, "'\\$sport(<[0-9.]+>)'", "#Port\\1",
                      [global, unicode, {return, binary}]),
-    io:put_chars(Out).
+    put(output, [Out | case get(output) of undefined -> []; O -> O end]).
 
 drain_all(W) ->
     lists:foreach(fun(S) -> drain(S, W) end, W#w.order).
@@ -502,8 +515,24 @@ own_trace_msgs() ->
     end.
 
 print_msgs(S, Msgs, W) ->
-    [print({S, pretty(mask(M), W)}, W) || M <- Msgs],
+    [print({S, pretty(mask(M), W)}, W) || M <- Msgs, in_world(M, W)],
     ok.
+
+%% A trace message about a process outside the scenario world (a VM process
+%% traced through `existing` or `all`), or about the driver's traffic with
+%% the collectors, is not part of the world.
+in_world(M, W) when is_tuple(M), tuple_size(M) >= 3,
+                    (element(1, M) =:= trace orelse element(1, M) =:= trace_ts) ->
+    Tracee = element(2, M),
+    Machinery = case M of
+                    {_, _, send, {'$drain', _, _}, _} -> true;
+                    {_, _, send, {'$drain', _, _}, _, _} -> true;
+                    _ -> false
+                end,
+    not Machinery andalso
+        (not (is_pid(Tracee) orelse is_port(Tracee))
+         orelse maps:is_key(Tracee, W#w.rev));
+in_world(_, _) -> true.
 
 %% The measured values of call_time and call_memory in trace_info replies
 %% ({Pid, Count, Sec, USec}, {Pid, Count, Words}) are not reproducible, and
@@ -654,6 +683,7 @@ load_act_module() ->
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
         "act(garbage_collect) -> erlang:garbage_collect();\n"
         "act({exit, R}) -> exit(R);\n"
+        "act({exit, P, R}) -> exit(P, R);\n"
         "act({seq_trace, K, V}) -> seq_trace:set_token(K, V);\n"
         "act({seq_trace_token, T}) -> seq_trace:set_token(T);\n"
         "act({seq_trace_print, M}) -> seq_trace:print(M);\n"
@@ -926,13 +956,13 @@ do_event(P, Actions, W) ->
         orelse world_error(unsupported),
     case maps:get(P, W#w.kind, none) of
         driver ->
-            lists:all(fun(A) -> element(1, A) =:= send end,
-                      [A || A <- Actions, is_tuple(A)])
-                andalso length([A || A <- Actions, is_tuple(A)]) =:= length(Actions)
+            lists:all(fun({send, _, _}) -> true;
+                         ({exit, _, _}) -> true;
+                         (_) -> false
+                      end, Actions)
                 orelse world_error(unsupported),
             check_actions(P, self(), Actions, W),
-            [catch erlang:send(real(To, W), real(M, W)) || {send, To, M} <- Actions],
-            {ok, W};
+            lists:foldl(fun driver_act/2, {ok, W}, Actions);
         _ ->
             Pid = puppet(P, W),
             check_actions(P, Pid, Actions, W),
@@ -941,11 +971,22 @@ do_event(P, Actions, W) ->
             Exits = [A || {exit, _} = A <- Actions],
             (Exits =:= [] orelse lists:last(Actions) =:= hd(Exits)
              andalso length(Exits) =:= 1) orelse world_error(bad_action),
+            %% An exit signal to itself may end it at once: it comes last.
+            SelfExits = [A || {exit, T, _} = A <- Actions, T =:= P],
+            (SelfExits =:= [] orelse lists:last(Actions) =:= hd(SelfExits)
+             andalso length(SelfExits) =:= 1) orelse world_error(bad_action),
             PortsBefore = erlang:ports(),
             ProcsBefore = processes(),
             Pid ! {?STEP, {do, real(Actions, W)}},
             W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
             case Exits of
+                [] when SelfExits =/= [] ->
+                    %% It lives on if it traps exits; settle/1 sees it gone
+                    %% otherwise.
+                    wait_state_or_gone(Pid, where(Stack)),
+                    W2 = bind_opened(Actions, PortsBefore, W1),
+                    W3 = bind_spawned(Actions, ProcsBefore, W2),
+                    {ok, bump_if_frame(P, W3)};
                 [] ->
                     wait_state(Pid, where(Stack)),
                     W2 = bind_opened(Actions, PortsBefore, W1),
@@ -954,6 +995,25 @@ do_event(P, Actions, W) ->
                 _ ->
                     after_end(P, Pid, [], W1)
             end
+    end.
+
+%% The driver's actions: a send, or an exit signal, which kills a collector
+%% (collectors do not trap exits) unless the reason is normal.
+driver_act({send, To, M}, {ok, W}) ->
+    catch erlang:send(real(To, W), real(M, W)),
+    {ok, W};
+driver_act({exit, T, R}, {ok, W}) ->
+    Pid = real(T, W),
+    exit(Pid, real(R, W)),
+    case maps:get(T, W#w.kind) of
+        collector when R =/= normal ->
+            Mon = erlang:monitor(process, Pid),
+            receive {'DOWN', Mon, process, Pid, _} -> ok
+            after ?WAIT_MS -> error({no_exit, T})
+            end,
+            receive {'EXIT', Pid, _} -> ok after ?WAIT_MS -> ok end,
+            {ok, W#w{kind = (W#w.kind)#{T => dead_collector}}};
+        _ -> {ok, W}
     end.
 
 %% The processes the step spawned, in the order its spawn actions name them
@@ -1021,6 +1081,7 @@ bump_if_frame(P, W) ->
 is_action('receive') -> true;
 is_action(garbage_collect) -> true;
 is_action({exit, _}) -> true;
+is_action({exit, P, _}) -> is_spid(P);
 is_action({send, To, _}) -> is_atom(To);
 is_action({link, P}) -> is_spid(P) orelse is_sport(P);
 is_action({unlink, P}) -> is_spid(P) orelse is_sport(P);
@@ -1083,6 +1144,14 @@ check_action(_P, {send, To, _}, Acc, W) ->
             end;
         false -> Acc
     end;
+check_action(P, {exit, T, _}, Acc, W) ->
+    case maps:get(T, W#w.kind, none) of
+        puppet when T =/= P -> maps:is_key(T, W#w.stacks) orelse world_error(noproc);
+        puppet -> ok;
+        collector -> ok;
+        _ -> world_error(noproc)
+    end,
+    Acc;
 check_action(_P, _, Acc, _W) ->
     Acc.
 
@@ -1124,6 +1193,11 @@ unwind([_ | Rest]) -> unwind(Rest).
 wait_state(Pid, MFA) ->
     wait_state(Pid, MFA, erlang:monotonic_time(millisecond) + ?WAIT_MS).
 
+wait_state_or_gone(Pid, MFA) ->
+    try wait_state(Pid, MFA)
+    catch throw:{gone, Pid} -> ok
+    end.
+
 wait_state(Pid, MFA, Deadline) ->
     Info = case erlang:process_info(Pid, [status]) of
                [{status, waiting}] = Waiting ->
@@ -1135,6 +1209,7 @@ wait_state(Pid, MFA, Deadline) ->
            end,
     case Info of
         [{status, waiting}, {current_function, MFA}] -> ok;
+        undefined -> throw({gone, Pid});
         Other ->
             case erlang:monotonic_time(millisecond) > Deadline of
                 true -> error({stuck, Pid, MFA, Other});

@@ -5,6 +5,7 @@
 
 use matchspec::term::{Atom, Heap, Term, Word};
 
+use super::link_tree::{LinkKey, LinkTree};
 use super::world::{Signal, atom, world};
 use super::{Failure, Runner};
 use crate::ids::{Mfa, Pid, PortId};
@@ -18,8 +19,8 @@ pub(super) struct WorldPort {
     port: Port,
     /// The connected process: it gets what the port sends.
     owner: Pid,
-    /// The processes linked to the port, oldest first.
-    linked: Vec<Pid>,
+    /// The processes linked to the port, in ERTS's tree.
+    linked: LinkTree,
     /// The port's registered name.
     name: Option<Atom>,
 }
@@ -132,15 +133,14 @@ impl Runner {
 
     /// The ports `pid` is linked to.
     pub(super) fn linked_ports(&self, pid: Pid) -> Vec<PortId> {
-        let mut ports: Vec<PortId> = self
-            .world
-            .ports
-            .iter()
-            .filter(|(_, p)| p.linked.contains(&pid))
-            .map(|(id, _)| *id)
-            .collect();
-        ports.sort();
-        ports
+        let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
+        links
+            .into_iter()
+            .filter_map(|k| match k {
+                LinkKey::Port(port) => Some(port),
+                LinkKey::Process(_) => None,
+            })
+            .collect()
     }
 
     pub(super) fn perform_port_action(&mut self, pid: Pid, action: &PortAction) {
@@ -149,19 +149,25 @@ impl Runner {
             PortAction::Command(id, data) => self.port_command(pid, *id, data),
             PortAction::Close(id) => self.port_close(pid, *id),
             PortAction::Link(id) => {
+                if !self.world.ports.contains_key(id) {
+                    return;
+                }
+                self.link_side(pid, LinkKey::Port(*id));
                 let Some(wp) = self.world.ports.get_mut(id) else { return };
                 if let Some(p) = self.processes.get_mut(&pid) {
                     p.link_port(*id);
                 }
-                wp.linked.push(pid);
+                wp.linked.insert(LinkKey::Process(pid));
                 port_task(&wp.port, Some("link"), |port| port.linked_by(pid));
             }
             PortAction::Unlink(id) => {
+                // The port answers at once (its task runs within the step).
+                self.unlink_side(pid, LinkKey::Port(*id));
                 let Some(wp) = self.world.ports.get_mut(id) else { return };
                 if let Some(p) = self.processes.get_mut(&pid) {
                     p.unlink_port(*id);
                 }
-                wp.linked.retain(|p| *p != pid);
+                wp.linked.remove(LinkKey::Process(pid));
                 port_task(&wp.port, Some("unlink"), |port| port.unlinked_by(pid));
             }
             PortAction::Register(name, id) => {
@@ -189,7 +195,10 @@ impl Runner {
         port_task(&port, Some("open"), |_| {});
         port.linked_by(pid);
         self.world.ports_ever.insert(id);
-        self.world.ports.insert(id, WorldPort { port, owner: pid, linked: vec![pid], name: None });
+        let mut linked = LinkTree::default();
+        linked.insert(LinkKey::Process(pid));
+        self.world.ports.insert(id, WorldPort { port, owner: pid, linked, name: None });
+        self.link_side(pid, LinkKey::Port(id));
         let Some(p) = self.processes.get_mut(&pid) else { return };
         p.link_port(id);
         let mut heap = Heap::new();
@@ -222,24 +231,27 @@ impl Runner {
     }
 
     /// `port_close/1`: the port takes `close` in a `close` task and closes
-    /// with reason `normal` (no `out`: it is gone). The owner waits for
-    /// that; every process linked to the port gets the exit signal.
+    /// with reason `normal` (no `out`: it is gone), and every process linked
+    /// to it gets its exit signal. The owner waits in the BIF meanwhile, so
+    /// the others handle theirs first (in the order the port's link tree
+    /// sends them), and the owner its own when it runs again.
     fn port_close(&mut self, pid: Pid, id: PortId) {
         let Some(wp) = self.world.ports.remove(&id) else { return };
         wp.port.trace_schedule_in(Some(Atom::new("close")));
         wp.port.received(pid, Term::atom(Atom::new("close")).as_ref());
         wp.port.close(Term::atom(Atom::new("normal")).as_ref(), wp.name);
-        self.wait_within(pid, handle_signals_mfa(), |_| {});
-        for linked in wp.linked.into_iter().rev() {
-            if linked == pid {
-                if let Some(p) = self.processes.get_mut(&pid) {
-                    p.unlinked_by_port(id);
-                }
-            } else {
+        let linked = linked_processes(&wp.linked);
+        self.wait_within(pid, handle_signals_mfa(), |runner| {
+            for &other in linked.iter().filter(|&&p| p != pid) {
                 let reason = Term::atom(Atom::new("normal"));
                 let signal = Signal::PortExit { from: id, reason };
-                self.world.pending.push_back((linked, signal));
+                runner.world.pending.push_back((other, signal));
             }
+            runner.run_signals_but(Some(pid));
+        });
+        if linked.contains(&pid) {
+            let reason = Term::atom(Atom::new("normal"));
+            self.handle(pid, Signal::PortExit { from: id, reason });
         }
     }
 
@@ -275,13 +287,14 @@ impl Runner {
         }
     }
 
-    /// Process `pid` has exited with `reason`: the ports it is linked to
-    /// close with that reason (each processes the exit signal in a task of
-    /// its own, named 0), and their other linked processes get exit signals.
-    pub(super) fn ports_after_exit(&mut self, pid: Pid, reason: &Term) {
-        for id in self.linked_ports(pid) {
+    /// Process `pid` has exited with `reason`: the ports it was linked to
+    /// (`ports`, in the order its exit walked its links) close with that
+    /// reason (each processes the exit signal in a task of its own, named
+    /// 0), and their other linked processes get exit signals.
+    pub(super) fn ports_after_exit(&mut self, pid: Pid, ports: &[PortId], reason: &Term) {
+        for &id in ports {
             let Some(wp) = self.world.ports.get_mut(&id) else { continue };
-            wp.linked.retain(|p| *p != pid);
+            wp.linked.remove(LinkKey::Process(pid));
             let closes = wp.owner == pid || reason.as_ref().as_atom() != Some(Atom::new("normal"));
             if !closes {
                 // The port handles the exit signal and lives on, quietly.
@@ -291,12 +304,23 @@ impl Runner {
             let wp = self.world.ports.remove(&id).expect("looked up above");
             wp.port.trace_schedule_in(None);
             wp.port.close(reason.as_ref(), wp.name);
-            for linked in wp.linked.into_iter().rev() {
+            for linked in linked_processes(&wp.linked) {
                 let signal = Signal::PortExit { from: id, reason: reason.clone() };
                 self.world.pending.push_back((linked, signal));
             }
         }
     }
+}
+
+/// The processes linked to a port, in the order its exit walks them.
+fn linked_processes(tree: &LinkTree) -> Vec<Pid> {
+    tree.exit_order()
+        .into_iter()
+        .filter_map(|k| match k {
+            LinkKey::Process(p) => Some(p),
+            LinkKey::Port(_) => None,
+        })
+        .collect()
 }
 
 /// A port task named `what` (`0` for none, an I/O task): `in`, `body`,

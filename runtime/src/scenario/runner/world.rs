@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
+use super::link_tree::{LinkKey, LinkTree};
 use super::ports::{PortAction, WorldPort, port_exit_message};
 use super::{DRIVER, Failure, Reply, Runner};
 use crate::ids::{Pid, PortId};
@@ -29,14 +30,17 @@ pub(super) enum Signal {
         message: Term,
         token: MessageToken,
     },
-    Link(LinkSignal),
+    Link(Pid, LinkSignal),
     Unlink(Pid),
-    /// The unlinked process's answer: it only wakes the unlinker.
-    UnlinkAck,
+    /// The unlinked process's answer (from it): the unlinker's link goes.
+    UnlinkAck(Pid),
+    /// An exit signal: through a link as `from` ended (`linked`), or sent
+    /// by `exit/2`.
     Exit {
         from: Pid,
         reason: Term,
         token: MessageToken,
+        linked: bool,
     },
     /// The exit signal of a port that closed.
     PortExit {
@@ -50,8 +54,8 @@ pub(super) enum Signal {
 pub(super) struct World {
     /// Messages in each puppet's queue (steps are taken at once).
     queues: rustc_hash::FxHashMap<Pid, VecDeque<(Term, MessageToken)>>,
-    /// Each process's links, oldest first.
-    links: rustc_hash::FxHashMap<Pid, Vec<Pid>>,
+    /// Each process's links, to processes and ports, in ERTS's tree.
+    pub(super) links: rustc_hash::FxHashMap<Pid, LinkTree>,
     /// Registered names of processes.
     pub(super) names: rustc_hash::FxHashMap<Atom, Pid>,
     /// The open ports.
@@ -128,8 +132,8 @@ impl Runner {
             .collect::<Option<_>>()
             .ok_or(world("bad_action"))?;
         if pid == DRIVER {
-            // The driver only sends.
-            if !actions.iter().all(|a| matches!(a, Action::Send { .. })) {
+            // The driver only sends messages and exit signals.
+            if !actions.iter().all(|a| matches!(a, Action::Send { .. } | Action::ExitSignal(..))) {
                 return Err(world("unsupported"));
             }
         } else if !self.is_puppet(pid) {
@@ -223,25 +227,54 @@ impl Runner {
                         return Err(world("bad_action"));
                     }
                 }
+                Action::ExitSignal(to, _) => {
+                    // To itself, the signal may end the process at once:
+                    // nothing may follow.
+                    if *to == pid && !std::ptr::eq(action, actions.last().expect("not empty")) {
+                        return Err(world("bad_action"));
+                    }
+                    let tracer = self.tracers.iter().any(|(p, t)| *p == *to && t.is_alive());
+                    if *to == DRIVER || (!self.is_puppet(*to) && !tracer) {
+                        return Err(world("noproc"));
+                    }
+                }
             }
         }
         Ok(())
     }
 
+    /// The processes `pid` is linked to (links being taken away left out).
     fn linked_to(&self, pid: Pid) -> Vec<Pid> {
-        self.world.links.get(&pid).cloned().unwrap_or_default()
+        let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
+        links
+            .into_iter()
+            .filter_map(|k| match k {
+                LinkKey::Process(p) => Some(p),
+                LinkKey::Port(_) => None,
+            })
+            .collect()
     }
 
-    fn add_link(&mut self, a: Pid, b: Pid) {
-        self.world.links.entry(a).or_default().push(b);
-        self.world.links.entry(b).or_default().push(a);
+    /// `pid`'s own side of a link: it links to `other`.
+    pub(super) fn link_side(&mut self, pid: Pid, other: LinkKey) {
+        self.world.links.entry(pid).or_default().insert(other);
     }
 
-    fn remove_link(&mut self, a: Pid, b: Pid) {
-        for (x, y) in [(a, b), (b, a)] {
-            if let Some(list) = self.world.links.get_mut(&x) {
-                list.retain(|p| *p != y);
-            }
+    /// `pid` handles an exit signal through its link to `other`: answers
+    /// whether the link was there (and not being taken away), and drops it.
+    fn take_link(&mut self, pid: Pid, other: LinkKey) -> bool {
+        let tree = self.world.links.entry(pid).or_default();
+        let active = tree.is_linked(other);
+        if active {
+            tree.remove(other);
+        }
+        active
+    }
+
+    /// `pid`'s own side of a link goes.
+    pub(super) fn unlink_side(&mut self, pid: Pid, other: LinkKey) {
+        if let Some(tree) = self.world.links.get_mut(&pid) {
+            tree.remove(other);
         }
     }
 
@@ -259,6 +292,9 @@ impl Runner {
         if let Action::Spawn(child) = action {
             return self.spawn_in_step(pid, *child);
         }
+        if let Action::ExitSignal(to, reason) = action {
+            return self.send_exit_signal(pid, *to, reason);
+        }
         if let Action::Unregister(name) = action
             && self.port_named(*name).is_some()
         {
@@ -266,7 +302,9 @@ impl Runner {
         }
         let Some(process) = self.processes.get_mut(&pid) else { return };
         match action {
-            Action::Port(_) | Action::Spawn(_) => unreachable!("handled above"),
+            Action::Port(_) | Action::Spawn(_) | Action::ExitSignal(..) => {
+                unreachable!("handled above")
+            }
             Action::Send { to, message } => {
                 let token = process.send(to.as_ref(), receiver, message.as_ref());
                 let Some(receiver) = receiver else { return };
@@ -291,12 +329,15 @@ impl Runner {
             }
             Action::Link(other) => {
                 let signal = process.link(*other);
-                self.add_link(pid, *other);
-                self.world.pending.push_back((*other, Signal::Link(signal)));
+                self.link_side(pid, LinkKey::Process(*other));
+                self.world.pending.push_back((*other, Signal::Link(pid, signal)));
             }
             Action::Unlink(other) => {
+                // The link stays in the tree until the answer comes.
                 process.unlink(*other);
-                self.remove_link(pid, *other);
+                if let Some(tree) = self.world.links.get_mut(&pid) {
+                    tree.set_unlinking(LinkKey::Process(*other));
+                }
                 self.world.pending.push_back((*other, Signal::Unlink(pid)));
             }
             Action::Register(name) => {
@@ -361,7 +402,14 @@ impl Runner {
     /// were woken (each scheduled in, then out again unless it ended);
     /// signals sent while handling (exits, unlink answers) go on the end.
     pub(super) fn run_signals(&mut self) {
-        while let Some((receiver, _)) = self.world.pending.front() {
+        self.run_signals_but(None);
+    }
+
+    /// [`Runner::run_signals`] while process `away` waits in a BIF: it
+    /// runs after the others, so its signals stay pending.
+    pub(super) fn run_signals_but(&mut self, away: Option<Pid>) {
+        while let Some((receiver, _)) = self.world.pending.iter().find(|(to, _)| Some(*to) != away)
+        {
             let receiver = *receiver;
             let mut mine = VecDeque::new();
             let mut rest = VecDeque::new();
@@ -383,24 +431,49 @@ impl Runner {
         }
     }
 
-    fn handle(&mut self, pid: Pid, signal: Signal) {
+    pub(super) fn handle(&mut self, pid: Pid, signal: Signal) {
         let Some(process) = self.processes.get_mut(&pid) else { return };
         match signal {
             Signal::Message { from, message, token } => {
                 process.message_arrived(from, message.as_ref());
                 self.world.queues.entry(pid).or_default().push_back((message, token));
             }
-            Signal::Link(signal) => process.linked_by(signal),
-            Signal::Unlink(from) => {
-                process.unlinked_by(from);
-                if self.processes.contains_key(&from) {
-                    self.world.pending.push_back((from, Signal::UnlinkAck));
+            Signal::Link(from, signal) => {
+                // Already linked (or unlinking): nothing happens.
+                let key = LinkKey::Process(from);
+                let tree = self.world.links.entry(pid).or_default();
+                if !tree.contains(key) {
+                    tree.insert(key);
+                    process.linked_by(signal);
                 }
             }
-            Signal::UnlinkAck => {}
-            Signal::Exit { from, reason, token } => {
+            Signal::Unlink(from) => {
+                process.unlinked_by(from);
+                self.unlink_side(pid, LinkKey::Process(from));
+                if self.processes.contains_key(&from) {
+                    self.world.pending.push_back((from, Signal::UnlinkAck(pid)));
+                }
+            }
+            Signal::UnlinkAck(from) => {
+                // Unless it linked again meanwhile.
+                let key = LinkKey::Process(from);
+                if let Some(tree) = self.world.links.get_mut(&pid)
+                    && !tree.is_linked(key)
+                {
+                    tree.remove(key);
+                }
+            }
+            Signal::Exit { from, reason, token, linked } => {
                 let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
                 let trapping = self.world.trapping.contains(&pid);
+                if !linked {
+                    return self.handle_exit_signal(pid, from, reason, token);
+                }
+                // ERTS drops the signal of a link that is gone or going.
+                if !self.take_link(pid, LinkKey::Process(from)) {
+                    return;
+                }
+                let Some(process) = self.processes.get_mut(&pid) else { return };
                 if trapping || normal {
                     // The link is gone; a process that lives on says so.
                     process.unlinked_by(from);
@@ -421,6 +494,10 @@ impl Runner {
             Signal::PortExit { from, reason } => {
                 let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
                 let trapping = self.world.trapping.contains(&pid);
+                if !self.take_link(pid, LinkKey::Port(from)) {
+                    return;
+                }
+                let Some(process) = self.processes.get_mut(&pid) else { return };
                 if trapping || normal {
                     process.unlinked_by_port(from);
                 }
@@ -444,34 +521,90 @@ impl Runner {
     /// processes linked to it get exit signals.
     ///
     /// Its registered name goes (`unregister`, after `exit`). The exit
-    /// signals go out newest link first: ERTS walks its link tree in post
-    /// order, which for up to two links is that order (for more it depends
-    /// on the tree's shape, which the world does not model).
+    /// signals go out in the post order of its link tree, as ERTS walks it
+    /// (see `link_tree`): for up to two links, newest first. Each end
+    /// drops its side of the link when it handles the signal.
     pub(super) fn ended(&mut self, pid: Pid, reason: Term) {
         let name = self.world.names.iter().find(|(_, p)| **p == pid).map(|(n, _)| *n);
-        let linked = self.linked_to(pid);
-        let mut signals = Vec::with_capacity(linked.len());
+        let links = self.world.links.remove(&pid).map(|t| t.exit_order()).unwrap_or_default();
+        let mut signals = Vec::with_capacity(links.len());
+        let mut ports = Vec::new();
         if let Some(process) = self.processes.get_mut(&pid) {
             if let Some(name) = name {
                 process.unregister(name);
             }
-            for other in linked.into_iter().rev() {
-                let token = process.exit_signal(other, reason.as_ref());
-                signals.push((other, token));
+            for other in links {
+                match other {
+                    LinkKey::Process(other) => {
+                        let token = process.exit_signal(other, reason.as_ref());
+                        signals.push((other, token));
+                    }
+                    LinkKey::Port(port) => ports.push(port),
+                }
             }
             process.trace_schedule_out_exited();
         }
         self.processes.remove(&pid);
-        self.ports_after_exit(pid, &reason);
+        self.ports_after_exit(pid, &ports, &reason);
         self.world.queues.remove(&pid);
         self.world.trapping.remove(&pid);
         self.world.names.retain(|_, p| *p != pid);
         for (other, token) in signals {
-            self.remove_link(pid, other);
-            let signal = Signal::Exit { from: pid, reason: reason.clone(), token };
+            let signal = Signal::Exit { from: pid, reason: reason.clone(), token, linked: true };
             self.world.pending.push_back((other, signal));
         }
-        self.world.links.remove(&pid);
+    }
+
+    /// `exit(To, Reason)` by `from`. Sent to itself it is handled at once (as
+    /// ERTS handles a BIF's signals to the caller before it returns); a
+    /// tracer process (which does not trap exits) dies unless `Reason` is
+    /// `normal`, and its undelivered messages with it.
+    fn send_exit_signal(&mut self, from: Pid, to: Pid, reason: &Term) {
+        if let Some((_, tracer)) = self.tracers.iter().find(|(p, _)| *p == to) {
+            if reason.as_ref().as_atom() != Some(Atom::new("normal")) {
+                tracer.kill();
+                if let Some(mut process) = self.processes.remove(&to) {
+                    process.exit_with(reason.as_ref());
+                }
+            }
+            return;
+        }
+        // ERTS's exit/2 sends no token (and makes no sequential trace
+        // event), unlike the exit signals of links.
+        let token = MessageToken::NONE;
+        let signal = Signal::Exit { from, reason: reason.clone(), token, linked: false };
+        if to == from {
+            self.handle(to, signal);
+        } else {
+            self.world.pending.push_back((to, signal));
+        }
+    }
+
+    /// Process `pid` handles an exit signal `exit/2` sent it: `kill` kills
+    /// it (`killed`), a trapping process gets `{'EXIT', From, Reason}`, and
+    /// otherwise it ends with `reason`, unless that is `normal` from another
+    /// process.
+    fn handle_exit_signal(&mut self, pid: Pid, from: Pid, reason: Term, token: MessageToken) {
+        let Some(process) = self.processes.get_mut(&pid) else { return };
+        let kill = reason.as_ref().as_atom() == Some(Atom::new("kill"));
+        let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
+        if kill {
+            let killed = Term::atom(Atom::new("killed"));
+            process.exit_with(killed.as_ref());
+            return self.ended(pid, killed);
+        }
+        if self.world.trapping.contains(&pid) {
+            let mut heap = Heap::new();
+            let f = from.to_word(&mut heap);
+            let r = reason.copy_to(&mut heap);
+            let root = heap.tuple(&[atom("EXIT"), f, r]);
+            let message = Term::from_parts(heap, root);
+            process.message_arrived(Origin::Process(from), message.as_ref());
+            self.world.queues.entry(pid).or_default().push_back((message, token));
+        } else if !normal || from == pid {
+            process.exit_with(reason.as_ref());
+            self.ended(pid, reason);
+        }
     }
 
     /// After a puppet's return or raise: if it ended, it leaves the world.
@@ -564,7 +697,10 @@ impl Runner {
 /// One action of a `do` step.
 #[derive(Debug)]
 enum Action {
-    Send { to: Term, message: Term },
+    Send {
+        to: Term,
+        message: Term,
+    },
     Receive,
     Link(Pid),
     Unlink(Pid),
@@ -576,6 +712,8 @@ enum Action {
     SeqPrint(Option<Term>, Term),
     GarbageCollect,
     Exit(Term),
+    /// `exit(To, Reason)`.
+    ExitSignal(Pid, Term),
     Spawn(Pid),
     Port(PortAction),
 }
@@ -585,7 +723,9 @@ impl Action {
     fn names(&self, pid: Pid) -> bool {
         match self {
             Action::Send { to, .. } => Pid::from_term(to.as_ref()) == Some(pid),
-            Action::Link(p) | Action::Unlink(p) | Action::Spawn(p) => *p == pid,
+            Action::Link(p) | Action::Unlink(p) | Action::Spawn(p) | Action::ExitSignal(p, _) => {
+                *p == pid
+            }
             _ => false,
         }
     }
@@ -634,6 +774,7 @@ impl Action {
             }),
             ("seq_trace", 3) => Action::SeqTrace(arg(1)?.to_owned(), arg(2)?.to_owned()),
             ("exit", 2) => Action::Exit(arg(1)?.to_owned()),
+            ("exit", 3) => Action::ExitSignal(Pid::from_term(arg(1)?)?, arg(2)?.to_owned()),
             ("spawn", 2) => Action::Spawn(Pid::from_term(arg(1)?)?),
             ("seq_trace_token", 2) => Action::SeqToken(arg(1)?.to_owned()),
             ("seq_trace_print", 2) => Action::SeqPrint(None, arg(1)?.to_owned()),

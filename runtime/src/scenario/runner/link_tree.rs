@@ -1,0 +1,501 @@
+//! A process's or port's links as ERTS keeps them, so that exit signals go
+//! out in ERTS's order.
+//!
+//! ERTS keeps each process's (and port's) links in a red-black tree keyed by
+//! the other end's identifier word (`erl_monitor_link.c`, `ml_cmp_keys`:
+//! every local pid before every port, each kind by its word, which grows
+//! with the number), and an exiting process walks that tree in post order,
+//! destroying it as it goes (`erl_rbtree.h`, `foreach_destroy`). The order
+//! of the exit signals is therefore the post order of the tree's current
+//! shape, which depends on the order of every insertion and deletion
+//! before. [`LinkTree`] is the same tree with the same algorithms
+//! (insertion and deletion fix-ups of CLRS, the successor replacing a
+//! deleted node with two children), so its post order is ERTS's.
+//!
+//! A link being taken away (`unlink/1` before the other end answered) stays
+//! in the tree, shaping it, until the answer comes: [`LinkTree::set_unlinking`]
+//! marks it, and the exit walk skips it, as ERTS skips an `unlinking` link.
+
+use crate::ids::{Pid, PortId};
+
+/// The other end of a link, in ERTS's key order: processes, then ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) enum LinkKey {
+    /// A local process.
+    Process(Pid),
+    /// A local port.
+    Port(PortId),
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    key: LinkKey,
+    parent: Option<usize>,
+    left: Option<usize>,
+    right: Option<usize>,
+    red: bool,
+    unlinking: bool,
+}
+
+/// A red-black tree of links (see the module documentation).
+#[derive(Debug, Clone, Default)]
+pub(super) struct LinkTree {
+    nodes: Vec<Node>,
+    free: Vec<usize>,
+    root: Option<usize>,
+}
+
+impl LinkTree {
+    /// Is there a link to `key` that is not being taken away?
+    pub(super) fn is_linked(&self, key: LinkKey) -> bool {
+        self.find(key).is_some_and(|n| !self.nodes[n].unlinking)
+    }
+
+    /// Is there a link to `key`, live or being taken away?
+    pub(super) fn contains(&self, key: LinkKey) -> bool {
+        self.find(key).is_some()
+    }
+
+    /// The live links, in key order.
+    pub(super) fn linked(&self) -> Vec<LinkKey> {
+        let mut keys: Vec<LinkKey> = self
+            .post_order()
+            .into_iter()
+            .filter(|&n| !self.nodes[n].unlinking)
+            .map(|n| self.nodes[n].key)
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// The live links in the order an exit walks them: the tree's post
+    /// order, links being taken away left out.
+    pub(super) fn exit_order(&self) -> Vec<LinkKey> {
+        self.post_order()
+            .into_iter()
+            .filter(|&n| !self.nodes[n].unlinking)
+            .map(|n| self.nodes[n].key)
+            .collect()
+    }
+
+    /// Links to `key`; a link being taken away is live again.
+    pub(super) fn insert(&mut self, key: LinkKey) {
+        if let Some(n) = self.find(key) {
+            self.nodes[n].unlinking = false;
+            return;
+        }
+        let n = self.alloc(key);
+        let Some(mut x) = self.root else {
+            self.nodes[n].red = false;
+            self.root = Some(n);
+            return;
+        };
+        loop {
+            let go_left = key < self.nodes[x].key;
+            let child = if go_left { self.nodes[x].left } else { self.nodes[x].right };
+            match child {
+                Some(c) => x = c,
+                None => {
+                    self.nodes[n].parent = Some(x);
+                    if go_left {
+                        self.nodes[x].left = Some(n);
+                    } else {
+                        self.nodes[x].right = Some(n);
+                    }
+                    break;
+                }
+            }
+        }
+        if self.nodes[x].red {
+            self.insert_fixup(n);
+        }
+    }
+
+    /// Marks the link to `key` as being taken away.
+    pub(super) fn set_unlinking(&mut self, key: LinkKey) {
+        if let Some(n) = self.find(key) {
+            self.nodes[n].unlinking = true;
+        }
+    }
+
+    /// Removes the link to `key`, if there is one.
+    pub(super) fn remove(&mut self, key: LinkKey) {
+        if let Some(z) = self.find(key) {
+            self.delete(z);
+            self.release(z);
+        }
+    }
+
+    fn find(&self, key: LinkKey) -> Option<usize> {
+        let mut x = self.root;
+        while let Some(n) = x {
+            let k = self.nodes[n].key;
+            if key == k {
+                return Some(n);
+            }
+            x = if key < k { self.nodes[n].left } else { self.nodes[n].right };
+        }
+        None
+    }
+
+    fn alloc(&mut self, key: LinkKey) -> usize {
+        let node = Node { key, parent: None, left: None, right: None, red: true, unlinking: false };
+        match self.free.pop() {
+            Some(i) => {
+                self.nodes[i] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                self.nodes.len() - 1
+            }
+        }
+    }
+
+    fn release(&mut self, n: usize) {
+        self.free.push(n);
+    }
+
+    fn post_order(&self) -> Vec<usize> {
+        fn walk(tree: &LinkTree, n: Option<usize>, out: &mut Vec<usize>) {
+            if let Some(n) = n {
+                walk(tree, tree.nodes[n].left, out);
+                walk(tree, tree.nodes[n].right, out);
+                out.push(n);
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, self.root, &mut out);
+        out
+    }
+
+    fn is_red(&self, n: Option<usize>) -> bool {
+        n.is_some_and(|n| self.nodes[n].red)
+    }
+
+    fn set_child(&mut self, parent: Option<usize>, old: usize, new: Option<usize>) {
+        match parent {
+            None => self.root = new,
+            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = new,
+            Some(p) => self.nodes[p].right = new,
+        }
+    }
+
+    fn left_rotate(&mut self, x: usize) {
+        let y = self.nodes[x].right.expect("a right child to rotate");
+        let l = self.nodes[y].left;
+        self.nodes[x].right = l;
+        if let Some(l) = l {
+            self.nodes[l].parent = Some(x);
+        }
+        let p = self.nodes[x].parent;
+        self.nodes[y].parent = p;
+        self.set_child(p, x, Some(y));
+        self.nodes[y].left = Some(x);
+        self.nodes[x].parent = Some(y);
+    }
+
+    fn right_rotate(&mut self, x: usize) {
+        let y = self.nodes[x].left.expect("a left child to rotate");
+        let r = self.nodes[y].right;
+        self.nodes[x].left = r;
+        if let Some(r) = r {
+            self.nodes[r].parent = Some(x);
+        }
+        let p = self.nodes[x].parent;
+        self.nodes[y].parent = p;
+        self.set_child(p, x, Some(y));
+        self.nodes[y].right = Some(x);
+        self.nodes[x].parent = Some(y);
+    }
+
+    /// `insert_fixup__`: `n` and its parent are red.
+    fn insert_fixup(&mut self, n: usize) {
+        let mut x = n;
+        loop {
+            let p = self.nodes[x].parent.expect("a red node has a parent");
+            let pp = self.nodes[p].parent.expect("a red parent is not the root");
+            if self.nodes[pp].left == Some(p) {
+                let y = self.nodes[pp].right;
+                if self.is_red(y) {
+                    self.nodes[y.expect("red")].red = false;
+                    self.nodes[p].red = false;
+                    self.nodes[pp].red = true;
+                    x = pp;
+                } else {
+                    let (mut p, mut pp) = (p, pp);
+                    if self.nodes[p].right == Some(x) {
+                        x = p;
+                        self.left_rotate(x);
+                        p = self.nodes[x].parent.expect("rotated under a parent");
+                        pp = self.nodes[p].parent.expect("rotated under a grandparent");
+                    }
+                    self.nodes[p].red = false;
+                    self.nodes[pp].red = true;
+                    self.right_rotate(pp);
+                    break;
+                }
+            } else {
+                let y = self.nodes[pp].left;
+                if self.is_red(y) {
+                    self.nodes[y.expect("red")].red = false;
+                    self.nodes[p].red = false;
+                    self.nodes[pp].red = true;
+                    x = pp;
+                } else {
+                    let (mut p, mut pp) = (p, pp);
+                    if self.nodes[p].left == Some(x) {
+                        x = p;
+                        self.right_rotate(x);
+                        p = self.nodes[x].parent.expect("rotated under a parent");
+                        pp = self.nodes[p].parent.expect("rotated under a grandparent");
+                    }
+                    self.nodes[p].red = false;
+                    self.nodes[pp].red = true;
+                    self.left_rotate(pp);
+                    break;
+                }
+            }
+            if Some(x) == self.root || !self.is_red(self.nodes[x].parent) {
+                break;
+            }
+        }
+        let root = self.root.expect("not empty");
+        self.nodes[root].red = false;
+    }
+
+    /// `delete`: splices out `z`, or its successor when `z` has two
+    /// children (which then takes `z`'s place and colour), and restores the
+    /// colours. A black leaf spliced out leaves a temporary black node
+    /// (ERTS's `null_x`) to start the fix-up from.
+    fn delete(&mut self, z: usize) {
+        let y = if self.nodes[z].left.is_none() || self.nodes[z].right.is_none() {
+            z
+        } else {
+            let mut y = self.nodes[z].right.expect("two children");
+            while let Some(l) = self.nodes[y].left {
+                y = l;
+            }
+            y
+        };
+        let mut x = self.nodes[y].left.or(self.nodes[y].right);
+        let spliced_is_black = !self.nodes[y].red;
+        let p = self.nodes[y].parent;
+        let mut null_x = None;
+        match x {
+            Some(x) => self.nodes[x].parent = p,
+            None if spliced_is_black => {
+                let n = self.alloc(self.nodes[y].key);
+                self.nodes[n].red = false;
+                self.nodes[n].parent = p;
+                null_x = Some(n);
+                x = Some(n);
+            }
+            None => {}
+        }
+        self.set_child(p, y, x);
+        if y != z {
+            self.replace(z, y);
+        }
+        if spliced_is_black {
+            let mut x = x.expect("a node or null_x");
+            let mut p = self.nodes[x].parent;
+            while let Some(mut pn) = p.filter(|_| !self.nodes[x].red) {
+                if self.nodes[pn].left == Some(x) {
+                    let mut y = self.nodes[pn].right.expect("a black node's sibling");
+                    if self.nodes[y].red {
+                        self.nodes[y].red = false;
+                        self.nodes[pn].red = true;
+                        self.left_rotate(pn);
+                        pn = self.nodes[x].parent.expect("still under a parent");
+                        y = self.nodes[pn].right.expect("a sibling");
+                    }
+                    let (l, r) = (self.nodes[y].left, self.nodes[y].right);
+                    if !self.is_red(l) && !self.is_red(r) {
+                        self.nodes[y].red = true;
+                        x = pn;
+                        p = self.nodes[x].parent;
+                    } else {
+                        if !self.is_red(r) {
+                            self.nodes[l.expect("red")].red = false;
+                            self.nodes[y].red = true;
+                            self.right_rotate(y);
+                            pn = self.nodes[x].parent.expect("still under a parent");
+                            y = self.nodes[pn].right.expect("a sibling");
+                        }
+                        if self.nodes[pn].red {
+                            self.nodes[pn].red = false;
+                            self.nodes[y].red = true;
+                        }
+                        let r = self.nodes[y].right.expect("a red nephew");
+                        self.nodes[r].red = false;
+                        self.left_rotate(pn);
+                        x = self.root.expect("not empty");
+                        break;
+                    }
+                } else {
+                    let mut y = self.nodes[pn].left.expect("a black node's sibling");
+                    if self.nodes[y].red {
+                        self.nodes[y].red = false;
+                        self.nodes[pn].red = true;
+                        self.right_rotate(pn);
+                        pn = self.nodes[x].parent.expect("still under a parent");
+                        y = self.nodes[pn].left.expect("a sibling");
+                    }
+                    let (l, r) = (self.nodes[y].left, self.nodes[y].right);
+                    if !self.is_red(r) && !self.is_red(l) {
+                        self.nodes[y].red = true;
+                        x = pn;
+                        p = self.nodes[x].parent;
+                    } else {
+                        if !self.is_red(l) {
+                            self.nodes[r.expect("red")].red = false;
+                            self.nodes[y].red = true;
+                            self.left_rotate(y);
+                            pn = self.nodes[x].parent.expect("still under a parent");
+                            y = self.nodes[pn].left.expect("a sibling");
+                        }
+                        if self.nodes[pn].red {
+                            self.nodes[pn].red = false;
+                            self.nodes[y].red = true;
+                        }
+                        let l = self.nodes[y].left.expect("a red nephew");
+                        self.nodes[l].red = false;
+                        self.right_rotate(pn);
+                        x = self.root.expect("not empty");
+                        break;
+                    }
+                }
+            }
+            self.nodes[x].red = false;
+            if let Some(n) = null_x {
+                let parent = self.nodes[n].parent;
+                self.set_child(parent, n, None);
+                self.release(n);
+            }
+        }
+    }
+
+    /// `replace__`: `y` takes `x`'s place, children and colour.
+    fn replace(&mut self, x: usize, y: usize) {
+        let p = self.nodes[x].parent;
+        self.set_child(p, x, Some(y));
+        let (l, r) = (self.nodes[x].left, self.nodes[x].right);
+        if let Some(l) = l {
+            self.nodes[l].parent = Some(y);
+        }
+        if let Some(r) = r {
+            self.nodes[r].parent = Some(y);
+        }
+        self.nodes[y].red = self.nodes[x].red;
+        self.nodes[y].parent = p;
+        self.nodes[y].left = l;
+        self.nodes[y].right = r;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pid(n: u32) -> LinkKey {
+        LinkKey::Process(Pid::new(n, 0))
+    }
+
+    /// Checks the red-black properties and the parent links; answers the
+    /// black height.
+    fn check(tree: &LinkTree, n: Option<usize>, parent: Option<usize>) -> usize {
+        let Some(i) = n else { return 1 };
+        let node = &tree.nodes[i];
+        assert_eq!(node.parent, parent, "parent link of {:?}", node.key);
+        if node.red {
+            assert!(!tree.is_red(node.left) && !tree.is_red(node.right), "red-red");
+        }
+        if let Some(l) = node.left {
+            assert!(tree.nodes[l].key < node.key);
+        }
+        if let Some(r) = node.right {
+            assert!(tree.nodes[r].key > node.key);
+        }
+        let hl = check(tree, node.left, Some(i));
+        let hr = check(tree, node.right, Some(i));
+        assert_eq!(hl, hr, "black height under {:?}", node.key);
+        hl + usize::from(!node.red)
+    }
+
+    fn valid(tree: &LinkTree) {
+        assert!(!tree.is_red(tree.root), "red root");
+        check(tree, tree.root, None);
+    }
+
+    #[test]
+    fn two_links_go_newest_first_whatever_their_order() {
+        for (a, b) in [(1, 2), (2, 1)] {
+            let mut t = LinkTree::default();
+            t.insert(pid(a));
+            t.insert(pid(b));
+            assert_eq!(t.exit_order(), vec![pid(b), pid(a)]);
+        }
+    }
+
+    #[test]
+    fn three_ascending_links_rotate_to_the_middle() {
+        // 1, 2, 3 rotate to 2 over 1 and 3: post order 1, 3, 2.
+        let mut t = LinkTree::default();
+        for n in [1, 2, 3] {
+            t.insert(pid(n));
+        }
+        valid(&t);
+        assert_eq!(t.exit_order(), vec![pid(1), pid(3), pid(2)]);
+    }
+
+    #[test]
+    fn processes_come_before_ports() {
+        let mut t = LinkTree::default();
+        t.insert(LinkKey::Port(PortId(1)));
+        t.insert(pid(9));
+        assert_eq!(t.linked(), vec![pid(9), LinkKey::Port(PortId(1))]);
+    }
+
+    #[test]
+    fn unlinking_links_shape_the_tree_but_are_not_walked() {
+        let mut t = LinkTree::default();
+        for n in [1, 2, 3] {
+            t.insert(pid(n));
+        }
+        t.set_unlinking(pid(2));
+        assert!(!t.is_linked(pid(2)));
+        assert_eq!(t.exit_order(), vec![pid(1), pid(3)]);
+        t.remove(pid(2));
+        valid(&t);
+        assert_eq!(t.linked(), vec![pid(1), pid(3)]);
+    }
+
+    #[test]
+    fn random_inserts_and_removes_keep_a_red_black_tree() {
+        // A fixed pseudo-random sequence (xorshift), checked after each
+        // change against the properties and a sorted set.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut t = LinkTree::default();
+        let mut set = std::collections::BTreeSet::new();
+        for _ in 0..4000 {
+            let key = pid((next() % 64) as u32);
+            if next() % 3 == 0 {
+                t.remove(key);
+                set.remove(&key);
+            } else {
+                t.insert(key);
+                set.insert(key);
+            }
+            valid(&t);
+            assert_eq!(t.linked(), set.iter().copied().collect::<Vec<_>>());
+            assert_eq!(t.exit_order().len(), set.len());
+        }
+    }
+}
