@@ -13,8 +13,11 @@
 //! `h/1`) and `n` (`k/1`, `j/0`), six process pids (`<0.80.0>`..`<0.82.0>`
 //! and the three tracer pids `<0.90.0>`..`<0.92.0>`, which are processes
 //! too and can be traced; all but `<0.82.0>` and `<0.92.0>` start alive),
-//! the legacy session and three more session slots (`s1` with tracer
-//! `<0.90.0>` and `s2` without a tracer to start with). Every operation
+//! three port numbers (`#Port<0.1>`..`#Port<0.3>`, none open at first:
+//! processes open them, and things happen to open ports: tasks, links,
+//! names, messages in and out, closing), the legacy session and three
+//! more session slots (`s1` with tracer `<0.90.0>` and `s2` without a
+//! tracer to start with). Every operation
 //! names processes, sessions, tracers and functions by small indices taken
 //! modulo the pool size, so random sequences interact; a process index
 //! without its high bit names the first live process from it on.
@@ -45,13 +48,15 @@
 //! * every message is a well-formed `{trace, Pid, Tag, ...}`,
 //!   `{trace_ts, ..., Timestamp}` or `{seq_trace, Label, Info[, Ts]}`
 //!   tuple, the tracee is a pid of the world that was alive before or
-//!   after the operation, `seq_trace` messages only reach tracers that
-//!   were made the system sequential tracer, and the timestamps one
-//!   channel receives never go back;
-//! * a session's process event (`call`, `return_from`, `exception_from`,
-//!   `return_to`, `send`, `'receive'`, `procs`; meta trace aside) is only
-//!   delivered if the process had the event's flag in the session before
-//!   or after the operation, as `trace_ts` exactly when it had a timestamp
+//!   after the operation (or a port of the world open before or after,
+//!   with an event of the port kinds), `seq_trace` messages only reach
+//!   tracers that were made the system sequential tracer, and the
+//!   timestamps one channel receives never go back;
+//! * a session's process or port event (`call`, `return_from`,
+//!   `exception_from`, `return_to`, `send`, `'receive'`, `procs`, `ports`,
+//!   `running_ports`; meta trace aside) is only delivered if the process
+//!   or port had the event's flag in the session before or after the
+//!   operation, as `trace_ts` exactly when it had a timestamp
 //!   flag, and a call with the arity exactly when it had `arity`
 //!   (flags a spec changes during the operation may go either way);
 //! * call counters (`trace:info(S, MFA, call_count)`) never go backwards
@@ -86,7 +91,8 @@ use matchspec_runtime::pattern::{
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
     CallStyle, CoreConfig, GcEvent, GcInfo, LinkSignal, ManualClock, MessageToken, Mfa, Origin,
-    Pid, Process, ProcessTracer, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
+    Pid, Port, PortId, Process, ProcessTracer, SessionRef, StackError, TraceCore, TraceError,
+    TraceFlags,
 };
 
 /// Largest input the target reads; longer ones are rejected.
@@ -139,6 +145,19 @@ pub enum Target {
     New,
 }
 
+/// A port target of `trace:port/4`.
+#[derive(Arbitrary, Clone, Copy, Debug)]
+pub enum PortTarget {
+    /// One port of the pool (open or not).
+    Port(u8),
+    /// `all`.
+    All,
+    /// `existing`.
+    Existing,
+    /// `new`.
+    New,
+}
+
 /// Where a message goes.
 #[derive(Arbitrary, Clone, Copy, Debug)]
 pub enum Dest {
@@ -182,10 +201,12 @@ pub enum Op {
         /// `{tracer, Pid}`.
         tracer: Option<u8>,
     },
-    /// `trace:port(S, new, How, Flags)`.
+    /// `trace:port(S, Target, How, Flags)`.
     Ports {
         /// The session slot.
         session: u8,
+        /// Which ports.
+        target: PortTarget,
         /// `true` or `false`.
         on: bool,
         /// A subset of [`FLAG_POOL`].
@@ -416,6 +437,24 @@ pub enum Op {
         /// One of [`VALUES`].
         reason: u8,
     },
+    /// A process opens a port (skipped if the port is open).
+    OpenPort {
+        /// The owner.
+        owner: u8,
+        /// The port.
+        port: u8,
+    },
+    /// Something happens to an open port: a task is scheduled in or out, a
+    /// process links or unlinks, it is named, it receives or sends a
+    /// message, or it closes.
+    PortEvent {
+        /// The port.
+        port: u8,
+        /// Which event.
+        event: u8,
+        /// The process, name, value or destination it is about.
+        other: u8,
+    },
     /// `trace:info/3` and `trace:session_info/1` queries.
     Info {
         /// The session slot.
@@ -474,6 +513,10 @@ fn describe(case: &Case, log: &[String]) -> String {
 
 /// The process pids; the last three are the tracer pids.
 const PIDS: [u32; 6] = [80, 81, 82, 90, 91, 92];
+/// The port numbers (`#Port<0.N>`).
+const PORTS: [u64; 3] = [1, 2, 3];
+/// Processes and ports: what a trace message can be about.
+const ENTITIES: usize = PIDS.len() + PORTS.len();
 /// How many tracer pids (the last of [`PIDS`]).
 const TRACERS: usize = 3;
 /// Where the tracer pids start in [`PIDS`].
@@ -806,6 +849,8 @@ struct World<'c> {
     instances: Vec<Instance>,
     registered: [usize; TRACERS],
     procs: Vec<Option<Proc>>,
+    /// The open ports, with their registered names.
+    ports: Vec<Option<(Port, Option<Atom>)>>,
     names: [Option<usize>; NAMES.len()],
     counts: Vec<Vec<Count>>,
     /// What the current operation may do to counters, by (uid, function).
@@ -827,7 +872,7 @@ pub fn run(case: &Case, engine: Engine) -> Vec<String> {
     for (i, op) in case.ops.iter().enumerate() {
         world.op = i;
         world.before = world.flag_snapshot();
-        world.alive_before = (0..PIDS.len()).map(|p| world.alive(p)).collect();
+        world.alive_before = (0..ENTITIES).map(|e| world.entity_alive(e)).collect();
         world.expect.clear();
         world.called = None;
         let reply = world.apply(op);
@@ -861,6 +906,7 @@ impl<'c> World<'c> {
             instances: Vec::new(),
             registered: [0; TRACERS],
             procs: (0..PIDS.len()).map(|_| None).collect(),
+            ports: (0..PORTS.len()).map(|_| None).collect(),
             names: [None; NAMES.len()],
             counts: vec![vec![Count::default(); COUNTED.len()]],
             expect: Vec::new(),
@@ -972,13 +1018,26 @@ impl<'c> World<'c> {
         self.procs[p].as_mut()
     }
 
+    /// Is entity `e` alive: a process (below `PIDS.len()`) or an open
+    /// port (from there on)?
+    fn entity_alive(&self, e: usize) -> bool {
+        match e.checked_sub(PIDS.len()) {
+            None => self.alive(e),
+            Some(q) => self.ports[q].is_some(),
+        }
+    }
+
+    /// Every entity's flags in every live session (processes, then ports
+    /// from `PIDS.len()` on).
     fn flag_snapshot(&self) -> Vec<(usize, usize, TraceFlags)> {
         let mut flags = Vec::new();
-        for (p, proc) in self.procs.iter().enumerate() {
-            let Some(proc) = proc else { continue };
+        let procs = self.procs.iter().map(|p| p.as_ref().map(|p| p.process.tracee()));
+        let ports = self.ports.iter().map(|q| q.as_ref().map(|(q, _)| q.tracee()));
+        for (e, tracee) in procs.chain(ports).enumerate() {
+            let Some(tracee) = tracee else { continue };
             for (uid, s) in self.sessions.iter().enumerate() {
                 if s.destroyed_at.is_none() {
-                    flags.push((p, uid, proc.process.tracee().flags(&s.session)));
+                    flags.push((e, uid, tracee.flags(&s.session)));
                 }
             }
         }
@@ -1009,7 +1068,7 @@ impl<'c> World<'c> {
                 let Some(uid) = self.session_in(session) else { return "no session".into() };
                 self.trace_process(uid, target, on, flags, tracer)
             }
-            Op::Ports { session, on, flags, tracer } => {
+            Op::Ports { session, target, on, flags, tracer } => {
                 let Some(uid) = self.session_in(session) else { return "no session".into() };
                 let s = self.sessions[uid].session.clone();
                 let tracer = tracer.map(|k| {
@@ -1017,18 +1076,23 @@ impl<'c> World<'c> {
                     self.tracer_ref(i)
                 });
                 let no_tracer = on && tracer.is_none() && s.tracer().is_none();
-                let result = commands::trace_ports(
-                    &self.core,
-                    &s,
-                    PortSpec::New,
-                    on,
-                    pool_flags(flags),
-                    tracer,
-                );
+                let (spec, closed) = match target {
+                    PortTarget::Port(q) => {
+                        let q = index(PORTS.len(), q);
+                        (PortSpec::Port(PortId(PORTS[q])), self.ports[q].is_none())
+                    }
+                    PortTarget::All => (PortSpec::All, false),
+                    PortTarget::Existing => (PortSpec::Existing, false),
+                    PortTarget::New => (PortSpec::New, false),
+                };
+                let result =
+                    commands::trace_ports(&self.core, &s, spec, on, pool_flags(flags), tracer);
                 let expected = if self.sessions[uid].destroyed_at.is_some() {
                     Some(TraceError::Session)
                 } else if no_tracer {
                     Some(TraceError::BadOpt)
+                } else if closed {
+                    Some(TraceError::BadTarget)
                 } else {
                     None
                 };
@@ -1075,6 +1139,8 @@ impl<'c> World<'c> {
                 format!("{:?}", result.map(|e| e.len()))
             }
             Op::Spawn { parent, child, bottom } => self.spawn(parent, child, bottom),
+            Op::OpenPort { owner, port } => self.open_port(owner, port),
+            Op::PortEvent { port, event, other } => self.port_event(port, event, other),
             Op::Call { process, function, args, style, remote } => {
                 self.call(process, function, args, style, remote)
             }
@@ -1677,6 +1743,75 @@ impl<'c> World<'c> {
         out
     }
 
+    // ---- Ports ---------------------------------------------------------------------
+
+    fn open_port(&mut self, owner: u8, port: u8) -> String {
+        let q = index(PORTS.len(), port);
+        if self.ports[q].is_some() {
+            return "open".into();
+        }
+        let owner = self.proc_index(owner);
+        let Some(proc) = self.live_at(owner) else { return "no owner".into() };
+        let id = PortId(PORTS[q]);
+        proc.process.link_port(id);
+        let port = self.core.open_port(id, pid_of(owner), Atom::new("cat"));
+        port.linked_by(pid_of(owner));
+        self.ports[q] = Some((port, None));
+        format!("opened {id}")
+    }
+
+    fn port_event(&mut self, port: u8, event: u8, other: u8) -> String {
+        let q = index(PORTS.len(), port);
+        if self.ports[q].is_none() {
+            return "not open".into();
+        }
+        let id = PortId(PORTS[q]);
+        let p = self.proc_index(other);
+        let pid = pid_of(p);
+        let value = pick(&CONSTS.values, other).clone();
+        let task = [None, Some(Atom::new("command")), Some(Atom::new("close"))];
+        let task = *pick(&task, other);
+        match event % 9 {
+            0 => self.ports[q].as_ref().expect("open").0.trace_schedule_in(task),
+            1 => self.ports[q].as_ref().expect("open").0.trace_schedule_out(task),
+            2 | 3 => {
+                let link = event % 9 == 2;
+                if let Some(proc) = self.live_at(p) {
+                    if link { proc.process.link_port(id) } else { proc.process.unlink_port(id) }
+                }
+                let port = &self.ports[q].as_ref().expect("open").0;
+                if link { port.linked_by(pid) } else { port.unlinked_by(pid) }
+            }
+            4 | 5 => {
+                let name = Atom::new(pick::<&str>(&NAMES, other));
+                let (port, named) = self.ports[q].as_mut().expect("open");
+                if event % 9 == 4 {
+                    if named.is_some() {
+                        return "named".into();
+                    }
+                    port.register(name);
+                    *named = Some(name);
+                } else {
+                    let Some(name) = named.take() else { return "not named".into() };
+                    port.unregister(name);
+                }
+            }
+            6 => self.ports[q].as_ref().expect("open").0.received(pid, value.as_ref()),
+            7 => {
+                let mut heap = Heap::new();
+                let to = pid.to_word(&mut heap);
+                let exists = self.alive(p);
+                let port = &self.ports[q].as_ref().expect("open").0;
+                port.sent(heap.view(to), value.as_ref(), exists);
+            }
+            _ => {
+                let (port, name) = self.ports[q].take().expect("open");
+                port.close(value.as_ref(), name);
+            }
+        }
+        format!("{id} event {}", event % 9)
+    }
+
     // ---- After each operation: the invariants ---------------------------------------
 
     fn end_of_op(&mut self) {
@@ -1749,7 +1884,11 @@ impl<'c> World<'c> {
             }
             Some(tag @ ("trace" | "trace_ts")) => {
                 let timestamped = tag == "trace_ts";
-                let Some(tracee) = elements.get(1).and_then(|p| Pid::from_term(*p)) else {
+                let tracee_term = elements.get(1).copied();
+                if let Some(port) = tracee_term.and_then(PortId::from_term) {
+                    return self.check_port_message(i, port, &elements, timestamped, after);
+                }
+                let Some(tracee) = tracee_term.and_then(Pid::from_term) else {
                     self.violation(format!("no tracee pid: {shown}"));
                 };
                 // Return events ask the tracer nothing (ERTS's
@@ -1829,6 +1968,56 @@ impl<'c> World<'c> {
                 }
             }
             _ => self.violation(format!("not a trace message: {shown}")),
+        }
+    }
+
+    /// A message about a port: a port of the world that was open before or
+    /// after the operation, an event of the port kinds, and the flag for it
+    /// (and a timestamp exactly with a timestamp flag) in the session.
+    fn check_port_message(
+        &mut self,
+        i: usize,
+        port: PortId,
+        elements: &[TermRef<'_>],
+        timestamped: bool,
+        after: &[(usize, usize, TraceFlags)],
+    ) {
+        let shown = format!("{:?}", elements.iter().map(|e| e.to_string()).collect::<Vec<_>>());
+        let Some(q) = PORTS.iter().position(|&n| PortId(n) == port) else {
+            self.violation(format!("a port that is not in the world: {shown}"));
+        };
+        let e = PIDS.len() + q;
+        let mut rest = &elements[2..];
+        if timestamped {
+            let Some((ts, head)) = rest.split_last() else {
+                self.violation(format!("malformed: {shown}"))
+            };
+            self.check_timestamp(i, *ts, &shown);
+            rest = head;
+        }
+        let Some(need) = port_event_ok(rest) else {
+            self.violation(format!("malformed port event: {shown}"))
+        };
+        if !self.alive_before[e] && !self.entity_alive(e) {
+            self.violation(format!("{shown} about a port that was not open"));
+        }
+        let instance = &self.instances[i];
+        let Some(uid) = instance.owner.filter(|_| !instance.meta) else { return };
+        let flags_in = |flags: &[(usize, usize, TraceFlags)]| {
+            flags.iter().find(|&&(x, u, _)| x == e && u == uid).map_or(TraceFlags::empty(), |t| t.2)
+        };
+        let (before, after) = (flags_in(&self.before), flags_in(after));
+        let (any, all) = (before | after, before & after);
+        if !any.contains(need) {
+            self.violation(format!("{shown} from session {uid}, where {port} had no {need:?}"));
+        }
+        let stamped = if any.intersects(TraceFlags::TIMESTAMPS) {
+            all.intersects(TraceFlags::TIMESTAMPS) && !timestamped
+        } else {
+            timestamped
+        };
+        if stamped {
+            self.violation(format!("{shown} from session {uid}: {port} had {before:?}/{after:?}"));
         }
     }
 
@@ -2033,6 +2222,32 @@ enum Need {
 /// `[Tag, Msg, Extra..., [MatchSpecResult], [SchedulerId]]`. Answers the
 /// process flags the event needs in its session, or `None` if the event is
 /// malformed.
+/// Is `rest` (after `trace, Port`, without a timestamp) a port event: the
+/// flag it needs.
+fn port_event_ok(rest: &[TermRef<'_>]) -> Option<TraceFlags> {
+    let tag = rest.first()?.as_atom()?;
+    let msg = *rest.get(1)?;
+    let is_pid = Pid::from_term(msg).is_some();
+    let (need, len) = match tag.name() {
+        "open" => (TraceFlags::PORTS, 3).then_if(is_pid)?,
+        "closed" => (TraceFlags::PORTS, 2),
+        "link" | "unlink" | "getting_linked" | "getting_unlinked" => {
+            (TraceFlags::PORTS, 2).then_if(is_pid)?
+        }
+        "register" | "unregister" => (TraceFlags::PORTS, 2).then_if(msg.as_atom().is_some())?,
+        "in" | "out" => (TraceFlags::RUNNING_PORTS, 2),
+        "receive" => (TraceFlags::RECEIVE, 2),
+        "send" | "send_to_non_existing_process" => (TraceFlags::SEND, 3),
+        _ => return None,
+    };
+    // A scheduler id may follow.
+    match rest.len().checked_sub(len)? {
+        0 => Some(need),
+        1 => rest[len].as_i64().is_some().then_some(need),
+        _ => None,
+    }
+}
+
 fn event_ok(rest: &[TermRef<'_>]) -> Option<Need> {
     let tag = rest.first()?.as_atom()?;
     let msg = *rest.get(1)?;
@@ -2060,7 +2275,7 @@ fn event_ok(rest: &[TermRef<'_>]) -> Option<Need> {
         }
         "exit" => (procs, 0, false),
         "link" | "unlink" | "getting_linked" | "getting_unlinked" => {
-            (procs, 0, false).then_if(is_pid(msg))?
+            (procs, 0, false).then_if(is_pid(msg) || PortId::from_term(msg).is_some())?
         }
         "register" | "unregister" => (procs, 0, false).then_if(msg.as_atom().is_some())?,
         "in" | "out" => {

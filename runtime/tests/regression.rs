@@ -103,3 +103,44 @@ fn runtime_ops_allows_a_return_event_to_a_tracer_that_is_the_tracee() {
     assert!(log.contains("<0.90.0> <- {trace,<0.90.0>,return_from,{m,f,1},a}"), "{log}");
     assert_eq!(log.matches("call,{m,f,[42]}").count(), 1, "{log}");
 }
+
+/// Ports in the check: a port opened with `new` port flags in a session
+/// reports its events to that session's tracer, nothing once closed, and
+/// tracing a closed port is `badarg`.
+#[test]
+fn runtime_ops_sees_port_events() {
+    use runtime_ops::{Case, Op, PortTarget};
+    // FLAG_POOL: bit 1 send, bit 2 'receive', bit 19 ports and running_ports.
+    let flags = (1 << 19) | (1 << 1) | (1 << 2);
+    let ops = vec![
+        Op::Ports { session: 1, target: PortTarget::New, on: true, flags, tracer: None },
+        Op::OpenPort { owner: 0x80, port: 0 },
+        // <0.81.0> sends it {x, y} (`received`), a command task runs, the
+        // port sends [1, 2] to <0.82.0> (not alive), takes the name beta,
+        // and closes with reason a.
+        Op::PortEvent { port: 0, event: 6, other: 0x81 },
+        Op::PortEvent { port: 0, event: 0, other: 1 },
+        Op::PortEvent { port: 0, event: 7, other: 0x82 },
+        Op::PortEvent { port: 0, event: 4, other: 1 },
+        Op::PortEvent { port: 0, event: 8, other: 2 },
+        Op::PortEvent { port: 0, event: 6, other: 0x81 },
+        Op::Ports { session: 1, target: PortTarget::Port(0), on: true, flags, tracer: None },
+    ];
+    let case = Case { jit: false, ops };
+    runtime_ops::check(&case);
+    let log = runtime_ops::run(&case, matchspec_jit::Engine::Interp).join("\n");
+    for expected in [
+        "<0.90.0> <- {trace,#Port<0.1>,open,<0.80.0>,cat}",
+        "<0.90.0> <- {trace,#Port<0.1>,getting_linked,<0.80.0>}",
+        "<0.90.0> <- {trace,#Port<0.1>,'receive',{<0.81.0>,{x,y}}}",
+        "<0.90.0> <- {trace,#Port<0.1>,in,command}",
+        "<0.90.0> <- {trace,#Port<0.1>,send_to_non_existing_process,[1,2],<0.82.0>}",
+        "<0.90.0> <- {trace,#Port<0.1>,register,beta}",
+        "<0.90.0> <- {trace,#Port<0.1>,closed,a}",
+        "<0.90.0> <- {trace,#Port<0.1>,unregister,beta}",
+        "-> not open",
+        "-> Err(BadTarget)",
+    ] {
+        assert!(log.contains(expected), "{expected} is not in\n{log}");
+    }
+}
