@@ -344,7 +344,7 @@ weak_name(Other) -> Other.
 
 procs_or_ports(Flags) ->
     Ports = [ports, 'receive', send, running_ports],
-    case is_list(Flags) andalso Flags =/= [] andalso
+    case proper_list(Flags) andalso Flags =/= [] andalso
         lists:all(fun(F) -> lists:member(F, Ports) end, Flags) andalso
         lists:member(ports, Flags) of
         true -> ports;
@@ -380,7 +380,7 @@ count(Spec, What, Fun, W) ->
 port_visits(Flags) ->
     PortFlags = [all, ports, running_ports, send, 'receive', silent, timestamp,
                  monotonic_timestamp, strict_monotonic_timestamp, scheduler_id],
-    is_list(Flags) andalso
+    proper_list(Flags) andalso
         lists:any(fun(F) -> lists:member(F, PortFlags) end, Flags).
 
 %% Every pid the scenario names stands for a dead process until it is
@@ -668,6 +668,7 @@ load_act_module() ->
         "run([A | As]) -> _ = act(A), run(As).\n"
         "act({send, To, M}) -> catch erlang:send(To, M);\n"
         "act('receive') -> receive M -> M end;\n"
+        "act(receive_timeout) -> receive M -> error({unexpected, M}) after 1 -> timeout end;\n"
         "act({link, P}) -> link(port(P));\n"
         "act({unlink, P}) -> unlink(port(P));\n"
         "act({register, N}) -> register(N, self());\n"
@@ -1079,6 +1080,7 @@ bump_if_frame(P, W) ->
     end.
 
 is_action('receive') -> true;
+is_action(receive_timeout) -> true;
 is_action(garbage_collect) -> true;
 is_action({exit, _}) -> true;
 is_action({exit, P, _}) -> is_spid(P);
@@ -1110,6 +1112,9 @@ check_actions(P, Pid, Actions, W) ->
 check_action(_P, 'receive', {Q, L}, _W) ->
     Q > 0 orelse world_error(empty_queue),
     {Q - 1, L};
+check_action(_P, receive_timeout, {Q, L}, _W) ->
+    Q =:= 0 orelse world_error(not_empty),
+    {Q, L};
 check_action(_P, {spawn, C}, Acc, W) ->
     maps:get(C, W#w.kind, none) =:= dead orelse world_error(already_exists),
     Acc;

@@ -53,8 +53,8 @@ fn handle_signals_mfa() -> Mfa {
     Mfa::new("erlang", "bif_handle_signals_return", 2)
 }
 
-/// Where a `port_command` action waits for the echo.
-fn act_mfa() -> Mfa {
+/// Where a step waits inside an action (for a port's echo, a timeout).
+pub(super) fn act_mfa() -> Mfa {
     Mfa::new("scenario_act", "act", 1)
 }
 
@@ -267,7 +267,12 @@ impl Runner {
 
     /// Process `pid` is scheduled out in `current`, `meanwhile` happens,
     /// and it is scheduled in again.
-    fn wait_within(&mut self, pid: Pid, current: Mfa, meanwhile: impl FnOnce(&mut Self)) {
+    pub(super) fn wait_within(
+        &mut self,
+        pid: Pid,
+        current: Mfa,
+        meanwhile: impl FnOnce(&mut Self),
+    ) {
         if let Some(p) = self.processes.get_mut(&pid) {
             p.schedule_out();
             p.trace_schedule_within(false, current);

@@ -175,6 +175,11 @@ impl Runner {
                 Action::Receive => {
                     queued = queued.checked_sub(1).ok_or(world("empty_queue"))?;
                 }
+                Action::ReceiveTimeout => {
+                    if queued > 0 {
+                        return Err(world("not_empty"));
+                    }
+                }
                 Action::Link(other) => {
                     if !self.is_puppet(*other) || *other == pid {
                         return Err(world("noproc"));
@@ -295,6 +300,9 @@ impl Runner {
         if let Action::ExitSignal(to, reason) = action {
             return self.send_exit_signal(pid, *to, reason);
         }
+        if let Action::ReceiveTimeout = action {
+            return self.receive_timeout(pid);
+        }
         if let Action::Unregister(name) = action
             && self.port_named(*name).is_some()
         {
@@ -302,7 +310,10 @@ impl Runner {
         }
         let Some(process) = self.processes.get_mut(&pid) else { return };
         match action {
-            Action::Port(_) | Action::Spawn(_) | Action::ExitSignal(..) => {
+            Action::Port(_)
+            | Action::Spawn(_)
+            | Action::ExitSignal(..)
+            | Action::ReceiveTimeout => {
                 unreachable!("handled above")
             }
             Action::Send { to, message } => {
@@ -555,6 +566,18 @@ impl Runner {
         }
     }
 
+    /// `pid` waits in a `receive` with a timeout (in `scenario_act:act/1`)
+    /// until the timer fires: it is scheduled out and in again, and the
+    /// timeout arrives as the message `timeout` from `clock_service` (the
+    /// receive pattern sees `[clock_service, undefined, timeout]`).
+    fn receive_timeout(&mut self, pid: Pid) {
+        self.wait_within(pid, super::ports::act_mfa(), |_| {});
+        if let Some(process) = self.processes.get_mut(&pid) {
+            let timeout = Term::atom(Atom::new("timeout"));
+            process.message_arrived(Origin::Other(Atom::new("clock_service")), timeout.as_ref());
+        }
+    }
+
     /// `exit(To, Reason)` by `from`. Sent to itself it is handled at once (as
     /// ERTS handles a BIF's signals to the caller before it returns); a
     /// tracer process (which does not trap exits) dies unless `Reason` is
@@ -702,6 +725,8 @@ enum Action {
         message: Term,
     },
     Receive,
+    /// `receive ... after 1 -> timeout end` with nothing queued.
+    ReceiveTimeout,
     Link(Pid),
     Unlink(Pid),
     Register(Atom),
@@ -733,6 +758,7 @@ impl Action {
     fn parse(term: TermRef<'_>) -> Option<Action> {
         match term.as_atom().map(Atom::name) {
             Some("receive") => return Some(Action::Receive),
+            Some("receive_timeout") => return Some(Action::ReceiveTimeout),
             Some("garbage_collect") => return Some(Action::GarbageCollect),
             _ => {}
         }
