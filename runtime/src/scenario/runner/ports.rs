@@ -95,7 +95,9 @@ impl Runner {
                 if !open(id) {
                     return Err(world("noport"));
                 }
-                if !owner(id) {
+                // Any process may close a port; only the owner gets the
+                // echo of a command, so only it sends one here.
+                if matches!(action, PortAction::Command(..)) && !owner(id) {
                     return Err(world("not_owner"));
                 }
                 if matches!(action, PortAction::Close(_)) {
@@ -230,29 +232,34 @@ impl Runner {
         self.take_from_port(pid, id, &echo);
     }
 
-    /// `port_close/1`: the port takes `close` in a `close` task and closes
-    /// with reason `normal` (no `out`: it is gone), and every process linked
-    /// to it gets its exit signal. The owner waits in the BIF meanwhile, so
-    /// the others handle theirs first (in the order the port's link tree
-    /// sends them), and the owner its own when it runs again.
+    /// `port_close/1` by `pid` (any process): the port takes `{Pid, close}`
+    /// in a `close` task and closes with reason `normal` (no `out`: it is
+    /// gone), and every process linked to it gets its exit signal, in the
+    /// order the port's link tree sends them. A closer linked to the port
+    /// waits in the BIF until it has handled its own (ERTS's
+    /// `bif_handle_signals_return`): the others handle theirs first.
     fn port_close(&mut self, pid: Pid, id: PortId) {
         let Some(wp) = self.world.ports.remove(&id) else { return };
         wp.port.trace_schedule_in(Some(Atom::new("close")));
         wp.port.received(pid, Term::atom(Atom::new("close")).as_ref());
         wp.port.close(Term::atom(Atom::new("normal")).as_ref(), wp.name);
         let linked = linked_processes(&wp.linked);
-        self.wait_within(pid, handle_signals_mfa(), |runner| {
+        let exit = |runner: &mut Self| {
             for &other in linked.iter().filter(|&&p| p != pid) {
                 let reason = Term::atom(Atom::new("normal"));
                 let signal = Signal::PortExit { from: id, reason };
                 runner.world.pending.push_back((other, signal));
             }
+        };
+        if !linked.contains(&pid) {
+            return exit(self);
+        }
+        self.wait_within(pid, handle_signals_mfa(), |runner| {
+            exit(runner);
             runner.run_signals_but(Some(pid));
         });
-        if linked.contains(&pid) {
-            let reason = Term::atom(Atom::new("normal"));
-            self.handle(pid, Signal::PortExit { from: id, reason });
-        }
+        let reason = Term::atom(Atom::new("normal"));
+        self.handle(pid, Signal::PortExit { from: id, reason });
     }
 
     /// Process `pid` waits in `current` while port `id` runs an I/O task
