@@ -138,8 +138,9 @@ pub(crate) struct Ctx<'f> {
     pub(crate) build: u64,
     /// The frame, for the helpers (Rust reaches it by the same pointer).
     pub(crate) frame: *mut (dyn Machine + 'f),
-    /// Why [`reset`] could not start an input.
-    pub(crate) error: Option<EvalError>,
+    /// Why [`reset`] could not start an input (boxed: dropping a context
+    /// without one is then a null test, on every single run).
+    pub(crate) error: Option<Box<EvalError>>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
     /// The buffered matches: input index and result word. Only the first
     /// `pending` are written (setting all 1 KiB would cost a single run
@@ -609,7 +610,7 @@ pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, input: u64) -> u64 {
     };
     // SAFETY: as in `guarded`.
     let ctx = unsafe { &mut *ctx.cast::<Ctx<'_>>() };
-    ctx.error = error;
+    ctx.error = error.map(Box::new);
     // The heap shrank (it did not move: the words set aside stay).
     // SAFETY: as in `guarded`.
     unsafe { ctx.refresh() };

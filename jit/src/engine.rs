@@ -113,6 +113,7 @@ impl EngineSpec {
     }
 
     /// Runs the spec on `input` (for trace kinds, the argument list).
+    #[inline]
     pub fn run<'a>(
         &'a self,
         input: TermRef<'a>,

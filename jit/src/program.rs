@@ -1,7 +1,7 @@
 //! [`JitProgram`]: a compiled spec's program as machine code, owning it.
 
 use std::ffi::c_void;
-use std::mem::MaybeUninit;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::resume_unwind;
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -202,12 +202,16 @@ impl JitProgram {
         let input = frame.registers()[Reg::INPUT.index()];
         let machine: *mut Frame<'_, '_> = &mut frame;
         let inputs = [input];
-        let mut ctx = self.ctx(machine, &inputs, 0);
+        // Only `panic` and `error` of a context need dropping, and both
+        // are taken below: without its drop glue, a run saves a call.
+        let mut ctx = ManuallyDrop::new(self.ctx(machine, &inputs, 0));
         ctx.single = 1;
         let exit = self.enter(&mut ctx);
         if let Some(payload) = ctx.panic.take() {
             resume_unwind(payload);
         }
+        // (Only resets of batches set an error.)
+        drop(ctx.error.take());
         // A batch of one: a match is buffered, or returned at once.
         let result = match exit & u64::from(u32::MAX) {
             abi::EXIT_MATCHED => Reg((exit >> 32) as u32),
@@ -352,7 +356,7 @@ impl JitProgram {
                 abi::EXIT_SKIPPED => {
                     no_matches(&mut delivered, index, &mut each);
                     if let Some(err) = ctx.error.take() {
-                        each(index, Err(err));
+                        each(index, Err(*err));
                         delivered = index + 1;
                     }
                 }

@@ -142,13 +142,19 @@ pub fn process_info(
     info_pair(key, flags, tracer, heap)
 }
 
-/// A tracee's flags and tracer in `session` (none if its tracer is gone:
-/// such a tracer no longer traces anything).
+/// A tracee's flags and tracer in `session`. ERTS asks in the tracee's
+/// context (or the port's), which checks the tracer's `trace_status`
+/// first: a tracer that answers `remove` (gone, or a module no longer
+/// loaded) is removed, and the tracee shows none.
 fn settings_of(tracee: &Tracee, session: &SessionRef) -> (TraceFlags, Option<TracerRef>) {
-    let link = tracee
-        .link(session)
-        .filter(|l| l.tracer.enabled(TraceTag::TraceStatus, tracee.id()) != Enabled::Remove);
+    let link = tracee.link(session);
+    let gone =
+        |l: &TracerLink| l.tracer.enabled(TraceTag::TraceStatus, tracee.id()) == Enabled::Remove;
     match link {
+        Some(l) if gone(&l) => {
+            tracee.update(session, |l| *l = None);
+            (TraceFlags::empty(), None)
+        }
         Some(l) => (l.flags, Some(l.tracer)),
         None => (TraceFlags::empty(), None),
     }

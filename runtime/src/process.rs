@@ -423,47 +423,63 @@ impl Process {
         remote: bool,
         generation: usize,
     ) {
-        let mfa = entry.mfa();
         // ERTS runs the export entry's breakpoints (global) before the
         // code's, each list newest first (the order `sessions` keeps).
+        if let [sbp] = breakpoint.sessions.as_slice() {
+            // One session, the usual case: no order to work out.
+            return self.hit_session(entry, sbp, args, remote, generation);
+        }
         let global = |s: &&SessionBreakpoint| s.flags.contains(BpFlags::GLOBAL);
         let sessions = breakpoint.sessions.iter();
         for sbp in sessions.clone().filter(global).chain(sessions.filter(|s| !global(s))) {
-            if !sbp.session.is_alive() {
-                continue;
-            }
-            let mut flags = sbp.flags;
-            if !remote {
-                // Global trace sits on the export entry: remote calls only.
-                flags -= BpFlags::GLOBAL;
-            }
-            // Call trace needs the process's `call` flag in the session
-            // (`trace_call` checks it); call time and memory do too.
-            let accounting = BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
-            if flags.intersects(accounting) && !self.traced_with(&sbp.session, TraceFlags::CALL) {
-                flags -= accounting;
-            }
-            if flags.intersects(BpFlags::CALL_TRACE) {
-                let local = flags.contains(BpFlags::LOCAL);
-                let asked =
-                    self.trace_call(mfa, args, sbp.match_spec.as_deref(), local, &sbp.session);
-                self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Process);
-            }
-            if flags.contains(BpFlags::META)
-                && let Some(meta) = &sbp.meta_tracer
-                && let Some((asked, tracer)) =
-                    self.meta_trace_call(mfa, args, sbp.meta_spec.as_deref(), meta, &sbp.session)
-            {
-                self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Meta(tracer));
-            }
-            if flags.contains(BpFlags::COUNT_ACTIVE)
-                && let Some(count) = &sbp.count
-            {
-                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            if flags.intersects(accounting) {
-                self.account_call(entry, sbp, flags & accounting, generation);
-            }
+            self.hit_session(entry, sbp, args, remote, generation);
+        }
+    }
+
+    /// One session's breakpoint `sbp` on `entry`.
+    #[inline]
+    fn hit_session(
+        &mut self,
+        entry: &FunctionEntry,
+        sbp: &SessionBreakpoint,
+        args: TermRef<'_>,
+        remote: bool,
+        generation: usize,
+    ) {
+        if !sbp.session.is_alive() {
+            return;
+        }
+        let mfa = entry.mfa();
+        let mut flags = sbp.flags;
+        if !remote {
+            // Global trace sits on the export entry: remote calls only.
+            flags -= BpFlags::GLOBAL;
+        }
+        // Call trace needs the process's `call` flag in the session
+        // (`trace_call` checks it); call time and memory do too.
+        let accounting = BpFlags::TIME_ACTIVE | BpFlags::MEMORY_ACTIVE;
+        if flags.intersects(accounting) && !self.traced_with(&sbp.session, TraceFlags::CALL) {
+            flags -= accounting;
+        }
+        if flags.intersects(BpFlags::CALL_TRACE) {
+            let local = flags.contains(BpFlags::LOCAL);
+            let asked = self.trace_call(mfa, args, sbp.match_spec.as_deref(), local, &sbp.session);
+            self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Process);
+        }
+        if flags.contains(BpFlags::META)
+            && let Some(meta) = &sbp.meta_tracer
+            && let Some((asked, tracer)) =
+                self.meta_trace_call(mfa, args, sbp.meta_spec.as_deref(), meta, &sbp.session)
+        {
+            self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Meta(tracer));
+        }
+        if flags.contains(BpFlags::COUNT_ACTIVE)
+            && let Some(count) = &sbp.count
+        {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if flags.intersects(accounting) {
+            self.account_call(entry, sbp, flags & accounting, generation);
         }
     }
 

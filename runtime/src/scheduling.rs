@@ -18,7 +18,7 @@ use matchspec::term::{Atom, Heap, TermRef, Word};
 use crate::flags::TraceFlags;
 use crate::ids::Mfa;
 use crate::process::Process;
-use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
+use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId};
 
 /// A garbage collection event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,9 +139,31 @@ impl Sched {
 impl Process {
     /// Scheduling trace when the process is scheduled in: `in` (or
     /// `in_exiting` while it exits). The host calls this where it calls
-    /// [`Process::schedule_in`].
+    /// [`Process::schedule_in`]. First, as ERTS's `trace_schedule_in`, each
+    /// tracer of the process is asked `trace_status`, and one that answers
+    /// `remove` (a dead tracer process, a tracer module no longer loaded)
+    /// goes.
     pub fn trace_schedule_in(&mut self, exiting: bool) {
+        self.check_tracers();
         self.trace_sched(if exiting { Sched::InExiting } else { Sched::In });
+    }
+
+    /// Removes the tracers of the process that answer `remove` to
+    /// `trace_status` (what a traced process does whenever it is scheduled
+    /// in, also to handle a signal, such as the code check of
+    /// `code:purge/1`).
+    pub fn check_tracers(&mut self) {
+        if !self.tracee().is_traced() {
+            return;
+        }
+        let id = self.tracee().id();
+        for link in self.tracee().links().iter() {
+            if link.session.is_alive()
+                && link.tracer.enabled(TraceTag::TraceStatus, id) == Enabled::Remove
+            {
+                self.tracee().update(&link.session, |l| *l = None);
+            }
+        }
     }
 
     /// Scheduling trace when the process is scheduled out: `out` (or

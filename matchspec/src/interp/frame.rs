@@ -13,7 +13,7 @@ use crate::host::Host;
 use crate::ir::{ChangeTrace, Cmp, Fail, Label, LogicOp, Op, Operands, Program, Reg, TraceFlag};
 use crate::outcome::{EvalError, Flags, Matched, Outcome};
 use crate::term::word::layout;
-use crate::term::{Atom, Heap, HeapSet, Kind, Space, TermRef, Word};
+use crate::term::{Atom, Heap, HeapSet, Space, TermRef, Word};
 
 use super::{Scratch, fast};
 
@@ -637,25 +637,33 @@ impl<'a, 'h> Frame<'a, 'h> {
 
 /// Fills `args` with the elements of a trace event's argument list. As in
 /// `erlang:match_spec_test/3`, an improper list counts up to its last cell.
+#[inline]
 fn load_args(input: TermRef<'_>, program: &Program, args: &mut Vec<Word>) -> Result<(), EvalError> {
     args.clear();
-    if !matches!(input.kind(), Kind::Nil | Kind::Cons(_)) {
-        let mut text = input.to_string();
-        if text.len() > 60 {
-            text.truncate(text.floor_char_boundary(57));
-            text.push_str("...");
-        }
-        return Err(EvalError::NotAnArgumentList { kind: program.kind, input: text });
-    }
-    // Walk the cells directly: this runs on every traced call.
-    let heaps = input.heaps();
+    // The word's tag tells a list (`kind` would decode the term): this runs
+    // on every traced call.
     let mut rest = input.word();
+    if !(rest.is_cons() || rest.is_nil()) {
+        return Err(not_an_argument_list(input, program));
+    }
+    let heaps = input.heaps();
     while rest.is_cons() {
-        let cell = heaps.cells(rest);
-        args.push(cell[0]);
-        rest = cell[1];
+        let &[head, tail, ..] = heaps.cells(rest) else { break };
+        args.push(head);
+        rest = tail;
     }
     Ok(())
+}
+
+/// The error of a trace run on something other than a list.
+#[cold]
+fn not_an_argument_list(input: TermRef<'_>, program: &Program) -> EvalError {
+    let mut text = input.to_string();
+    if text.len() > 60 {
+        text.truncate(text.floor_char_boundary(57));
+        text.push_str("...");
+    }
+    EvalError::NotAnArgumentList { kind: program.kind, input: text }
 }
 
 /// Places a function's result in the heap.

@@ -586,6 +586,7 @@ impl<'a> HeapSet<'a> {
 
     /// Is everything outside the caller's heap space empty? Then every word
     /// read through this set points into one [`Heap`].
+    #[inline]
     pub fn is_single(&self) -> bool {
         self.spaces[1..Space::COUNT].iter().all(|s| s.is_empty())
     }

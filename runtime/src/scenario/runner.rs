@@ -22,7 +22,18 @@ use crate::on_load::{on_load_info, set_on_load};
 use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
 use crate::process::{CallStyle, Process, StackError};
 use crate::session::SessionRef;
-use crate::tracer::{Delivered, ProcessTracer, TestTracerModule, TracerRef};
+use crate::tracer::{
+    CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
+};
+
+/// The tracer module a code event names: only `tracer_test` (the
+/// world's other modules are its own).
+fn tracer_module(module: TermRef<'_>) -> Result<Atom, Failure> {
+    module
+        .as_atom()
+        .filter(|m| m.name() == TestTracerModule::MODULE)
+        .ok_or(Failure::World("not_a_tracer_module"))
+}
 
 /// The driver process, which runs the commands.
 const DRIVER: Pid = Pid::new(70, 0);
@@ -67,6 +78,8 @@ pub struct Runner {
     tracers: Vec<(Pid, Arc<ProcessTracer>)>,
     mailbox: Sender<Delivered>,
     inbox: Receiver<Delivered>,
+    /// The tracer modules (`tracer_test`) and their code.
+    modules: TracerModules,
     world: world::World,
 }
 
@@ -89,8 +102,10 @@ impl Runner {
             tracers: Vec::new(),
             mailbox,
             inbox,
+            modules: TracerModules::default(),
             world: world::World::default(),
         };
+        runner.modules.declare(Atom::new(TestTracerModule::MODULE));
         let driver = runner.core.spawn(DRIVER, Some(idle()));
         runner.processes.insert(DRIVER, driver);
         // The driver exists from the start, so its messages come first.
@@ -252,6 +267,37 @@ impl Runner {
             }
             ("seq_token", [p]) => self.seq_token(*p),
             ("allocate", [p, words]) => self.allocate(*p, *words),
+            ("code_delete", [m]) => {
+                let deleted = self.modules.delete(tracer_module(*m)?);
+                Ok(Term::atom(if deleted { Atom::TRUE } else { Atom::FALSE }))
+            }
+            ("code_purge", [m]) => {
+                if self.modules.purge(tracer_module(*m)?) {
+                    // Every process checks its code, scheduled in for it.
+                    let mut pids: Vec<Pid> = self.processes.keys().copied().collect();
+                    pids.sort();
+                    for pid in pids {
+                        if let Some(p) = self.processes.get_mut(&pid) {
+                            p.check_tracers();
+                        }
+                    }
+                }
+                // No process ran the old code: none was killed.
+                Ok(Term::atom(Atom::FALSE))
+            }
+            ("code_load", [m]) => {
+                let module = tracer_module(*m)?;
+                match self.modules.load(module) {
+                    Ok(()) => {
+                        let mut heap = Heap::new();
+                        let reply =
+                            heap.tuple(&[Word::atom(Atom::new("module")), Word::atom(module)]);
+                        Ok(Term::from_parts(heap, reply))
+                    }
+                    Err(CodeError::NotPurged) => Err(Failure::World("not_purged")),
+                    Err(CodeError::NoFile) => Err(Failure::World("nofile")),
+                }
+            }
             ("advance_clock", [ns]) => {
                 self.clock.advance(ns.as_i64().ok_or(Failure::World("not_an_integer"))?);
                 Ok(Term::atom(Atom::OK))
@@ -323,28 +369,32 @@ impl Runner {
     }
 
     /// Tracer module `module` with `state`: `erl_tracer` with a pid (the
-    /// tracer process), or `tracer_test`, whose collector is a tracer
-    /// process from now on. Other modules have no tracer callbacks (badarg).
+    /// tracer process), or `tracer_test` while loaded, whose collector is a
+    /// tracer process from now on. Other modules have no tracer callbacks
+    /// (badarg).
     fn module_tracer(&mut self, module: TermRef<'_>, state: TermRef<'_>) -> Option<TracerRef> {
-        match module.as_atom()?.name() {
+        let module = module.as_atom()?;
+        match module.name() {
             TestTracerModule::MODULE => {}
             "erl_tracer" => return Some(self.tracer(Pid::from_term(state)?)),
             _ => return None,
         }
+        let code = self.modules.code(module).filter(|c| c.is_loaded())?;
         let tracer = TestTracerModule::new(state, self.mailbox.clone());
         if let Some(collector) = tracer.collector() {
             self.tracer(collector);
         }
-        Some(Arc::new(tracer))
+        Some(Arc::new(ModuleTracer::new(code, tracer)))
     }
 
     /// What `ensure_tracer_module_loaded/2` of `erlang` and `trace` does
     /// before the BIF: it calls `Module:enabled/3` of a tracer module named
     /// in the flag list as `{Key, Module, State}` that is not loaded, which
-    /// raises `undef` when there is no such module. `erlang`'s looks only at
-    /// the first `{Key, ...}` tuple (`lists:keyfind/3`), `trace`'s at every
-    /// one. Loaded here: `erl_tracer`, `tracer_test`, `scenario` and the
-    /// declared modules.
+    /// raises `undef` when there is no such module, and loads it when it is
+    /// on the code path. `erlang`'s looks only at the first `{Key, ...}`
+    /// tuple (`lists:keyfind/3`), `trace`'s at every one. Loaded here:
+    /// `erl_tracer`, `scenario`, the declared modules and `tracer_test`
+    /// (loaded on demand once deleted).
     fn ensure_tracer_modules(
         &self,
         key: &str,
@@ -358,6 +408,7 @@ impl Runner {
             }
             if let (3, Some(module)) = (t.len(), t.get(1).and_then(|m| m.as_atom()))
                 && !self.module_loaded(module)
+                && self.modules.load(module).is_err()
             {
                 return Err(Failure::World("undef"));
             }
@@ -370,7 +421,8 @@ impl Runner {
 
     fn module_loaded(&self, module: Atom) -> bool {
         let module_info = Mfa { module, function: Atom::new("module_info"), arity: 0 };
-        matches!(module.name(), "erl_tracer" | TestTracerModule::MODULE | "scenario")
+        matches!(module.name(), "erl_tracer" | "scenario")
+            || self.modules.is_loaded(module)
             || self.core.function(module_info).is_some()
     }
 

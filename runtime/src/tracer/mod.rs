@@ -7,13 +7,16 @@
 //! default that builds the familiar `{trace, Pid, Tag, Msg...}` tuples and
 //! delivers them to a process (here: a channel). [`TestTracerModule`] is
 //! the tracer module `tracer_test` of OTP's `tracer_SUITE`, which forwards
-//! the callbacks' arguments to a collector process.
+//! the callbacks' arguments to a collector process. [`TracerModules`] and
+//! [`ModuleTracer`] let tracer modules be deleted and loaded again.
 
+mod code;
 mod module;
 mod options;
 mod process;
 mod tag;
 
+pub use code::{CodeError, ModuleCode, ModuleTracer, TracerModules};
 pub use module::TestTracerModule;
 pub use options::TraceOpts;
 pub use process::{Delivered, ProcessTracer};

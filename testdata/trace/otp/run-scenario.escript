@@ -33,7 +33,9 @@
 %% * Tracer module tracer_test: if the scenario names the atom tracer_test,
 %%   module tracer_test is loaded before the first term runs, with the NIFs
 %%   enabled/3 and trace/5 of tracer_test.so next to this script (built from
-%%   tracer_test.c by generate.sh). It forwards {Tag, State, Tracee, Msg,
+%%   tracer_test.c by generate.sh); its tracer_test.beam is written there too
+%%   and the directory put on the code path, so {code_load, tracer_test}
+%%   (code:load_file/1) and loading on demand find it. It forwards {Tag, State, Tracee, Msg,
 %%   Opts} to the collector, which prints it like any trace message.
 %% * The VM runs one scheduler (+S 1 above), so scheduler_id is always 1.
 %% * {spawn, Parent, Child}: Parent (the driver or a puppet) calls
@@ -315,12 +317,23 @@ do_term({do, P, Actions}, W) ->
     do_event(P, Actions, W);
 do_term({allocate, P, Words}, W) ->
     allocate_event(P, Words, W);
+do_term({code_delete, M}, W) ->
+    {code:delete(tracer_module(M)), W};
+do_term({code_purge, M}, W) ->
+    {code:purge(tracer_module(M)), W};
+do_term({code_load, M}, W) ->
+    {code:load_file(tracer_module(M)), W};
 do_term({advance_clock, Ns}, W) ->
     %% msc's injected clock moves on; OTP's clock is its own.
     is_integer(Ns) orelse world_error(not_an_integer),
     {ok, W};
 do_term(_, _W) ->
     world_error(unknown_term).
+
+%% The code events take only the tracer module (the world's modules are
+%% its own).
+tracer_module(tracer_test) -> tracer_test;
+tracer_module(_) -> world_error(not_a_tracer_module).
 
 %% Runs a trace BIF; errors become {error, Reason} like the format says.
 call(Fun) ->
@@ -717,7 +730,12 @@ load_tracer_test() ->
             "trace(_, _, _, _, _) -> erlang:nif_error(nif_not_loaded).\n",
             [So]),
     {ok, tracer_test, Bin} = compile_source(lists:flatten(Src)),
-    {module, tracer_test} = code:load_binary(tracer_test, "tracer_test.erl", Bin),
+    %% On the code path, so that code:load_file/1 and loading on demand
+    %% (erlang:trace/3 calling tracer_test:enabled/3) find it.
+    Dir = filename:dirname(So),
+    ok = file:write_file(filename:join(Dir, "tracer_test.beam"), Bin),
+    true = code:add_patha(Dir),
+    {module, tracer_test} = code:load_file(tracer_test),
     ok.
 
 %% The source of a declared module. Each function:
