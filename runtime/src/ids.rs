@@ -42,6 +42,41 @@ impl fmt::Display for Pid {
     }
 }
 
+/// A process of another node: what a local process links to, unlinks
+/// from, or gets messages and exit signals from over distribution.
+///
+/// The core traces only its own node's processes; events about remote
+/// ones (`{trace, Pid, link, Remote}`, a receive pattern's `[Node, Remote,
+/// Msg]`) carry their pid as ERTS's external pid term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RemotePid {
+    /// The node's name.
+    pub node: Atom,
+    /// The node's creation.
+    pub creation: u32,
+    /// The process number.
+    pub id: u32,
+    /// The serial.
+    pub serial: u32,
+}
+
+impl RemotePid {
+    /// The pid of `term`, if it is a pid of another node.
+    pub fn from_term(term: TermRef<'_>) -> Option<RemotePid> {
+        match term.kind() {
+            Kind::Pid(p) if p.node != Atom::NONODE => {
+                Some(RemotePid { node: p.node, creation: p.creation, id: p.id, serial: p.serial })
+            }
+            _ => None,
+        }
+    }
+
+    /// Builds the pid term in `heap`.
+    pub fn to_word(self, heap: &mut Heap) -> Word {
+        heap.pid(self.node, self.id, self.serial, self.creation)
+    }
+}
+
 /// A local port identifier, `#Port<0.Id>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PortId(pub u64);

@@ -198,7 +198,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use core::{CoreConfig, TraceCore};
 pub use error::TraceError;
 pub use flags::TraceFlags;
-pub use ids::{Mfa, Pid, PortId};
+pub use ids::{Mfa, Pid, PortId, RemotePid};
 pub use links::LinkSignal;
 pub use messages::Origin;
 pub use ports::Port;

@@ -11,7 +11,7 @@ use matchspec::term::{Atom, Heap, Term, TermRef};
 
 use crate::core::trace_procs;
 use crate::flags::TraceFlags;
-use crate::ids::{Pid, PortId};
+use crate::ids::{Pid, PortId, RemotePid};
 use crate::process::Process;
 use crate::session::SessionRef;
 use crate::tracee::TracerLink;
@@ -39,6 +39,19 @@ impl LinkSignal {
     /// The linking process.
     pub fn from(&self) -> Pid {
         self.from
+    }
+}
+
+/// The other end of a link event: a local process or port, or a process
+/// of another node.
+enum Other {
+    Local(TraceeId),
+    Remote(RemotePid),
+}
+
+impl From<TraceeId> for Other {
+    fn from(id: TraceeId) -> Other {
+        Other::Local(id)
     }
 }
 
@@ -121,6 +134,31 @@ impl Process {
         self.procs_event(TraceTag::GettingUnlinked, TraceeId::Port(port));
     }
 
+    /// The process links to `other`, a process of another node: `{trace,
+    /// Pid, link, Other}`. Nothing is inherited over distribution.
+    pub fn link_remote(&mut self, other: RemotePid) {
+        self.procs_event(TraceTag::Link, Other::Remote(other));
+    }
+
+    /// The process unlinks from `other` of another node: `{trace, Pid,
+    /// unlink, Other}`.
+    pub fn unlink_remote(&mut self, other: RemotePid) {
+        self.procs_event(TraceTag::Unlink, Other::Remote(other));
+    }
+
+    /// The process handles a link from `from` of another node: `{trace,
+    /// Pid, getting_linked, From}`.
+    pub fn linked_by_remote(&mut self, from: RemotePid) {
+        self.procs_event(TraceTag::GettingLinked, Other::Remote(from));
+    }
+
+    /// The link to `from` of another node is gone from that side (an
+    /// unlink, or an exit signal the process traps or that is `normal`):
+    /// `{trace, Pid, getting_unlinked, From}`.
+    pub fn unlinked_by_remote(&mut self, from: RemotePid) {
+        self.procs_event(TraceTag::GettingUnlinked, Other::Remote(from));
+    }
+
     /// The process registers `name`: `{trace, Pid, register, Name}`.
     pub fn register(&mut self, name: Atom) {
         self.procs_name_event(TraceTag::Register, name);
@@ -141,12 +179,15 @@ impl Process {
         self.exit();
     }
 
-    fn procs_event(&mut self, tag: TraceTag, other: TraceeId) {
+    fn procs_event(&mut self, tag: TraceTag, other: impl Into<Other>) {
         if !self.tracee().traces_any(TraceFlags::PROCS) {
             return;
         }
         let mut heap = Heap::new();
-        let word = other.to_word(&mut heap);
+        let word = match other.into() {
+            Other::Local(id) => id.to_word(&mut heap),
+            Other::Remote(pid) => pid.to_word(&mut heap),
+        };
         trace_procs(self.tracee(), tag, heap.view(word), None);
     }
 
@@ -154,5 +195,61 @@ impl Process {
         if self.tracee().traces_any(TraceFlags::PROCS) {
             trace_procs(self.tracee(), tag, Term::atom(name).as_ref(), None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use matchspec::term::{Atom, Term};
+
+    use crate::commands::{MessageEvent, ProcessSpec, set_message_pattern, trace_processes};
+    use crate::flags::TraceFlags;
+    use crate::ids::{Mfa, Pid, RemotePid};
+    use crate::messages::Origin;
+    use crate::{CoreConfig, ManualClock, ProcessTracer, TraceCore};
+
+    /// Links, unlinks and messages with a process of another node show its
+    /// external pid (printed in msc's extended form), and a receive pattern
+    /// sees `[Node, Pid, Msg]`.
+    #[test]
+    fn events_about_a_remote_process_carry_its_pid() {
+        let clock = Arc::new(ManualClock::new());
+        let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), tx, clock));
+        let session = core.session_create(Atom::new("s1"), Some(tracer));
+        let mut p = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
+        let flags = TraceFlags::PROCS | TraceFlags::RECEIVE;
+        trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, flags, None)
+            .expect("traced");
+        let remote = RemotePid { node: Atom::new("other@host"), creation: 7, id: 89, serial: 0 };
+        p.link_remote(remote);
+        p.unlink_remote(remote);
+        p.linked_by_remote(remote);
+        p.unlinked_by_remote(remote);
+        // Only messages from the remote process's node pass.
+        let pattern = Term::parse("[{['other@host', '_', '_'], [], []}]").expect("a spec");
+        set_message_pattern(&core, &session, MessageEvent::Receive, pattern.as_ref())
+            .expect("a receive pattern");
+        let hello = Term::atom(Atom::new("hello"));
+        p.message_arrived(Origin::Remote(remote), hello.as_ref());
+        p.message_arrived(Origin::Process(Pid::new(81, 0)), hello.as_ref());
+        let pid = "#Pid<other@host.7.89.0>";
+        let got: Vec<String> =
+            rx.try_iter().map(|d| d.message.as_ref().without_strings().to_string()).collect();
+        assert_eq!(
+            got,
+            [
+                format!("{{trace,<0.80.0>,link,{pid}}}"),
+                format!("{{trace,<0.80.0>,unlink,{pid}}}"),
+                format!("{{trace,<0.80.0>,getting_linked,{pid}}}"),
+                format!("{{trace,<0.80.0>,getting_unlinked,{pid}}}"),
+                "{trace,<0.80.0>,'receive',hello}".to_string(),
+            ]
+        );
+        assert_eq!(RemotePid::from_term(Term::parse(pid).expect("a pid").as_ref()), Some(remote));
+        assert_eq!(Pid::from_term(Term::parse(pid).expect("a pid").as_ref()), None);
     }
 }

@@ -20,7 +20,7 @@ use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
 use crate::flags::TraceFlags;
 use crate::host::ProcessHost;
-use crate::ids::{Pid, PortId};
+use crate::ids::{Pid, PortId, RemotePid};
 use crate::process::Process;
 use crate::seq_trace::{MessageToken, SeqEvent, SeqToken};
 use crate::session::{EventPattern, SessionRef};
@@ -33,8 +33,11 @@ pub enum Origin {
     Process(Pid),
     /// A port of this node: `[Node, Port, Msg]`.
     Port(PortId),
+    /// A process of another node: `[Node, Pid, Msg]`.
+    Remote(RemotePid),
     /// Not a process (`clock_service` for a `receive ... after` timeout, a
-    /// node name for a remote sender): `[Atom, undefined, Msg]`.
+    /// node name for a remote sender ERTS does not know):
+    /// `[Atom, undefined, Msg]`.
     Other(Atom),
 }
 
@@ -152,6 +155,7 @@ impl Process {
         let (node, sender) = match from {
             Origin::Process(pid) => (Word::atom(Atom::NONODE), pid.to_word(&mut heap)),
             Origin::Port(port) => (Word::atom(Atom::NONODE), port.to_word(&mut heap)),
+            Origin::Remote(pid) => (Word::atom(pid.node), pid.to_word(&mut heap)),
             Origin::Other(atom) => (Word::atom(atom), Word::atom(Atom::UNDEFINED)),
         };
         let message_word = message.copy_to(&mut heap);
