@@ -1908,14 +1908,7 @@ impl<'c> World<'c> {
                 let Some(p) = PIDS.iter().position(|&id| Pid::new(id, 0) == tracee) else {
                     self.violation(format!("a tracee that is not in the world: {shown}"));
                 };
-                let mut rest = &elements[2..];
-                if timestamped {
-                    let Some((ts, head)) = rest.split_last() else {
-                        self.violation(format!("malformed: {shown}"))
-                    };
-                    self.check_timestamp(i, *ts, &shown);
-                    rest = head;
-                }
+                let rest = self.without_timestamp(i, &elements[2..], timestamped, &shown);
                 let Some(need) = event_ok(rest) else {
                     self.violation(format!("malformed: {shown}"))
                 };
@@ -1987,14 +1980,7 @@ impl<'c> World<'c> {
             self.violation(format!("a port that is not in the world: {shown}"));
         };
         let e = PIDS.len() + q;
-        let mut rest = &elements[2..];
-        if timestamped {
-            let Some((ts, head)) = rest.split_last() else {
-                self.violation(format!("malformed: {shown}"))
-            };
-            self.check_timestamp(i, *ts, &shown);
-            rest = head;
-        }
+        let rest = self.without_timestamp(i, &elements[2..], timestamped, &shown);
         let Some(need) = port_event_ok(rest) else {
             self.violation(format!("malformed port event: {shown}"))
         };
@@ -2019,6 +2005,25 @@ impl<'c> World<'c> {
         if stamped {
             self.violation(format!("{shown} from session {uid}: {port} had {before:?}/{after:?}"));
         }
+    }
+
+    /// A trace message's elements after the tracee, without its timestamp
+    /// (checked) if it has one.
+    fn without_timestamp<'t>(
+        &mut self,
+        i: usize,
+        rest: &'t [TermRef<'t>],
+        timestamped: bool,
+        shown: &str,
+    ) -> &'t [TermRef<'t>] {
+        if !timestamped {
+            return rest;
+        }
+        let Some((ts, head)) = rest.split_last() else {
+            self.violation(format!("malformed: {shown}"))
+        };
+        self.check_timestamp(i, *ts, shown);
+        head
     }
 
     /// Timestamps on one channel never go back (the clock only advances).

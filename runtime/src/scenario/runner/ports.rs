@@ -3,7 +3,7 @@
 //! action on one makes the events OTP 27 makes for it, in OTP's order (see
 //! docs/scenarios.md: measured with `testdata/trace/otp/run-scenario.escript`).
 
-use matchspec::term::{Atom, Heap, Term, Word};
+use matchspec::term::{Atom, Heap, Term};
 
 use super::link_tree::{LinkKey, LinkTree};
 use super::world::{Signal, atom, world};
@@ -342,13 +342,4 @@ fn port_task(port: &Port, what: Option<&str>, body: impl FnOnce(&Port)) {
     port.trace_schedule_in(what);
     body(port);
     port.trace_schedule_out(what);
-}
-
-/// `{'EXIT', Port, Reason}`, what a trapping process gets from a port.
-pub(super) fn port_exit_message(from: PortId, reason: &Term) -> Term {
-    let mut heap = Heap::new();
-    let from = from.to_word(&mut heap);
-    let reason = reason.copy_to(&mut heap);
-    let root = heap.tuple(&[Word::atom(Atom::new("EXIT")), from, reason]);
-    Term::from_parts(heap, root)
 }

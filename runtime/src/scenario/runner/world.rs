@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
 use super::link_tree::{LinkKey, LinkTree};
-use super::ports::{PortAction, WorldPort, port_exit_message};
+use super::ports::{PortAction, WorldPort};
 use super::{DRIVER, Failure, Reply, Runner};
 use crate::ids::{Pid, PortId};
 use crate::links::LinkSignal;
@@ -87,6 +87,20 @@ pub(super) fn step(head: &[Word], args: &[TermRef<'_>]) -> Term {
         all.push(a.copy_to(&mut heap));
     }
     let root = if all.len() == 1 { all[0] } else { heap.tuple(&all) };
+    Term::from_parts(heap, root)
+}
+
+/// `{'EXIT', From, Reason}`: an exit signal as a trapping process gets it.
+fn exit_message(from: Origin, reason: &Term) -> Term {
+    let mut heap = Heap::new();
+    let from = match from {
+        Origin::Process(pid) => pid.to_word(&mut heap),
+        Origin::Port(port) => port.to_word(&mut heap),
+        Origin::Remote(pid) => pid.to_word(&mut heap),
+        Origin::Other(_) => Word::atom(Atom::UNDEFINED),
+    };
+    let reason = reason.copy_to(&mut heap);
+    let root = heap.tuple(&[atom("EXIT"), from, reason]);
     Term::from_parts(heap, root)
 }
 
@@ -490,11 +504,7 @@ impl Runner {
                     process.unlinked_by(from);
                 }
                 if trapping {
-                    let mut heap = Heap::new();
-                    let f = from.to_word(&mut heap);
-                    let r = reason.copy_to(&mut heap);
-                    let root = heap.tuple(&[atom("EXIT"), f, r]);
-                    let message = Term::from_parts(heap, root);
+                    let message = exit_message(Origin::Process(from), &reason);
                     process.message_arrived(Origin::Process(from), message.as_ref());
                     self.world.queues.entry(pid).or_default().push_back((message, token));
                 } else if !normal {
@@ -513,7 +523,7 @@ impl Runner {
                     process.unlinked_by_port(from);
                 }
                 if trapping {
-                    let message = port_exit_message(from, &reason);
+                    let message = exit_message(Origin::Port(from), &reason);
                     process.message_arrived(Origin::Port(from), message.as_ref());
                     self.world
                         .queues
@@ -617,11 +627,7 @@ impl Runner {
             return self.ended(pid, killed);
         }
         if self.world.trapping.contains(&pid) {
-            let mut heap = Heap::new();
-            let f = from.to_word(&mut heap);
-            let r = reason.copy_to(&mut heap);
-            let root = heap.tuple(&[atom("EXIT"), f, r]);
-            let message = Term::from_parts(heap, root);
+            let message = exit_message(Origin::Process(from), &reason);
             process.message_arrived(Origin::Process(from), message.as_ref());
             self.world.queues.entry(pid).or_default().push_back((message, token));
         } else if !normal || from == pid {
