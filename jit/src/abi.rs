@@ -46,7 +46,7 @@
 //! how many results came before it ([`Ctx::keep`]), so the code returns
 //! at the input's end and Rust hands over only those before resuming the
 //! panic. Nothing the spec does
-//! after the panic reaches the host. The lean helpers (`lean.rs`) are
+//! after the panic reaches the host. The lean helpers (`lean.rs`, `arith.rs`) are
 //! plain functions that cannot panic and run even after a panic,
 //! harmlessly.
 
@@ -61,7 +61,7 @@ use matchspec::interp::{Frame, Step};
 use matchspec::ir::{Cmp, Operands};
 use matchspec::term::{Space, Word};
 
-use crate::lean;
+use crate::{arith, lean};
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u64, u64) -> u64;
@@ -370,10 +370,10 @@ impl HelperId {
             HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
             HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
             HelperId::Reset => ("msc_reset", reset as *const u8, 1),
-            HelperId::NumAdd => ("msc_num_add", lean::num_add as *const u8, 3),
-            HelperId::NumSub => ("msc_num_sub", lean::num_sub as *const u8, 3),
-            HelperId::NumMul => ("msc_num_mul", lean::num_mul as *const u8, 3),
-            HelperId::NumDiv => ("msc_num_div", lean::num_div as *const u8, 3),
+            HelperId::NumAdd => ("msc_num_add", arith::num_add as *const u8, 3),
+            HelperId::NumSub => ("msc_num_sub", arith::num_sub as *const u8, 3),
+            HelperId::NumMul => ("msc_num_mul", arith::num_mul as *const u8, 3),
+            HelperId::NumDiv => ("msc_num_div", arith::num_div as *const u8, 3),
             HelperId::NumCompare => ("msc_num_compare", lean::num_compare as *const u8, 3),
             HelperId::MapGet => ("msc_map_get", lean::map_get as *const u8, 3),
         };

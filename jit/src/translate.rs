@@ -760,11 +760,18 @@ impl Translator<'_, '_, '_> {
                 None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
             };
             let at = self.b.ins().iadd_imm_s(build, i64::from(at));
+            // A small integer constant goes second, where the helper
+            // looks for a small integer first (`+` and `*` commute).
+            let small = |r: Reg| self.constants[r.index()].is_some_and(Word::is_small);
+            let (a, b) = match bif {
+                Bif::Add | Bif::Mul if small(args[0]) && !small(args[1]) => (args[1], args[0]),
+                _ => (args[0], args[1]),
+            };
             // Constants made again here, so the fast path's stay
             // immediates.
-            let (x, y) = (self.load(args[0]), self.load(args[1]));
+            let (x, y) = (self.load(a), self.load(b));
             let value = self.call_helper(helper, &[x, y, at]);
-            // Nothing else goes to `slow`: `lean::num_arith` calls `msc_call`.
+            // Nothing else goes to `slow`: `arith::num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
@@ -1521,7 +1528,7 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
                 Op::MakeList { elements, .. } => 2 * elements.len,
                 Op::MakeCons { .. } => 2,
                 // A float result, or a bignum of up to two words (see
-                // `lean::num_arith`).
+                // `arith::num_arith`).
                 Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 3,
                 _ => 0,
             }
