@@ -73,26 +73,31 @@ pub(crate) fn translate(
     let push = b.create_block();
 
     // The loop over the inputs: `index` counts them, from `Ctx::next`.
+    // Each trip ends with the test for the next (one branch back, and
+    // `count` read by the comparison itself).
     let index = b.declare_var(I64);
     let first = b.ins().load(I64, mem(), params[0], abi::CTX_NEXT);
     b.def_var(index, first);
     b.ins().jump(loop_head, &[]);
-    b.switch_to_block(loop_head);
-    let i = b.use_var(index);
-    let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
-    let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
+    // Laid out right after the last test, which falls through to it.
     let done = b.create_block();
-    b.ins().brif(more, load_input, &[], done, &[]);
+    for block in [loop_head, next_input] {
+        b.switch_to_block(block);
+        let mut i = b.use_var(index);
+        if block == next_input {
+            i = b.ins().iadd_imm_s(i, 1);
+            b.def_var(index, i);
+        }
+        let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
+        let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
+        b.ins().brif(more, load_input, &[], done, &[]);
+    }
     b.switch_to_block(done);
     // `count` (or, after a panic, the input after the one that panicked).
+    let i = b.use_var(index);
     b.ins().store(mem(), i, params[0], abi::CTX_INDEX);
     let code = b.ins().iconst(I64, abi::EXIT_DONE as i64);
     b.ins().return_(&[code]);
-    b.switch_to_block(next_input);
-    let i = b.use_var(index);
-    let i = b.ins().iadd_imm_s(i, 1);
-    b.def_var(index, i);
-    b.ins().jump(loop_head, &[]);
 
     let (slots, region) = heap_slots(program);
     let effects = effects(program, &slots);
