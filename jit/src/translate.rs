@@ -684,12 +684,12 @@ impl Translator<'_, '_, '_> {
     fn push_block(&mut self) {
         self.b.switch_to_block(self.push);
         let n = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_PENDING);
-        let offset = self.b.ins().ishl_imm_s(n, 4);
+        let offset = self.b.ins().ishl_imm_s(n, 3);
         let slot = self.b.ins().iadd(self.ctx, offset);
         let i = self.b.use_var(self.index);
         let w = self.b.use_var(self.pushed);
-        self.b.ins().store(mem(), i, slot, abi::CTX_RESULTS);
-        self.b.ins().store(mem(), w, slot, abi::CTX_RESULTS + 8);
+        self.b.ins().store(mem(), i, slot, abi::CTX_RESULT_INPUTS);
+        self.b.ins().store(mem(), w, slot, abi::CTX_RESULT_WORDS);
         let n = self.b.ins().iadd_imm_s(n, 1);
         self.b.ins().store(mem(), n, self.ctx, abi::CTX_PENDING);
         if self.region > 0 {
