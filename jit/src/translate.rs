@@ -764,7 +764,10 @@ impl Translator<'_, '_, '_> {
                 Some(region) => region.build,
                 None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
             };
-            let at = self.b.ins().iadd_imm_s(build, i64::from(at));
+            let at = match at {
+                0 => build,
+                _ => self.b.ins().iadd_imm_s(build, i64::from(at)),
+            };
             // A small integer constant goes second, where the helper
             // looks for a small integer first (`+` and `*` commute).
             let small = |r: Reg| self.constants[r.index()].is_some_and(Word::is_small);
@@ -1083,16 +1086,17 @@ impl Translator<'_, '_, '_> {
         let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
         self.brif(is_float, float, bignum);
         // A bignum lies beyond every small integer: its sign decides (the
-        // order of `s` against it: -1 or 1).
+        // order of `s` against it: -1 below a positive one, 1 above a
+        // negative one).
         self.enter(bignum);
         let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
-        let positive = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_POS_BIG as i64);
-        let negative = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_NEG_BIG as i64);
-        let either = self.b.ins().bor(positive, negative);
-        let (below, above) = (self.b.ins().iconst(I64, -1), self.b.ins().iconst(I64, 1));
-        let order = self.b.ins().select(positive, below, above);
+        let k = self.b.ins().iadd_imm_s(kind, -(layout::HEADER_POS_BIG as i64));
+        let either = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, k, 1);
+        let twice = self.b.ins().ishl_imm_s(k, 1);
+        let order = self.b.ins().iadd_imm_s(twice, -1);
         self.b.ins().brif(either, result, &[BlockArg::Value(order)], helper, &[]);
-        // A float: the integer converted, if exactly.
+        // A float: the integer converted, if exactly; compared as `x`
+        // against `y` both ways round, one of which is the answer.
         self.enter(float);
         let v = self.b.ins().sshr_imm_s(s, i64::from(layout::TAG_BITS));
         let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
@@ -1102,11 +1106,16 @@ impl Translator<'_, '_, '_> {
         let p = self.b.ins().fcvt_from_sint(types::F64, v);
         let bits = self.b.ins().load(I64, mem(), cells, 8);
         let q = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
-        let lt = self.b.ins().fcmp(FloatCC::LessThan, p, q);
-        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, p, q);
-        let (lt, gt) = (self.b.ins().uextend(I64, lt), self.b.ins().uextend(I64, gt));
-        let order = self.b.ins().isub(gt, lt);
-        self.b.ins().jump(result, &[BlockArg::Value(order)]);
+        let fcc = match cc {
+            IntCC::SignedLessThan => FloatCC::LessThan,
+            IntCC::SignedLessThanOrEqual => FloatCC::LessThanOrEqual,
+            IntCC::SignedGreaterThan => FloatCC::GreaterThan,
+            _ => FloatCC::GreaterThanOrEqual,
+        };
+        let small_first = self.b.ins().fcmp(fcc, p, q);
+        let small_second = self.b.ins().fcmp(fcc, q, p);
+        let holds = self.b.ins().select(x_small, small_first, small_second);
+        self.branch(holds, pc + 1, fail);
         // `s` against `o`, turned back to `x` against `y`.
         let order = self.b.append_block_param(result, I64);
         self.enter(result);
