@@ -145,28 +145,32 @@ unsafe fn with_small(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> Op
         if bif == Bif::FloatDiv || k & !(ONE | 1) != 0 {
             return None;
         }
-        let (two, negative) = (k >> layout::HEADER_KIND_BITS, k & 1 != 0);
+        let (two, kind) = (k >> layout::HEADER_KIND_BITS, header & layout::HEADER_KIND_MASK);
         // SAFETY: as above; for one word, the word read is masked off.
         let hi = unsafe { *cells.add(1 + two as usize) } & two.wrapping_neg();
         let magnitude = u128::from(hi) << 64 | u128::from(lo);
-        let (negative, magnitude) = match bif {
-            Bif::Mul => (negative != (s < 0), magnitude_product(magnitude, s.unsigned_abs())?),
+        let (kind, magnitude) = match bif {
+            Bif::Mul => {
+                // A negative factor swaps the signs' kinds.
+                let flip = if s < 0 { layout::HEADER_POS_BIG ^ layout::HEADER_NEG_BIG } else { 0 };
+                (kind ^ flip, magnitude_product(magnitude, s.unsigned_abs())?)
+            }
             _ => {
                 // What the small integer adds to the magnitude (at most
                 // 2^60 either way): the magnitude, at least 2^60, stays
                 // positive.
                 let toward = if bif == Bif::Sub { -s } else { s };
-                let toward = if negative { -toward } else { toward };
+                let toward = if k & 1 != 0 { -toward } else { toward };
                 let sum = magnitude.wrapping_add(toward as i128 as u128);
                 // Below 2^127 before and after, as the interpreter's fast
                 // path (so nothing wraps around): the rest is `general`'s.
                 if (magnitude | sum) >> 127 != 0 {
                     return None;
                 }
-                (negative, sum)
+                (kind, sum)
             }
         };
-        match big_words(negative, magnitude) {
+        match big_words(kind, magnitude) {
             Ok(words) => words,
             Err(word) => return Some(word),
         }
@@ -189,20 +193,22 @@ fn magnitude_product(a: u128, b: u64) -> Option<u128> {
     Some(top << 64 | u128::from(low as u64))
 }
 
-/// The integer of `magnitude`, negated if `negative`: the words of a
-/// bignum (`Ok`), or its small word (`Err`).
+/// The integer of `magnitude` with the sign of the bignum header kind
+/// `kind`: the words of a bignum (`Ok`), or its small word (`Err`).
 #[inline(always)]
-fn big_words(negative: bool, magnitude: u128) -> Result<[u64; 3], u64> {
+fn big_words(kind: u64, magnitude: u128) -> Result<[u64; 3], u64> {
     let (lo, hi) = (magnitude as u64, (magnitude >> 64) as u64);
-    // Up to `MAX_SMALL`, and one more below zero.
-    if hi == 0 && lo <= layout::MAX_SMALL as u64 + u64::from(negative) {
-        let value = if negative { (lo as i64).wrapping_neg() } else { lo as i64 };
-        return Err((value << layout::TAG_BITS) as u64);
+    let negative = kind == layout::HEADER_NEG_BIG;
+    if hi == 0 {
+        // Up to `MAX_SMALL`, and one more below zero.
+        if lo <= layout::MAX_SMALL as u64 + u64::from(negative) {
+            let value = if negative { (lo as i64).wrapping_neg() } else { lo as i64 };
+            return Err((value << layout::TAG_BITS) as u64);
+        }
+        return Ok([1 << layout::HEADER_KIND_BITS | kind, lo, 0]);
     }
     // As `Heap::int128` builds it: one word of magnitude, or two.
-    let size = 1 + u64::from(hi != 0);
-    let kind = if negative { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
-    Ok([size << layout::HEADER_KIND_BITS | kind, lo, hi])
+    Ok([2 << layout::HEADER_KIND_BITS | kind, lo, hi])
 }
 
 /// Writes `words` at `at` in the run's heap; the word of the term there.
@@ -256,7 +262,8 @@ unsafe fn general_words(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64) -> Result
     };
     if let Some((p, q)) = ints {
         let r = wide_result(bif, p, q).ok_or(FAILED)?;
-        return big_words(r < 0, r.unsigned_abs());
+        let kind = if r < 0 { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
+        return big_words(kind, r.unsigned_abs());
     }
     // SAFETY: as this function's contract.
     let (Some(a), Some(b)) = (unsafe { float_of(ctx, x) }, unsafe { float_of(ctx, y) }) else {
