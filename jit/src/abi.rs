@@ -15,7 +15,7 @@
 //! outcome reaches Rust depends on what the program's helpers may do
 //! ([`Effects`](crate::effects::Effects)). A match that only the code
 //! touched (no helper built a term or set a flag since Rust last cleaned
-//! up: [`Ctx::dirty`] is clear) is written to [`Ctx::results`] and the
+//! up: [`Ctx::dirty`] is clear) is written to [`Ctx::result_words`] and the
 //! code goes on with the next input; a no-match is not reported at all
 //! (Rust hands over the inputs between two results as no-matches when
 //! the caller wants them). The code returns to Rust, which hands the
@@ -46,7 +46,7 @@
 //! how many results came before it ([`Ctx::keep`]), so the code returns
 //! at the input's end and Rust hands over only those before resuming the
 //! panic. Nothing the spec does
-//! after the panic reaches the host. The lean helpers (`lean.rs`) are
+//! after the panic reaches the host. The lean helpers (`lean.rs`, `arith.rs`) are
 //! plain functions that cannot panic and run even after a panic,
 //! harmlessly.
 
@@ -61,14 +61,14 @@ use matchspec::interp::{Frame, Step};
 use matchspec::ir::{Cmp, Operands};
 use matchspec::term::{Space, Word};
 
-use crate::lean;
+use crate::{arith, lean};
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u64, u64) -> u64;
 
 /// [`Entry`] returns this when it ran every input.
 pub(crate) const EXIT_DONE: u64 = 0;
-/// The buffer of results is full ([`Ctx::results`]).
+/// The buffer of results is full ([`Ctx::result_words`]).
 pub(crate) const EXIT_FULL: u64 = 1;
 /// A head op found a pointer outside the input's heap: the input is not a
 /// well-formed term (the interpreter panics on the same input).
@@ -114,7 +114,7 @@ pub(crate) const RESULTS: usize = 64;
 /// before the call (the code need not call [`reset`]); `registers`, the
 /// run's register file, which the code reads and writes only around the
 /// helpers that use it; `inputs` and `count`, the inputs to run on;
-/// `next`, `index`, `pending` and `results` (see the module docs). Values
+/// `next`, `index`, `pending` and the results (see the module docs). Values
 /// the code needs only now and then live here rather than in machine
 /// registers across the whole loop.
 #[repr(C)]
@@ -142,10 +142,12 @@ pub(crate) struct Ctx<'f> {
     /// without one is then a null test, on every single run).
     pub(crate) error: Option<Box<EvalError>>,
     pub(crate) panic: Option<Box<dyn Any + Send>>,
-    /// The buffered matches: input index and result word. Only the first
-    /// `pending` are written (setting all 1 KiB would cost a single run
-    /// more than its code).
-    pub(crate) results: [MaybeUninit<[u64; 2]>; RESULTS],
+    /// The buffered matches' input indexes and, in `result_words`, their
+    /// result words: two arrays, so the code addresses an entry of each
+    /// by `pending` times 8. Only the first `pending` are written (setting
+    /// all 1 KiB would cost a single run more than its code).
+    pub(crate) result_inputs: [MaybeUninit<u64>; RESULTS],
+    pub(crate) result_words: [MaybeUninit<u64>; RESULTS],
 }
 
 /// Words of a heap: where, and how many.
@@ -176,17 +178,22 @@ pub(crate) const DIRTY_EVERY: u64 = 1;
 pub(crate) const DIRTY_BUILT: u64 = 2;
 
 impl Ctx<'_> {
-    /// The first `n` buffered results.
+    /// The first `n` buffered results: input indexes and result words.
     ///
     /// # Safety
     ///
     /// The code must have written them: `n` is at most `pending` as the
     /// code left it.
-    pub(crate) unsafe fn results(&self, n: usize) -> &[[u64; 2]] {
-        let written = &self.results[..n];
-        // SAFETY: as this function's contract, the `n` entries are
+    pub(crate) unsafe fn results(&self, n: usize) -> (&[u64], &[u64]) {
+        let (inputs, words) = (&self.result_inputs[..n], &self.result_words[..n]);
+        // SAFETY: as this function's contract, the `n` entries of each are
         // initialized; `MaybeUninit<T>` has `T`'s layout.
-        unsafe { &*(std::ptr::from_ref(written) as *const [[u64; 2]]) }
+        unsafe {
+            (
+                &*(std::ptr::from_ref(inputs) as *const [u64]),
+                &*(std::ptr::from_ref(words) as *const [u64]),
+            )
+        }
     }
 
     /// Reads the heap's address and length again.
@@ -230,8 +237,10 @@ pub(crate) const CTX_INDEX: i32 = std::mem::offset_of!(Ctx<'static>, index) as i
 pub(crate) const CTX_PENDING: i32 = std::mem::offset_of!(Ctx<'static>, pending) as i32;
 /// The offset of [`Ctx::build`], which the machine code updates.
 pub(crate) const CTX_BUILD: i32 = std::mem::offset_of!(Ctx<'static>, build) as i32;
-/// The offset of [`Ctx::results`], which the machine code writes.
-pub(crate) const CTX_RESULTS: i32 = std::mem::offset_of!(Ctx<'static>, results) as i32;
+/// The offset of [`Ctx::result_inputs`], which the machine code writes.
+pub(crate) const CTX_RESULT_INPUTS: i32 = std::mem::offset_of!(Ctx<'static>, result_inputs) as i32;
+/// The offset of [`Ctx::result_words`], which the machine code writes.
+pub(crate) const CTX_RESULT_WORDS: i32 = std::mem::offset_of!(Ctx<'static>, result_words) as i32;
 
 /// A frame, with its lifetimes erased for the trip through machine code:
 /// the [`Frame`] methods the helpers call.
@@ -371,10 +380,10 @@ impl HelperId {
             HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
             HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
             HelperId::Reset => ("msc_reset", reset as *const u8, 1),
-            HelperId::NumAdd => ("msc_num_add", lean::num_add as *const u8, 3),
-            HelperId::NumSub => ("msc_num_sub", lean::num_sub as *const u8, 3),
-            HelperId::NumMul => ("msc_num_mul", lean::num_mul as *const u8, 3),
-            HelperId::NumDiv => ("msc_num_div", lean::num_div as *const u8, 3),
+            HelperId::NumAdd => ("msc_num_add", arith::num_add as *const u8, 3),
+            HelperId::NumSub => ("msc_num_sub", arith::num_sub as *const u8, 3),
+            HelperId::NumMul => ("msc_num_mul", arith::num_mul as *const u8, 3),
+            HelperId::NumDiv => ("msc_num_div", arith::num_div as *const u8, 3),
             HelperId::NumCompare => ("msc_num_compare", lean::num_compare as *const u8, 3),
             HelperId::MapGet => ("msc_map_get", lean::map_get as *const u8, 3),
         };

@@ -73,6 +73,7 @@
 //! is caught before it reaches machine code and resumed after it.
 
 mod abi;
+mod arith;
 mod divide;
 mod effects;
 mod engine;

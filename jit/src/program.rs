@@ -218,7 +218,7 @@ impl JitProgram {
             _ if ctx.pending == 1 => {
                 // The run is over: register 0 may hold the result.
                 // SAFETY: the code wrote the one result it buffered.
-                let [_, word] = unsafe { ctx.results(1) }[0];
+                let word = unsafe { ctx.results(1) }.1[0];
                 frame.registers()[Reg::INPUT.index()] = Word::from_bits(word);
                 Reg::INPUT
             }
@@ -329,7 +329,8 @@ impl JitProgram {
             let heaps = frame.term(Word::NIL).heaps();
             // SAFETY: the code wrote the `pending` results it buffered, and
             // `kept` is at most that.
-            for &[index, word] in unsafe { ctx.results(kept) } {
+            let (indexes, words) = unsafe { ctx.results(kept) };
+            for (&index, &word) in indexes.iter().zip(words) {
                 let index = index as usize;
                 no_matches(&mut delivered, index, &mut each);
                 let result = heaps.term(Word::from_bits(word));
@@ -411,7 +412,8 @@ impl JitProgram {
             frame,
             error: None,
             panic: None,
-            results: [MaybeUninit::uninit(); abi::RESULTS],
+            result_inputs: [MaybeUninit::uninit(); abi::RESULTS],
+            result_words: [MaybeUninit::uninit(); abi::RESULTS],
         }
     }
 

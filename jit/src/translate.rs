@@ -16,7 +16,7 @@
 //! inline forms also fall back to `step` for anything off their fast path.
 //! Every op is named in one exhaustive `match`.
 
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::{CondCode, FloatCC, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, FuncRef, Function, InstBuilder, InstructionData, MemFlagsData,
     Opcode, Signature, Value, types,
@@ -66,33 +66,40 @@ pub(crate) fn translate(
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
     let blocks: Vec<Block> = program.code().iter().map(|_| b.create_block()).collect();
+    // Never reached by a well-formed input: laid out at the end.
     let bad_input = b.create_block();
+    b.set_cold_block(bad_input);
     let loop_head = b.create_block();
     let load_input = b.create_block();
     let next_input = b.create_block();
     let push = b.create_block();
 
     // The loop over the inputs: `index` counts them, from `Ctx::next`.
+    // Each trip ends with the test for the next (one branch back, and
+    // `count` read by the comparison itself).
     let index = b.declare_var(I64);
     let first = b.ins().load(I64, mem(), params[0], abi::CTX_NEXT);
     b.def_var(index, first);
     b.ins().jump(loop_head, &[]);
-    b.switch_to_block(loop_head);
-    let i = b.use_var(index);
-    let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
-    let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
+    // Laid out right after the last test, which falls through to it.
     let done = b.create_block();
-    b.ins().brif(more, load_input, &[], done, &[]);
+    for block in [loop_head, next_input] {
+        b.switch_to_block(block);
+        let mut i = b.use_var(index);
+        if block == next_input {
+            i = b.ins().iadd_imm_s(i, 1);
+            b.def_var(index, i);
+        }
+        let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
+        let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
+        b.ins().brif(more, load_input, &[], done, &[]);
+    }
     b.switch_to_block(done);
     // `count` (or, after a panic, the input after the one that panicked).
+    let i = b.use_var(index);
     b.ins().store(mem(), i, params[0], abi::CTX_INDEX);
     let code = b.ins().iconst(I64, abi::EXIT_DONE as i64);
     b.ins().return_(&[code]);
-    b.switch_to_block(next_input);
-    let i = b.use_var(index);
-    let i = b.ins().iadd_imm_s(i, 1);
-    b.def_var(index, i);
-    b.ins().jump(loop_head, &[]);
 
     let (slots, region) = heap_slots(program);
     let effects = effects(program, &slots);
@@ -330,7 +337,7 @@ impl Translator<'_, '_, '_> {
                 let w = self.load(src);
                 let boxed = self.has_tag(w, layout::TAG_BOXED);
                 let header = self.b.create_block();
-                self.brif(boxed, header, self.label(fail));
+                self.brif_likely(boxed, header, self.label(fail));
                 self.continue_in(header);
                 // One bounds check covers the header and every element. A
                 // smaller tuple may end the input's heap before `arity`
@@ -342,7 +349,12 @@ impl Translator<'_, '_, '_> {
                 let last = self.b.ins().iadd_imm_s(offset, i64::from(arity));
                 let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
                 let read = self.b.create_block();
+                // Off the hot path: laid out at the end. (Turning the test
+                // round instead changes the order Cranelift visits blocks
+                // in, which made register allocation of large specs twice
+                // as slow.)
                 let short = self.b.create_block();
+                self.b.set_cold_block(short);
                 self.brif(inside, read, short);
                 self.continue_in(read);
                 let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
@@ -356,6 +368,7 @@ impl Translator<'_, '_, '_> {
                 // word itself is not needed past the check).
                 let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, self.input_len);
                 let read = self.b.create_block();
+                self.b.set_cold_block(read);
                 self.brif(inside, read, self.bad_input);
                 self.continue_in(read);
                 let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
@@ -398,7 +411,7 @@ impl Translator<'_, '_, '_> {
                 let w = self.load(src);
                 let boxed = self.has_tag(w, layout::TAG_BOXED);
                 let header = self.b.create_block();
-                self.brif(boxed, header, self.label(fail));
+                self.brif_likely(boxed, header, self.label(fail));
                 self.continue_in(header);
                 let h = self.input_cell(w, 0);
                 let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
@@ -679,12 +692,12 @@ impl Translator<'_, '_, '_> {
     fn push_block(&mut self) {
         self.b.switch_to_block(self.push);
         let n = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_PENDING);
-        let offset = self.b.ins().ishl_imm_s(n, 4);
+        let offset = self.b.ins().ishl_imm_s(n, 3);
         let slot = self.b.ins().iadd(self.ctx, offset);
         let i = self.b.use_var(self.index);
         let w = self.b.use_var(self.pushed);
-        self.b.ins().store(mem(), i, slot, abi::CTX_RESULTS);
-        self.b.ins().store(mem(), w, slot, abi::CTX_RESULTS + 8);
+        self.b.ins().store(mem(), i, slot, abi::CTX_RESULT_INPUTS);
+        self.b.ins().store(mem(), w, slot, abi::CTX_RESULT_WORDS);
         let n = self.b.ins().iadd_imm_s(n, 1);
         self.b.ins().store(mem(), n, self.ctx, abi::CTX_PENDING);
         if self.region > 0 {
@@ -738,7 +751,7 @@ impl Translator<'_, '_, '_> {
             let (x, y) = (words[0], words[1]);
             let fast = self.b.create_block();
             let smalls = self.both_small(x, y);
-            self.brif(smalls, fast, numbers);
+            self.brif_likely(smalls, fast, numbers);
             self.switch_off(fast);
             let overflow = if slot.is_some() { numbers } else { slow };
             let result = self.small_arith(bif, x, y, overflow);
@@ -759,12 +772,22 @@ impl Translator<'_, '_, '_> {
                 Some(region) => region.build,
                 None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
             };
-            let at = self.b.ins().iadd_imm_s(build, i64::from(at));
+            let at = match at {
+                0 => build,
+                _ => self.b.ins().iadd_imm_s(build, i64::from(at)),
+            };
+            // A small integer constant goes second, where the helper
+            // looks for a small integer first (`+` and `*` commute).
+            let small = |r: Reg| self.constants[r.index()].is_some_and(Word::is_small);
+            let (a, b) = match bif {
+                Bif::Add | Bif::Mul if small(args[0]) && !small(args[1]) => (args[1], args[0]),
+                _ => (args[0], args[1]),
+            };
             // Constants made again here, so the fast path's stay
             // immediates.
-            let (x, y) = (self.load(args[0]), self.load(args[1]));
+            let (x, y) = (self.load(a), self.load(b));
             let value = self.call_helper(helper, &[x, y, at]);
-            // Nothing else goes to `slow`: `lean::num_arith` calls `msc_call`.
+            // Nothing else goes to `slow`: `arith::num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
         }
         self.switch_off(slow);
@@ -982,7 +1005,7 @@ impl Translator<'_, '_, '_> {
         let exact = matches!(op, Cmp::ExactEq | Cmp::ExactNe);
         let decided = if equality { self.both_immediate(x, y) } else { self.both_small(x, y) };
         let mut numbers = if exact { slow } else { self.b.create_block() };
-        self.brif(decided, fast, numbers);
+        self.brif_likely(decided, fast, numbers);
         self.switch_off(fast);
         let cc = match op {
             Cmp::Lt => IntCC::SignedLessThan,
@@ -1071,16 +1094,17 @@ impl Translator<'_, '_, '_> {
         let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
         self.brif(is_float, float, bignum);
         // A bignum lies beyond every small integer: its sign decides (the
-        // order of `s` against it: -1 or 1).
+        // order of `s` against it: -1 below a positive one, 1 above a
+        // negative one).
         self.enter(bignum);
         let kind = self.b.ins().band_imm_s(h, layout::HEADER_KIND_MASK as i64);
-        let positive = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_POS_BIG as i64);
-        let negative = self.b.ins().icmp_imm_s(IntCC::Equal, kind, layout::HEADER_NEG_BIG as i64);
-        let either = self.b.ins().bor(positive, negative);
-        let (below, above) = (self.b.ins().iconst(I64, -1), self.b.ins().iconst(I64, 1));
-        let order = self.b.ins().select(positive, below, above);
+        let k = self.b.ins().iadd_imm_s(kind, -(layout::HEADER_POS_BIG as i64));
+        let either = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, k, 1);
+        let twice = self.b.ins().ishl_imm_s(k, 1);
+        let order = self.b.ins().iadd_imm_s(twice, -1);
         self.b.ins().brif(either, result, &[BlockArg::Value(order)], helper, &[]);
-        // A float: the integer converted, if exactly.
+        // A float: the integer converted, if exactly; compared as `x`
+        // against `y` both ways round, one of which is the answer.
         self.enter(float);
         let v = self.b.ins().sshr_imm_s(s, i64::from(layout::TAG_BITS));
         let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
@@ -1090,11 +1114,16 @@ impl Translator<'_, '_, '_> {
         let p = self.b.ins().fcvt_from_sint(types::F64, v);
         let bits = self.b.ins().load(I64, mem(), cells, 8);
         let q = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
-        let lt = self.b.ins().fcmp(FloatCC::LessThan, p, q);
-        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, p, q);
-        let (lt, gt) = (self.b.ins().uextend(I64, lt), self.b.ins().uextend(I64, gt));
-        let order = self.b.ins().isub(gt, lt);
-        self.b.ins().jump(result, &[BlockArg::Value(order)]);
+        let fcc = match cc {
+            IntCC::SignedLessThan => FloatCC::LessThan,
+            IntCC::SignedLessThanOrEqual => FloatCC::LessThanOrEqual,
+            IntCC::SignedGreaterThan => FloatCC::GreaterThan,
+            _ => FloatCC::GreaterThanOrEqual,
+        };
+        let small_first = self.b.ins().fcmp(fcc, p, q);
+        let small_second = self.b.ins().fcmp(fcc, q, p);
+        let holds = self.b.ins().select(x_small, small_first, small_second);
+        self.branch(holds, pc + 1, fail);
         // `s` against `o`, turned back to `x` against `y`.
         let order = self.b.append_block_param(result, I64);
         self.enter(result);
@@ -1262,7 +1291,7 @@ impl Translator<'_, '_, '_> {
         let last = self.b.ins().iadd_imm_s(offset, i64::from(more));
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
         let read = self.b.create_block();
-        self.brif(inside, read, self.bad_input);
+        self.brif_likely(inside, read, self.bad_input);
         self.continue_in(read);
         let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
         self.b.ins().iadd(self.input, byte_offset)
@@ -1353,6 +1382,28 @@ impl Translator<'_, '_, '_> {
 
     fn brif(&mut self, cond: Value, then: Block, other: Block) {
         self.b.ins().brif(cond, then, &[], other, &[]);
+    }
+
+    /// [`brif`](Self::brif) where `then` is the likely way: Cranelift lays
+    /// a branch's second target out right after it, so a comparison is
+    /// turned round to make `then` second, the one the code falls
+    /// through to (a taken branch costs more than one not taken).
+    fn brif_likely(&mut self, cond: Value, then: Block, other: Block) {
+        let compare = self.b.func.dfg.value_def(cond).inst().and_then(|inst| {
+            match self.b.func.dfg.insts[inst] {
+                InstructionData::IntCompare { opcode: Opcode::Icmp, cond, args } => {
+                    Some((cond, args))
+                }
+                _ => None,
+            }
+        });
+        match compare {
+            Some((cc, [a, b])) => {
+                let unlikely = self.b.ins().icmp(cc.complement(), a, b);
+                self.brif(unlikely, other, then);
+            }
+            None => self.brif(cond, then, other),
+        }
     }
 
     fn next(&mut self, pc: usize) {
@@ -1521,7 +1572,7 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
                 Op::MakeList { elements, .. } => 2 * elements.len,
                 Op::MakeCons { .. } => 2,
                 // A float result, or a bignum of up to two words (see
-                // `lean::num_arith`).
+                // `arith::num_arith`).
                 Op::Call { bif: Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv, .. } => 3,
                 _ => 0,
             }

@@ -113,6 +113,11 @@ fn nesting_limits() {
 }
 
 #[test]
+fn numbers_at_fast_path_edges() {
+    check_corpus(&testdata("otp/numbers.terms"), Engine::Jit);
+}
+
+#[test]
 fn cases_that_crash_erts() {
     check_corpus(&testdata("decided/erts-crashes.terms"), Engine::Jit);
 }

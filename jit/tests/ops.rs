@@ -120,6 +120,30 @@ fn arithmetic_on_results() {
 }
 
 #[test]
+fn arithmetic_with_small_integers() {
+    // A float or a bignum with a small integer: sign and magnitude, in
+    // place; sums that cross the small range's ends, 2^64 and 2^127 (and
+    // wrap around 2^128), products up to 2^128, zero.
+    let extra = "170141183460469231731687303715884105726. -170141183460469231731687303715884105728. \
+        340282366920938463463374607431768211455. -340282366920938463463374607431768211455. \
+        1152921504606846977. -1152921504606846978. 18446744073709551617. -18446744073709551617. \
+        2305843009213693952. -2305843009213693952. 1.7976931348623157e308.";
+    for c in ["0", "1", "-1", "2", "-2", "3", "1152921504606846975", "-1152921504606846976"] {
+        for op in ["'+'", "'-'", "'*'", "'/'"] {
+            check_pairs_with(
+                &format!("[{{{{'$1','_'}},[],[{{{{{{{op},'$1',{c}}},{{{op},{c},'$1'}}}}}}]}}]"),
+                extra,
+            );
+        }
+    }
+    // And with a small integer that is not a constant, on results.
+    check_pairs_with(
+        "[{{'$1','$2'},[],[{{{'+',{'-','$1',1},'$2'},{'-',{'*','$1',1},'$2'},{'*',{'+','$1',0},'$2'}}}]}]",
+        extra,
+    );
+}
+
+#[test]
 fn maps() {
     // Small maps and immediate keys are looked up without a frame; larger
     // maps, other keys and non-maps are the interpreter's.

@@ -101,6 +101,11 @@ fn nesting_limits() {
     check_corpus(&otp_corpus("nesting.terms"), 60);
 }
 
+#[test]
+fn numbers_at_fast_path_edges() {
+    check_corpus(&otp_corpus("numbers.terms"), 5_362);
+}
+
 /// Cases OTP 27 crashes on, with answers decided by hand (see
 /// `testdata/decided/README.md`).
 #[test]

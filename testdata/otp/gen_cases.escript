@@ -2,7 +2,7 @@
 %% -*- erlang; coding: utf-8 -*-
 %%
 %% gen_cases.escript -- generates the systematic golden conformance corpora
-%% (functions, errors, heads, bodies, quirks, sendrecv) for msc from a REAL
+%% (functions, errors, heads, bodies, quirks, sendrecv, numbers) for msc from a REAL
 %% OTP installation (the reference is OTP 27.3.x).
 %%
 %% Usage:  escript gen_cases.escript [OutDir]
@@ -52,7 +52,8 @@ main(Args) ->
              {"heads.terms", fun heads/0},
              {"bodies.terms", fun bodies/0},
              {"quirks.terms", fun quirks/0},
-             {"sendrecv.terms", fun sendrecv/0}],
+             {"sendrecv.terms", fun sendrecv/0},
+             {"numbers.terms", fun numbers/0}],
     [write_file(Dir, Rel, Vsn, Name, Gen) || {Name, Gen} <- Files],
     ok.
 
@@ -871,3 +872,52 @@ other('receive') -> send.
 
 flip(send, [R, M]) -> [nonode@nohost, R, M];
 flip('receive', [_, S, M]) -> [S, M].
+
+%% ---------------------------------------------------------------------------
+%% Numbers: arithmetic and comparisons at the edges of engines' fast paths
+%% (small-integer ranges of 60 and 61 bits, 64 and 128 bits, floats that
+%% overflow, integers that floats hold exactly or not, -0.0), with a small
+%% integer constant on either side, on results, and chained.
+
+-define(P59, 576460752303423488).                      % 2^59
+-define(P60, 1152921504606846976).                     % 2^60
+-define(P63, 9223372036854775808).                     % 2^63
+-define(P127, 170141183460469231731687303715884105728). % 2^127
+
+number_xs() ->
+    [0, 1, -1, ?P59 - 1, ?P59, -?P59, -?P59 - 1, ?P60 - 1, ?P60, -?P60, -?P60 - 1,
+     ?P63 - 1, ?P63, -?P63, ?BIG - 1, ?BIG, ?BIG + 1, -?BIG, ?P127 - 2, ?P127 - 1, ?P127,
+     -?P127 + 1, -?P127, 2 * ?P127 - 1, 2 * ?P127, -2 * ?P127 + 1,
+     9007199254740993, -9007199254740993,
+     2.5, -2.5, 0.0, -0.0, 1.0e308, -1.0e308, 1.7976931348623157e308, 5.0e-324,
+     9007199254740992.0, a].
+
+number_cs() ->
+    [0, 1, -1, 2, -3, 7, 100, ?P59 - 1, -?P59, ?P60 - 1, -?P60].
+
+number_cmp_vals() ->
+    [0, 1, -1, 9007199254740992, 9007199254740993, -9007199254740993, ?P59, -?P60 - 1, ?BIG,
+     -?BIG, 0.0, -0.0, 1.0, -1.5, 9007199254740992.0, 9007199254740994.0, 1.0e300, a].
+
+numbers() ->
+    H = {'$1'},
+    Arith = [run(table, [{H, [], [E]}], {X})
+             || C <- number_cs(),
+                E <- [{'+', '$1', C}, {'+', C, '$1'}, {'-', '$1', C}, {'-', C, '$1'},
+                      {'*', '$1', C}, {'*', C, '$1'}, {'/', '$1', C}, {'div', '$1', C},
+                      {'rem', '$1', C}],
+                X <- number_xs()],
+    %% Order of a result (`+ 0` makes one) against another number.
+    Cmp = [run(table, [{{'$1', '$2'}, [{Op, {'+', '$1', 0}, '$2'}], [true]}, {'_', [], [false]}],
+               {X, Y})
+           || Op <- ['<', '>=', '==', '=:='], X <- number_cmp_vals(), Y <- number_cmp_vals()],
+    %% Results that feed more arithmetic, as a filter does.
+    Pairs = [{N, X} || N <- [-8, 1, 35, ?P60 - 1], X <- number_xs()],
+    Chain = [run(table, MS, In)
+             || MS <- [[{{'$1', '$2'}, [{'<', {'*', '$1', 3}, {'+', '$2', 100}}],
+                         [{'-', {'*', '$2', 2}, {'div', '$1', 7}}]}],
+                       [{{'$1', '$2'}, [],
+                         [{{{'-', {'+', '$2', '$1'}, '$1'}, {'*', {'-', '$2', 1}, '$1'},
+                           {'+', {'*', '$2', '$1'}, 1}}}]}]],
+                In <- Pairs],
+    Arith ++ Cmp ++ Chain.
