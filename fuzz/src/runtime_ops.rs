@@ -1886,7 +1886,7 @@ impl<'c> World<'c> {
                 let timestamped = tag == "trace_ts";
                 let tracee_term = elements.get(1).copied();
                 if let Some(port) = tracee_term.and_then(PortId::from_term) {
-                    return self.check_port_message(i, port, &elements, timestamped, after);
+                    return self.check_port_message(i, port, &elements, timestamped, after, &shown);
                 }
                 let Some(tracee) = tracee_term.and_then(Pid::from_term) else {
                     self.violation(format!("no tracee pid: {shown}"));
@@ -1974,13 +1974,13 @@ impl<'c> World<'c> {
         elements: &[TermRef<'_>],
         timestamped: bool,
         after: &[(usize, usize, TraceFlags)],
+        shown: &str,
     ) {
-        let shown = format!("{:?}", elements.iter().map(|e| e.to_string()).collect::<Vec<_>>());
         let Some(q) = PORTS.iter().position(|&n| PortId(n) == port) else {
             self.violation(format!("a port that is not in the world: {shown}"));
         };
         let e = PIDS.len() + q;
-        let rest = self.without_timestamp(i, &elements[2..], timestamped, &shown);
+        let rest = self.without_timestamp(i, &elements[2..], timestamped, shown);
         let Some(need) = port_event_ok(rest) else {
             self.violation(format!("malformed port event: {shown}"))
         };

@@ -27,12 +27,34 @@ pub(super) enum LinkKey {
     Port(PortId),
 }
 
+impl LinkKey {
+    /// The process, if the other end is one.
+    pub(super) fn process(self) -> Option<Pid> {
+        match self {
+            LinkKey::Process(pid) => Some(pid),
+            LinkKey::Port(_) => None,
+        }
+    }
+
+    /// The port, if the other end is one.
+    pub(super) fn port(self) -> Option<PortId> {
+        match self {
+            LinkKey::Port(port) => Some(port),
+            LinkKey::Process(_) => None,
+        }
+    }
+}
+
+/// A child's side: `children[LEFT]` holds the smaller keys. The fix-ups
+/// are written once for a side and its mirror, `1 - side`.
+const LEFT: usize = 0;
+const RIGHT: usize = 1;
+
 #[derive(Debug, Clone)]
 struct Node {
     key: LinkKey,
     parent: Option<usize>,
-    left: Option<usize>,
-    right: Option<usize>,
+    children: [Option<usize>; 2],
     red: bool,
     unlinking: bool,
 }
@@ -43,6 +65,15 @@ pub(super) struct LinkTree {
     nodes: Vec<Node>,
     free: Vec<usize>,
     root: Option<usize>,
+}
+
+/// The order [`LinkTree::walk`] visits nodes in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Key order.
+    In,
+    /// Children before their parent: the order of an exit.
+    Post,
 }
 
 impl LinkTree {
@@ -58,24 +89,13 @@ impl LinkTree {
 
     /// The live links, in key order.
     pub(super) fn linked(&self) -> Vec<LinkKey> {
-        let mut keys: Vec<LinkKey> = self
-            .post_order()
-            .into_iter()
-            .filter(|&n| !self.nodes[n].unlinking)
-            .map(|n| self.nodes[n].key)
-            .collect();
-        keys.sort();
-        keys
+        self.live(Order::In)
     }
 
     /// The live links in the order an exit walks them: the tree's post
     /// order, links being taken away left out.
     pub(super) fn exit_order(&self) -> Vec<LinkKey> {
-        self.post_order()
-            .into_iter()
-            .filter(|&n| !self.nodes[n].unlinking)
-            .map(|n| self.nodes[n].key)
-            .collect()
+        self.live(Order::Post)
     }
 
     /// Links to `key`; a link being taken away is live again.
@@ -91,17 +111,12 @@ impl LinkTree {
             return;
         };
         loop {
-            let go_left = key < self.nodes[x].key;
-            let child = if go_left { self.nodes[x].left } else { self.nodes[x].right };
-            match child {
+            let side = if key < self.nodes[x].key { LEFT } else { RIGHT };
+            match self.nodes[x].children[side] {
                 Some(c) => x = c,
                 None => {
                     self.nodes[n].parent = Some(x);
-                    if go_left {
-                        self.nodes[x].left = Some(n);
-                    } else {
-                        self.nodes[x].right = Some(n);
-                    }
+                    self.nodes[x].children[side] = Some(n);
                     break;
                 }
             }
@@ -133,13 +148,13 @@ impl LinkTree {
             if key == k {
                 return Some(n);
             }
-            x = if key < k { self.nodes[n].left } else { self.nodes[n].right };
+            x = self.nodes[n].children[if key < k { LEFT } else { RIGHT }];
         }
         None
     }
 
     fn alloc(&mut self, key: LinkKey) -> usize {
-        let node = Node { key, parent: None, left: None, right: None, red: true, unlinking: false };
+        let node = Node { key, parent: None, children: [None, None], red: true, unlinking: false };
         match self.free.pop() {
             Some(i) => {
                 self.nodes[i] = node;
@@ -156,17 +171,33 @@ impl LinkTree {
         self.free.push(n);
     }
 
-    fn post_order(&self) -> Vec<usize> {
-        fn walk(tree: &LinkTree, n: Option<usize>, out: &mut Vec<usize>) {
-            if let Some(n) = n {
-                walk(tree, tree.nodes[n].left, out);
-                walk(tree, tree.nodes[n].right, out);
-                out.push(n);
-            }
+    /// The keys of the live links, in `order`.
+    fn live(&self, order: Order) -> Vec<LinkKey> {
+        let mut nodes = Vec::new();
+        self.walk(self.root, order, &mut nodes);
+        nodes.into_iter().filter(|&n| !self.nodes[n].unlinking).map(|n| self.nodes[n].key).collect()
+    }
+
+    fn walk(&self, n: Option<usize>, order: Order, out: &mut Vec<usize>) {
+        let Some(n) = n else { return };
+        let [left, right] = self.nodes[n].children;
+        self.walk(left, order, out);
+        if order == Order::In {
+            out.push(n);
         }
-        let mut out = Vec::new();
-        walk(self, self.root, &mut out);
-        out
+        self.walk(right, order, out);
+        if order == Order::Post {
+            out.push(n);
+        }
+    }
+
+    fn child(&self, n: usize, side: usize) -> Option<usize> {
+        self.nodes[n].children[side]
+    }
+
+    /// The side of its parent `p` that `n` hangs on.
+    fn side_of(&self, n: usize, p: usize) -> usize {
+        if self.child(p, LEFT) == Some(n) { LEFT } else { RIGHT }
     }
 
     fn is_red(&self, n: Option<usize>) -> bool {
@@ -176,36 +207,26 @@ impl LinkTree {
     fn set_child(&mut self, parent: Option<usize>, old: usize, new: Option<usize>) {
         match parent {
             None => self.root = new,
-            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = new,
-            Some(p) => self.nodes[p].right = new,
+            Some(p) => {
+                let side = self.side_of(old, p);
+                self.nodes[p].children[side] = new;
+            }
         }
     }
 
-    fn left_rotate(&mut self, x: usize) {
-        let y = self.nodes[x].right.expect("a right child to rotate");
-        let l = self.nodes[y].left;
-        self.nodes[x].right = l;
-        if let Some(l) = l {
-            self.nodes[l].parent = Some(x);
+    /// Rotates `x` down to `side` (`LEFT`: ERTS's `left_rotate__`): its
+    /// child on the other side takes its place.
+    fn rotate(&mut self, x: usize, side: usize) {
+        let y = self.child(x, 1 - side).expect("a child to rotate up");
+        let inner = self.child(y, side);
+        self.nodes[x].children[1 - side] = inner;
+        if let Some(c) = inner {
+            self.nodes[c].parent = Some(x);
         }
         let p = self.nodes[x].parent;
         self.nodes[y].parent = p;
         self.set_child(p, x, Some(y));
-        self.nodes[y].left = Some(x);
-        self.nodes[x].parent = Some(y);
-    }
-
-    fn right_rotate(&mut self, x: usize) {
-        let y = self.nodes[x].left.expect("a left child to rotate");
-        let r = self.nodes[y].right;
-        self.nodes[x].left = r;
-        if let Some(r) = r {
-            self.nodes[r].parent = Some(x);
-        }
-        let p = self.nodes[x].parent;
-        self.nodes[y].parent = p;
-        self.set_child(p, x, Some(y));
-        self.nodes[y].right = Some(x);
+        self.nodes[y].children[side] = Some(x);
         self.nodes[x].parent = Some(y);
     }
 
@@ -215,46 +236,25 @@ impl LinkTree {
         loop {
             let p = self.nodes[x].parent.expect("a red node has a parent");
             let pp = self.nodes[p].parent.expect("a red parent is not the root");
-            if self.nodes[pp].left == Some(p) {
-                let y = self.nodes[pp].right;
-                if self.is_red(y) {
-                    self.nodes[y.expect("red")].red = false;
-                    self.nodes[p].red = false;
-                    self.nodes[pp].red = true;
-                    x = pp;
-                } else {
-                    let (mut p, mut pp) = (p, pp);
-                    if self.nodes[p].right == Some(x) {
-                        x = p;
-                        self.left_rotate(x);
-                        p = self.nodes[x].parent.expect("rotated under a parent");
-                        pp = self.nodes[p].parent.expect("rotated under a grandparent");
-                    }
-                    self.nodes[p].red = false;
-                    self.nodes[pp].red = true;
-                    self.right_rotate(pp);
-                    break;
-                }
+            let side = self.side_of(p, pp);
+            let uncle = self.child(pp, 1 - side);
+            if self.is_red(uncle) {
+                self.nodes[uncle.expect("red")].red = false;
+                self.nodes[p].red = false;
+                self.nodes[pp].red = true;
+                x = pp;
             } else {
-                let y = self.nodes[pp].left;
-                if self.is_red(y) {
-                    self.nodes[y.expect("red")].red = false;
-                    self.nodes[p].red = false;
-                    self.nodes[pp].red = true;
-                    x = pp;
-                } else {
-                    let (mut p, mut pp) = (p, pp);
-                    if self.nodes[p].left == Some(x) {
-                        x = p;
-                        self.right_rotate(x);
-                        p = self.nodes[x].parent.expect("rotated under a parent");
-                        pp = self.nodes[p].parent.expect("rotated under a grandparent");
-                    }
-                    self.nodes[p].red = false;
-                    self.nodes[pp].red = true;
-                    self.left_rotate(pp);
-                    break;
+                let (mut p, mut pp) = (p, pp);
+                if self.child(p, 1 - side) == Some(x) {
+                    x = p;
+                    self.rotate(x, side);
+                    p = self.nodes[x].parent.expect("rotated under a parent");
+                    pp = self.nodes[p].parent.expect("rotated under a grandparent");
                 }
+                self.nodes[p].red = false;
+                self.nodes[pp].red = true;
+                self.rotate(pp, 1 - side);
+                break;
             }
             if Some(x) == self.root || !self.is_red(self.nodes[x].parent) {
                 break;
@@ -269,16 +269,17 @@ impl LinkTree {
     /// colours. A black leaf spliced out leaves a temporary black node
     /// (ERTS's `null_x`) to start the fix-up from.
     fn delete(&mut self, z: usize) {
-        let y = if self.nodes[z].left.is_none() || self.nodes[z].right.is_none() {
-            z
-        } else {
-            let mut y = self.nodes[z].right.expect("two children");
-            while let Some(l) = self.nodes[y].left {
-                y = l;
+        let y = match self.nodes[z].children {
+            [Some(_), Some(right)] => {
+                let mut y = right;
+                while let Some(l) = self.child(y, LEFT) {
+                    y = l;
+                }
+                y
             }
-            y
+            _ => z,
         };
-        let mut x = self.nodes[y].left.or(self.nodes[y].right);
+        let mut x = self.child(y, LEFT).or(self.child(y, RIGHT));
         let spliced_is_black = !self.nodes[y].red;
         let p = self.nodes[y].parent;
         let mut null_x = None;
@@ -298,76 +299,7 @@ impl LinkTree {
             self.replace(z, y);
         }
         if spliced_is_black {
-            let mut x = x.expect("a node or null_x");
-            let mut p = self.nodes[x].parent;
-            while let Some(mut pn) = p.filter(|_| !self.nodes[x].red) {
-                if self.nodes[pn].left == Some(x) {
-                    let mut y = self.nodes[pn].right.expect("a black node's sibling");
-                    if self.nodes[y].red {
-                        self.nodes[y].red = false;
-                        self.nodes[pn].red = true;
-                        self.left_rotate(pn);
-                        pn = self.nodes[x].parent.expect("still under a parent");
-                        y = self.nodes[pn].right.expect("a sibling");
-                    }
-                    let (l, r) = (self.nodes[y].left, self.nodes[y].right);
-                    if !self.is_red(l) && !self.is_red(r) {
-                        self.nodes[y].red = true;
-                        x = pn;
-                        p = self.nodes[x].parent;
-                    } else {
-                        if !self.is_red(r) {
-                            self.nodes[l.expect("red")].red = false;
-                            self.nodes[y].red = true;
-                            self.right_rotate(y);
-                            pn = self.nodes[x].parent.expect("still under a parent");
-                            y = self.nodes[pn].right.expect("a sibling");
-                        }
-                        if self.nodes[pn].red {
-                            self.nodes[pn].red = false;
-                            self.nodes[y].red = true;
-                        }
-                        let r = self.nodes[y].right.expect("a red nephew");
-                        self.nodes[r].red = false;
-                        self.left_rotate(pn);
-                        x = self.root.expect("not empty");
-                        break;
-                    }
-                } else {
-                    let mut y = self.nodes[pn].left.expect("a black node's sibling");
-                    if self.nodes[y].red {
-                        self.nodes[y].red = false;
-                        self.nodes[pn].red = true;
-                        self.right_rotate(pn);
-                        pn = self.nodes[x].parent.expect("still under a parent");
-                        y = self.nodes[pn].left.expect("a sibling");
-                    }
-                    let (l, r) = (self.nodes[y].left, self.nodes[y].right);
-                    if !self.is_red(r) && !self.is_red(l) {
-                        self.nodes[y].red = true;
-                        x = pn;
-                        p = self.nodes[x].parent;
-                    } else {
-                        if !self.is_red(l) {
-                            self.nodes[r.expect("red")].red = false;
-                            self.nodes[y].red = true;
-                            self.left_rotate(y);
-                            pn = self.nodes[x].parent.expect("still under a parent");
-                            y = self.nodes[pn].left.expect("a sibling");
-                        }
-                        if self.nodes[pn].red {
-                            self.nodes[pn].red = false;
-                            self.nodes[y].red = true;
-                        }
-                        let l = self.nodes[y].left.expect("a red nephew");
-                        self.nodes[l].red = false;
-                        self.right_rotate(pn);
-                        x = self.root.expect("not empty");
-                        break;
-                    }
-                }
-            }
-            self.nodes[x].red = false;
+            self.delete_fixup(x.expect("a node or null_x"));
             if let Some(n) = null_x {
                 let parent = self.nodes[n].parent;
                 self.set_child(parent, n, None);
@@ -376,21 +308,58 @@ impl LinkTree {
         }
     }
 
+    /// `delete`'s fix-up: `x` carries an extra black, which moves up the
+    /// tree until a red node or the root takes it, or rotations end it.
+    fn delete_fixup(&mut self, mut x: usize) {
+        let mut p = self.nodes[x].parent;
+        while let Some(mut pn) = p.filter(|_| !self.nodes[x].red) {
+            let side = self.side_of(x, pn);
+            let mut y = self.child(pn, 1 - side).expect("a black node's sibling");
+            if self.nodes[y].red {
+                self.nodes[y].red = false;
+                self.nodes[pn].red = true;
+                self.rotate(pn, side);
+                pn = self.nodes[x].parent.expect("still under a parent");
+                y = self.child(pn, 1 - side).expect("a sibling");
+            }
+            let (near, far) = (self.child(y, side), self.child(y, 1 - side));
+            if !self.is_red(near) && !self.is_red(far) {
+                self.nodes[y].red = true;
+                x = pn;
+                p = self.nodes[x].parent;
+                continue;
+            }
+            if !self.is_red(far) {
+                self.nodes[near.expect("red")].red = false;
+                self.nodes[y].red = true;
+                self.rotate(y, 1 - side);
+                pn = self.nodes[x].parent.expect("still under a parent");
+                y = self.child(pn, 1 - side).expect("a sibling");
+            }
+            if self.nodes[pn].red {
+                self.nodes[pn].red = false;
+                self.nodes[y].red = true;
+            }
+            let far = self.child(y, 1 - side).expect("a red nephew");
+            self.nodes[far].red = false;
+            self.rotate(pn, side);
+            x = self.root.expect("not empty");
+            break;
+        }
+        self.nodes[x].red = false;
+    }
+
     /// `replace__`: `y` takes `x`'s place, children and colour.
     fn replace(&mut self, x: usize, y: usize) {
         let p = self.nodes[x].parent;
         self.set_child(p, x, Some(y));
-        let (l, r) = (self.nodes[x].left, self.nodes[x].right);
-        if let Some(l) = l {
-            self.nodes[l].parent = Some(y);
-        }
-        if let Some(r) = r {
-            self.nodes[r].parent = Some(y);
+        let children = self.nodes[x].children;
+        for c in children.into_iter().flatten() {
+            self.nodes[c].parent = Some(y);
         }
         self.nodes[y].red = self.nodes[x].red;
         self.nodes[y].parent = p;
-        self.nodes[y].left = l;
-        self.nodes[y].right = r;
+        self.nodes[y].children = children;
     }
 }
 
@@ -409,16 +378,17 @@ mod tests {
         let node = &tree.nodes[i];
         assert_eq!(node.parent, parent, "parent link of {:?}", node.key);
         if node.red {
-            assert!(!tree.is_red(node.left) && !tree.is_red(node.right), "red-red");
+            assert!(!node.children.iter().any(|&c| tree.is_red(c)), "red-red");
         }
-        if let Some(l) = node.left {
+        let [left, right] = node.children;
+        if let Some(l) = left {
             assert!(tree.nodes[l].key < node.key);
         }
-        if let Some(r) = node.right {
+        if let Some(r) = right {
             assert!(tree.nodes[r].key > node.key);
         }
-        let hl = check(tree, node.left, Some(i));
-        let hr = check(tree, node.right, Some(i));
+        let hl = check(tree, left, Some(i));
+        let hr = check(tree, right, Some(i));
         assert_eq!(hl, hr, "black height under {:?}", node.key);
         hl + usize::from(!node.red)
     }

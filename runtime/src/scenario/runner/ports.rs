@@ -136,13 +136,7 @@ impl Runner {
     /// The ports `pid` is linked to.
     pub(super) fn linked_ports(&self, pid: Pid) -> Vec<PortId> {
         let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
-        links
-            .into_iter()
-            .filter_map(|k| match k {
-                LinkKey::Port(port) => Some(port),
-                LinkKey::Process(_) => None,
-            })
-            .collect()
+        links.into_iter().filter_map(LinkKey::port).collect()
     }
 
     pub(super) fn perform_port_action(&mut self, pid: Pid, action: &PortAction) {
@@ -326,13 +320,7 @@ impl Runner {
 
 /// The processes linked to a port, in the order its exit walks them.
 fn linked_processes(tree: &LinkTree) -> Vec<Pid> {
-    tree.exit_order()
-        .into_iter()
-        .filter_map(|k| match k {
-            LinkKey::Process(p) => Some(p),
-            LinkKey::Port(_) => None,
-        })
-        .collect()
+    tree.exit_order().into_iter().filter_map(LinkKey::process).collect()
 }
 
 /// A port task named `what` (`0` for none, an I/O task): `in`, `body`,

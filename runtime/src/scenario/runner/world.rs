@@ -30,7 +30,7 @@ pub(super) enum Signal {
         message: Term,
         token: MessageToken,
     },
-    Link(Pid, LinkSignal),
+    Link(LinkSignal),
     Unlink(Pid),
     /// The unlinked process's answer (from it): the unlinker's link goes.
     UnlinkAck(Pid),
@@ -265,13 +265,7 @@ impl Runner {
     /// The processes `pid` is linked to (links being taken away left out).
     fn linked_to(&self, pid: Pid) -> Vec<Pid> {
         let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
-        links
-            .into_iter()
-            .filter_map(|k| match k {
-                LinkKey::Process(p) => Some(p),
-                LinkKey::Port(_) => None,
-            })
-            .collect()
+        links.into_iter().filter_map(LinkKey::process).collect()
     }
 
     /// `pid`'s own side of a link: it links to `other`.
@@ -355,7 +349,7 @@ impl Runner {
             Action::Link(other) => {
                 let signal = process.link(*other);
                 self.link_side(pid, LinkKey::Process(*other));
-                self.world.pending.push_back((*other, Signal::Link(pid, signal)));
+                self.world.pending.push_back((*other, Signal::Link(signal)));
             }
             Action::Unlink(other) => {
                 // The link stays in the tree until the answer comes.
@@ -463,9 +457,9 @@ impl Runner {
                 process.message_arrived(from, message.as_ref());
                 self.world.queues.entry(pid).or_default().push_back((message, token));
             }
-            Signal::Link(from, signal) => {
+            Signal::Link(signal) => {
                 // Already linked (or unlinking): nothing happens.
-                let key = LinkKey::Process(from);
+                let key = LinkKey::Process(signal.from());
                 let tree = self.world.links.entry(pid).or_default();
                 if !tree.contains(key) {
                     tree.insert(key);
