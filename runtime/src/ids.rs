@@ -48,6 +48,19 @@ impl fmt::Display for Pid {
 /// The core traces only its own node's processes; events about remote
 /// ones (`{trace, Pid, link, Remote}`, a receive pattern's `[Node, Remote,
 /// Msg]`) carry their pid as ERTS's external pid term.
+///
+/// ```
+/// use matchspec::term::{Atom, Heap};
+/// use matchspec_runtime::RemotePid;
+///
+/// let other = RemotePid { node: Atom::new("b@host"), creation: 3, id: 89, serial: 0 };
+/// let mut heap = Heap::new();
+/// let pid = other.to_word(&mut heap);
+/// assert_eq!(RemotePid::from_term(heap.view(pid)), Some(other));
+/// // A process of this node is not one.
+/// let local = matchspec_runtime::Pid::new(80, 0).to_word(&mut heap);
+/// assert_eq!(RemotePid::from_term(heap.view(local)), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RemotePid {
     /// The node's name.
