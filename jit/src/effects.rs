@@ -64,7 +64,9 @@ pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
             // A function may fall back to the interpreter's, and a few ask
             // the host.
             Op::Call { bif, .. } => match bif {
-                Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => Effects::Host,
+                Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
+                    Effects::Host
+                }
                 _ => Effects::Heap,
             },
             Op::MakeMap { .. } | Op::SetFlag { .. } => Effects::Heap,

@@ -129,6 +129,9 @@ pub struct TraceCore {
     /// How many times `seq_trace:reset_trace/0` ran: tokens of messages
     /// sent before the last reset are void.
     pub(crate) seq_epoch: AtomicU64,
+    /// The node's name (`node()`): `nonode@nohost` until the host starts
+    /// distribution.
+    node: RwLock<Atom>,
 }
 
 impl TraceCore {
@@ -149,7 +152,22 @@ impl TraceCore {
             tracers: RwLock::new(FxHashMap::default()),
             seq_tracer: RwLock::new(None),
             seq_epoch: AtomicU64::new(0),
+            node: RwLock::new(Atom::NONODE),
         })
+    }
+
+    /// The node's name: what `node()` returns in a trace match spec, what
+    /// `node/1` gives for this node's pids, ports and references, and the
+    /// `Node` a receive pattern sees for a message from this node.
+    pub fn node_name(&self) -> Atom {
+        *self.node.read()
+    }
+
+    /// Names the node, as `net_kernel:start/2` does when the host starts
+    /// distribution (or `nonode@nohost` again when it stops). This node's
+    /// pids stay what they are: their node is whatever the node is called.
+    pub fn set_node_name(&self, name: Atom) {
+        *self.node.write() = name;
     }
 
     /// The clock timestamps come from.

@@ -91,6 +91,10 @@ fn flags_of(mask: u32) -> TraceFlags {
 }
 
 impl Host for ProcessHost<'_> {
+    fn node(&self) -> Atom {
+        self.core.node_name()
+    }
+
     fn self_pid(&mut self, heap: &mut Heap) -> Word {
         self.tracee.id().to_word(heap)
     }

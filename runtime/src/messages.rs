@@ -33,12 +33,24 @@ pub enum Origin {
     Process(Pid),
     /// A port of this node: `[Node, Port, Msg]`.
     Port(PortId),
-    /// A process of another node: `[Node, Pid, Msg]`.
+    /// A process of another node: `[Node, undefined, Msg]`. A message that
+    /// came over distribution carries only its node in ERTS (the sender's
+    /// pid is not kept), so a pattern cannot tell which process sent it.
     Remote(RemotePid),
     /// Not a process (`clock_service` for a `receive ... after` timeout, a
     /// node name for a remote sender ERTS does not know):
     /// `[Atom, undefined, Msg]`.
     Other(Atom),
+}
+
+/// Is `to` on another node: a pid of another node, or `{Name, Node}` with
+/// another node's name (`here` is this node's)?
+fn is_remote(to: TermRef<'_>, here: Atom) -> bool {
+    if RemotePid::from_term(to).is_some() {
+        return true;
+    }
+    let node = to.as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(1));
+    node.and_then(|n| n.as_atom()).is_some_and(|node| node != here)
 }
 
 /// What a send or receive pattern decided.
@@ -55,8 +67,8 @@ impl Process {
     ///
     /// Every session tracing `send` on the process runs its send pattern
     /// on `[To, Msg]` and reports `{trace, Pid, send, Msg, To}`, or
-    /// `send_to_non_existing_process` when `to` is a pid of no live
-    /// process.
+    /// `send_to_non_existing_process` when `to` is a pid of this node with
+    /// no live process.
     pub fn send(
         &mut self,
         to: TermRef<'_>,
@@ -64,7 +76,8 @@ impl Process {
         message: TermRef<'_>,
     ) -> MessageToken {
         if self.tracee().traces_any(TraceFlags::SEND) {
-            let dead_pid = receiver.is_none() && matches!(to.kind(), Kind::Pid(_));
+            // Only a pid of this node is known to be dead: a remote one may live.
+            let dead_pid = receiver.is_none() && Pid::from_term(to).is_some();
             let tag = if dead_pid { TraceTag::SendToNonExistingProcess } else { TraceTag::Send };
             let mut heap = Heap::with_capacity(16);
             let to_word = to.copy_to(&mut heap);
@@ -73,9 +86,18 @@ impl Process {
             let args = Term::from_parts(heap, args);
             self.trace_message_event(TraceTag::Send, tag, args.as_ref(), message, Some(to));
         }
-        let Some(receiver) = receiver else { return MessageToken::NONE };
-        let Some(token) = self.advance_token(|_| true) else { return MessageToken::NONE };
         let core = self.core().clone();
+        let Some(receiver) = receiver else {
+            // To another node the token goes along, and the send event
+            // names the destination as the sender did.
+            if !is_remote(to, core.node_name()) {
+                return MessageToken::NONE;
+            }
+            let Some(token) = self.advance_token(|_| true) else { return MessageToken::NONE };
+            core.seq_output_to(&token, SeqEvent::Send, to, message, self.pid());
+            return MessageToken::new(Some(token), core.seq_epoch());
+        };
+        let Some(token) = self.advance_token(|_| true) else { return MessageToken::NONE };
         core.seq_output(&token, SeqEvent::Send, Some(receiver), message, self.pid());
         MessageToken::new(Some(token), core.seq_epoch())
     }
@@ -152,10 +174,11 @@ impl Process {
             return;
         }
         let mut heap = Heap::with_capacity(16);
+        let here = Word::atom(self.core().node_name());
         let (node, sender) = match from {
-            Origin::Process(pid) => (Word::atom(Atom::NONODE), pid.to_word(&mut heap)),
-            Origin::Port(port) => (Word::atom(Atom::NONODE), port.to_word(&mut heap)),
-            Origin::Remote(pid) => (Word::atom(pid.node), pid.to_word(&mut heap)),
+            Origin::Process(pid) => (here, pid.to_word(&mut heap)),
+            Origin::Port(port) => (here, port.to_word(&mut heap)),
+            Origin::Remote(pid) => (Word::atom(pid.node), Word::atom(Atom::UNDEFINED)),
             Origin::Other(atom) => (Word::atom(atom), Word::atom(Atom::UNDEFINED)),
         };
         let message_word = message.copy_to(&mut heap);

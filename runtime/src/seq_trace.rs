@@ -401,15 +401,37 @@ impl TraceCore {
         message: TermRef<'_>,
         process: Pid,
     ) {
+        let to = |heap: &mut Heap| to.map_or(Word::NIL, |pid| pid.to_word(heap));
+        self.seq_output_with(token, kind, to, message, process);
+    }
+
+    /// [`seq_output`](Self::seq_output) of a send to a destination as the
+    /// sender named it: a pid of another node, or `{Name, Node}`.
+    pub(crate) fn seq_output_to(
+        &self,
+        token: &SeqToken,
+        kind: SeqEvent,
+        to: TermRef<'_>,
+        message: TermRef<'_>,
+        process: Pid,
+    ) {
+        self.seq_output_with(token, kind, |heap| to.copy_to(heap), message, process);
+    }
+
+    fn seq_output_with(
+        &self,
+        token: &SeqToken,
+        kind: SeqEvent,
+        to: impl FnOnce(&mut Heap) -> Word,
+        message: TermRef<'_>,
+        process: Pid,
+    ) {
         let Some(tracer) = self.system_seq_tracer() else { return };
         if tracer.enabled(TraceTag::SeqTrace, TraceeId::Process(process)) != Enabled::Trace {
             return;
         }
         let mut heap = Heap::new();
-        let to = match to {
-            Some(pid) => pid.to_word(&mut heap),
-            None => Word::NIL,
-        };
+        let to = to(&mut heap);
         if let Some((label, info, opts)) = event(token, kind, to, message, &mut heap) {
             tracer.trace_seq(heap.view(label), heap.view(info), &opts);
         }

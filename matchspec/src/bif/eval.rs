@@ -93,12 +93,19 @@ pub fn call(bif: Bif, args: &[TermRef<'_>], env: &Env) -> Result<Value, BifError
             let (a, b) = two(args)?;
             Ok(Value::Word(if compare(a, b) == Ordering::Greater { b.word() } else { a.word() }))
         }
-        Bif::Node1 => match boxed_kind(one(args)?) {
-            Some(Kind::Pid(p)) => Ok(atom(p.node)),
-            Some(Kind::Port(p)) => Ok(atom(p.node)),
-            Some(Kind::Ref(r)) => Ok(atom(r.node)),
-            _ => Err(BifError::Badarg),
-        },
+        // An identifier of this node (`nonode@nohost`, creation 0) is on
+        // whatever the node is called now, as ERTS's internal ones are.
+        Bif::Node1 => {
+            let node_of = |node, creation| {
+                if node == Atom::NONODE && creation == 0 { env.node } else { node }
+            };
+            match boxed_kind(one(args)?) {
+                Some(Kind::Pid(p)) => Ok(atom(node_of(p.node, p.creation))),
+                Some(Kind::Port(p)) => Ok(atom(node_of(p.node, p.creation))),
+                Some(Kind::Ref(r)) => Ok(atom(node_of(r.node, r.creation))),
+                _ => Err(BifError::Badarg),
+            }
+        }
         Bif::Node0 => {
             none(args)?;
             Ok(atom(env.node))
@@ -573,6 +580,9 @@ mod tests {
             (Bif::BinaryPart2, "[<<1, 2, 3>>, {1, 1}]", "<<2>>"),
             (Bif::Node1, "[#Ref<'x@y'.1.2.3.4>]", "x@y"),
             (Bif::Node1, "[a]", "error:badarg"),
+            (Bif::Node1, "[<0.80.0>]", "n@h"),
+            (Bif::Node1, "[#Port<0.3>]", "n@h"),
+            (Bif::Node1, "[#Pid<'x@y'.1.80.0>]", "x@y"),
             (Bif::Node0, "[]", "n@h"),
             (Bif::Not, "[1]", "error:badarg"),
             (Bif::Xor, "[true, false]", "true"),

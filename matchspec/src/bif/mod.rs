@@ -400,7 +400,8 @@ impl Value {
 /// What a function needs from the world besides its arguments.
 #[derive(Clone, Copy, Debug)]
 pub struct Env {
-    /// The local node's name (what `node/0` returns).
+    /// The local node's name: what `node/0` returns, and `node/1` for a
+    /// pid, port or reference of this node.
     pub node: Atom,
     /// The current trace control word (what `get_tcw/0` returns and
     /// `set_tcw/1` replaces; the engine stores the new value itself).

@@ -514,7 +514,7 @@ impl<'a, 'h> Frame<'a, 'h> {
     fn call_slow(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
         // Only a few functions look at the world; ask the host only for them.
         let env = match bif {
-            Bif::Node0 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
+            Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
                 Env { node: self.host.node(), tcw: self.host.trace_control_word() }
             }
             _ => Env::default(),

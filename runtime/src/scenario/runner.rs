@@ -1,6 +1,7 @@
 //! Runs scenario terms one at a time.
 
 mod link_tree;
+mod nodes;
 mod ports;
 mod world;
 
@@ -17,7 +18,7 @@ use crate::commands::{self, MessageEvent, PortSpec, ProcessSpec};
 use crate::core::{CoreConfig, TraceCore};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
-use crate::ids::{Mfa, Pid, PortId};
+use crate::ids::{Mfa, Pid, PortId, RemotePid};
 use crate::on_load::{on_load_info, set_on_load};
 use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
 use crate::process::{CallStyle, Process, StackError};
@@ -226,7 +227,17 @@ impl Runner {
             ("erlang_trace_pattern", [mfa, pattern, flags]) => {
                 self.ensure_tracer_modules("meta", *flags, true)?;
                 let legacy = self.core.legacy().clone();
-                self.trace_function(&legacy, *mfa, *pattern, *flags)
+                // `send` and `'receive'` set the message patterns.
+                match mfa.as_atom().map(Atom::name) {
+                    Some("send") => {
+                        message_pattern(&self.core, &legacy, MessageEvent::Send, *pattern, *flags)
+                    }
+                    Some("receive") => {
+                        let event = MessageEvent::Receive;
+                        message_pattern(&self.core, &legacy, event, *pattern, *flags)
+                    }
+                    _ => self.trace_function(&legacy, *mfa, *pattern, *flags),
+                }
             }
             ("erlang_trace_info", [what, item]) => {
                 let legacy = self.core.legacy().clone();
@@ -234,6 +245,8 @@ impl Runner {
             }
             ("module", [name, functions]) => self.declare_module(*name, *functions),
             ("spawn", [parent, child]) => self.spawn(*parent, *child),
+            ("node", [name]) => self.start_node(*name),
+            ("peer", [name]) => self.start_peer(*name),
             ("call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Body),
             ("local_call", [p, mfa]) => self.call(*p, *mfa, false, CallStyle::Body),
             ("tail_call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Tail),
@@ -668,10 +681,13 @@ impl Runner {
 
     fn spawn(&mut self, parent: TermRef<'_>, child: TermRef<'_>) -> Reply {
         let parent = Pid::from_term(parent).ok_or(Failure::World("not_a_pid"))?;
-        let child = Pid::from_term(child).ok_or(Failure::World("not_a_pid"))?;
         if !self.processes.contains_key(&parent) {
             return Err(Failure::World("noproc"));
         }
+        if let Some(child) = RemotePid::from_term(child) {
+            return self.spawn_remote_event(parent, child);
+        }
+        let child = Pid::from_term(child).ok_or(Failure::World("not_a_pid"))?;
         if self.processes.contains_key(&child) {
             return Err(Failure::World("already_exists"));
         }

@@ -45,6 +45,11 @@
 %%   loop is the process's bottom function as in msc: returning or raising
 %%   from it ends the process, and a tail call replaces it (the process ends
 %%   when the called function returns).
+%% * {node, Name} starts distribution (long names), {peer, Name} a peer node
+%%   (peer:start_link/1) with modules scenario and scenario_act loaded.
+%%   Remote pid literals #Pid<'node@host'.C.I.S> are read as atoms
+%%   '$rpid<node@host.C.I.S>' and stand for the processes spawned for them
+%%   on the peer; remote puppets take do steps like local ones.
 %% * {module, M, Functions}: Erlang source is generated with exactly those
 %%   functions (plus the compiler's module_info/0,1), compiled with
 %%   compile:forms/2 and loaded with code:load_binary/3. Every body receives
@@ -57,7 +62,9 @@
 %% * After every term the driver waits until each affected process is blocked
 %%   in its next receive, in the function the scenario model says is innermost
 %%   (or has exited), then calls erlang:trace_delivered(all) and drains the
-%%   collectors (and its own mailbox) in tracer order.
+%%   collectors (and its own mailbox) in tracer order. Answers of ports a
+%%   step waits for are awaited first (watch_opens/2). Processes of peer
+%%   nodes settle too (settle_remote/1).
 %% * Real pids are printed as the scenario's pid literals; a pid the scenario
 %%   does not know prints as '$unknown_pid'. Session handles and the weak
 %%   session references {Name, WeakId} that trace:session_info/1 returns print
@@ -85,6 +92,7 @@
             stacks = #{},      % puppet -> [frame()] (innermost first; [] = idle)
             mons = #{},        % puppet -> monitor ref
             modules = #{},     % module -> [{F, Arity, exported|local}]
+            remotes = [],      % live puppets on peer nodes
             links = #{},       % puppet -> [puppet] (asking the VM would
                                % schedule the puppet in: see wait_state/2)
             sessions = #{},    % session name -> handle
@@ -119,6 +127,10 @@ run(File) ->
         true -> load_tracer_test();
         false -> ok
     end,
+    case names_atom(open_port, Terms) orelse names_atom(port_command, Terms) of
+        true -> watch_session();
+        false -> ok
+    end,
     Self = self(),
     %% The group leader shows in spawn requests (sequential tracing).
     GL = group_leader(),
@@ -137,7 +149,11 @@ run(File) ->
 %% atoms '$spid<A.B.C>' and printed back the same way.
 read_scenario(File) ->
     {ok, Bin} = file:read_file(File),
-    Text0 = unicode:characters_to_list(Bin),
+    Text00 = unicode:characters_to_list(Bin),
+    %% #Pid<'node@host'.Creation.Id.Serial> (another node's) reads as the
+    %% atom '$rpid<node@host.Creation.Id.Serial>'.
+    Text0 = re:replace(Text00, "#Pid<'?([^'>]*)'?\\.([0-9]+\\.[0-9]+\\.[0-9]+)>",
+                       "'$rpid<\\1.\\2>'", [global, unicode, {return, list}]),
     Text1 = re:replace(Text0, "#Port<([0-9]+\\.[0-9]+)>", "'$sport<\\1>'",
                        [global, unicode, {return, list}]),
     Text = re:replace(Text1, "(?<!sport)<([0-9]+\\.[0-9]+\\.[0-9]+)>", "'$spid<\\1>'",
@@ -153,6 +169,16 @@ parse_terms([H | T], Acc) -> parse_terms(T, [H | Acc]).
 
 is_spid(A) when is_atom(A) -> lists:prefix("$spid<", atom_to_list(A));
 is_spid(_) -> false.
+
+%% A pid of another node: '$rpid<node@host.Creation.Id.Serial>'.
+is_rpid(A) when is_atom(A) -> lists:prefix("$rpid<", atom_to_list(A));
+is_rpid(_) -> false.
+
+%% The node of a remote pid.
+rpid_node(A) ->
+    {match, [Node]} = re:run(atom_to_list(A), "^\\$rpid<(.*)\\.[0-9]+\\.[0-9]+\\.[0-9]+>$",
+                             [{capture, all_but_first, list}, unicode]),
+    list_to_atom(Node).
 
 %% Scenario port literals #Port<A.B> are read as the atoms '$sport<A.B>'.
 is_sport(A) when is_atom(A) -> lists:prefix("$sport<", atom_to_list(A));
@@ -201,13 +227,37 @@ settle(W, Deadline) ->
     case Busy of
         [] ->
             Dead = [P || {P, undefined} <- States],
-            lists:foldl(fun(P, Acc) -> gone(P, Acc) end, W, Dead);
+            W1 = lists:foldl(fun(P, Acc) -> gone(P, Acc) end, W, Dead),
+            %% Then the peer nodes' processes: what they do in answer
+            %% (dying of an exit signal) may wake this node's again.
+            case settle_remote(W1) of
+                {same, W2} -> W2;
+                {changed, W2} -> settle(W2, Deadline)
+            end;
         _ ->
             erlang:monotonic_time(millisecond) > Deadline
                 andalso error({unsettled, Busy}),
             receive after 1 -> ok end,
             settle(W, Deadline)
     end.
+
+%% Every remote puppet waits again, or has exited (its link exit signals
+%% went out before its monitor's 'DOWN', so they have arrived).
+settle_remote(W) ->
+    lists:foldl(
+      fun(S, {Changed, Acc}) ->
+              Pid = maps:get(S, Acc#w.pids),
+              case wait_remote(Pid) of
+                  ok -> {Changed, Acc};
+                  gone ->
+                      Mon = maps:get(S, Acc#w.mons),
+                      receive {'DOWN', Mon, process, Pid, _} -> ok
+                      after ?WAIT_MS -> error({no_exit, S})
+                      end,
+                      Acc1 = Acc#w{remotes = Acc#w.remotes -- [S]},
+                      {changed, unlink_all(S, Acc1)}
+              end
+      end, {same, W}, W#w.remotes).
 
 gone(P, W) ->
     Mon = maps:get(P, W#w.mons),
@@ -305,6 +355,12 @@ do_term({module, M, Fs}, W) ->
     declare_module(M, Fs, W);
 do_term({spawn, Parent, Child}, W) ->
     spawn_event(Parent, Child, W);
+do_term({node, Name}, W) ->
+    start_node(Name),
+    {ok, W};
+do_term({peer, Name}, W) ->
+    start_peer(Name),
+    {ok, W};
 do_term({Kind, P, Call}, W)
   when Kind =:= call; Kind =:= try_call; Kind =:= local_call;
        Kind =:= tail_call; Kind =:= local_tail_call ->
@@ -329,6 +385,35 @@ do_term({advance_clock, Ns}, W) ->
     {ok, W};
 do_term(_, _W) ->
     world_error(unknown_term).
+
+%% {node, Name}: distribution starts (long names: Name is name@127.0.0.1,
+%% which needs no host lookup in the chroot).
+start_node(Name) ->
+    node_name(Name),
+    node() =:= nonode@nohost orelse world_error(already_alive),
+    _ = os:cmd("epmd -daemon"),
+    {ok, _} = net_kernel:start(Name, #{name_domain => longnames}),
+    ok.
+
+%% {peer, Name}: a peer node starts, with the scenario's idle loop and
+%% actions loaded and no log output.
+start_peer(Name) ->
+    node_name(Name),
+    is_alive() orelse world_error(not_alive),
+    (Name =/= node() andalso not lists:member(Name, nodes()))
+        orelse world_error(already_exists),
+    [N, H] = string:split(atom_to_list(Name), "@"),
+    {ok, _Peer, Name} = peer:start_link(#{name => list_to_atom(N), host => H,
+                                          longnames => true,
+                                          connection => standard_io}),
+    ok = erpc:call(Name, logger, set_primary_config, [level, none]),
+    [{module, M} = erpc:call(Name, code, load_binary, [M, File, Bin])
+     || {M, File, Bin} <- peer_code()],
+    ok.
+
+node_name(Name) ->
+    (is_atom(Name) andalso lists:member($@, atom_to_list(Name)))
+        orelse world_error(bad_node_name).
 
 %% The code events take only the tracer module (the world's modules are
 %% its own).
@@ -472,7 +557,9 @@ collector(Acc) ->
 real(A, W) when is_atom(A) ->
     case is_spid(A) orelse is_sport(A) of
         true -> maps:get(A, W#w.pids);
-        false -> A
+        %% A remote child not spawned yet stays a name, which the
+        %% spawning puppet reads its node from.
+        false -> maps:get(A, W#w.pids, A)
     end;
 real([H | T], W) -> [real(H, W) | real(T, W)];
 real(T, W) when is_tuple(T) -> list_to_tuple(real(tuple_to_list(T), W));
@@ -496,9 +583,24 @@ print(Term, _W) ->
     Text = io_lib:format("~tkw.~n", [Term]),
     Out0 = re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1",
                       [global, unicode, {return, binary}]),
-    Out = re:replace(Out0, "'\\$sport(<[0-9.]+>)'", "#Port\\1",
-                     [global, unicode, {return, binary}]),
+    Out1 = re:replace(Out0, "'\\$sport(<[0-9.]+>)'", "#Port\\1",
+                      [global, unicode, {return, binary}]),
+    Out = remote_pids(Out1),
     put(output, [Out | case get(output) of undefined -> []; O -> O end]).
+
+%% '$rpid<node@host.C.I.S>' -> #Pid<'node@host'.C.I.S> (the node written
+%% as an atom, quoted only if it must be, as msc writes it).
+remote_pids(Text) ->
+    case re:run(Text, "'\\$rpid<(.*?)\\.([0-9]+\\.[0-9]+\\.[0-9]+)>'",
+                [{capture, all, binary}, unicode]) of
+        {match, [Whole, Node, Numbers]} ->
+            [Before, After] = binary:split(Text, Whole),
+            Atom = unicode:characters_to_binary(
+                     io_lib:write_atom(binary_to_atom(Node, utf8))),
+            <<Before/binary, "#Pid<", Atom/binary, ".", Numbers/binary, ">",
+              (remote_pids(After))/binary>>;
+        nomatch -> Text
+    end.
 
 drain_all(W) ->
     lists:foreach(fun(S) -> drain(S, W) end, W#w.order).
@@ -668,7 +770,15 @@ load_idle_module() ->
         "    end.\n",
     {ok, scenario, Bin} = compile_source(Src),
     {module, scenario} = code:load_binary(scenario, "scenario.erl", Bin),
+    put(peer_code, [{scenario, "scenario.erl", Bin} | peer_code()]),
     ok.
+
+%% The modules a peer node loads too.
+peer_code() ->
+    case get(peer_code) of
+        undefined -> [];
+        Code -> Code
+    end.
 
 %% Module scenario_act runs the actions of a {do, P, Actions} step in the
 %% puppet (see docs/scenarios.md). It is not part of the scenario world:
@@ -692,7 +802,9 @@ load_act_module() ->
         "    P = port(P0), port_command(P, Data),\n"
         "    receive {P, {data, _}} = M -> M end;\n"
         "act({port_close, P}) -> port_close(port(P));\n"
+        "act({spawn, C}) when is_atom(C) -> erlang:spawn(rnode(C), scenario, idle, []);\n"
         "act({spawn, _}) -> erlang:spawn(scenario, idle, []);\n"
+        "act({spawn_link, C}) -> erlang:spawn_link(rnode(C), scenario, idle, []);\n"
         "act({unregister, N}) -> unregister(N);\n"
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
         "act(garbage_collect) -> erlang:garbage_collect();\n"
@@ -704,9 +816,16 @@ load_act_module() ->
         "act({seq_trace_print, L, M}) -> seq_trace:print(L, M).\n"
         "%% A port this puppet opened in the step that names it (the\n"
         "%% driver only learns it after the step).\n"
-        "port(P) -> case get({port, P}) of undefined -> P; Real -> Real end.\n",
+        "port(P) -> case get({port, P}) of undefined -> P; Real -> Real end.\n"
+        "%% The node of a remote child's name '$rpid<Node.C.I.S>'.\n"
+        "rnode(A) ->\n"
+        "    \"$rpid<\" ++ R = atom_to_list(A),\n"
+        "    Parts = string:split(lists:droplast(R), \".\", all),\n"
+        "    Node = lists:join(\".\", lists:sublist(Parts, length(Parts) - 3)),\n"
+        "    list_to_atom(lists:flatten(Node)).\n",
     {ok, scenario_act, Bin} = compile_source(Src),
     {module, scenario_act} = code:load_binary(scenario_act, "scenario_act.erl", Bin),
+    put(peer_code, [{scenario_act, "scenario_act.erl", Bin} | peer_code()]),
     ok.
 
 names_atom(A, A) -> true;
@@ -866,6 +985,60 @@ puppet(P, W) ->
     end.
 
 spawn_event(Parent, Child, W) ->
+    case is_rpid(Child) of
+        true -> spawn_remote_event(Parent, Child, W);
+        false -> spawn_local_event(Parent, Child, W)
+    end.
+
+%% The driver spawns a process on a peer node (puppets use the action
+%% {spawn, Child}).
+spawn_remote_event(Parent, Child, W) ->
+    is_spid(Parent) orelse world_error(not_a_pid),
+    case maps:get(Parent, W#w.kind, none) of
+        driver -> ok;
+        puppet -> world_error(unsupported);
+        collector -> world_error(unsupported);
+        _ -> world_error(noproc)
+    end,
+    check_remote_child(Child, W),
+    Pid = erlang:spawn(rpid_node(Child), scenario, idle, []),
+    {ok, bind_remote(Child, Pid, W)}.
+
+check_remote_child(Child, W) ->
+    lists:member(rpid_node(Child), nodes()) orelse world_error(noconnection),
+    maps:get(Child, W#w.kind, none) =:= none orelse world_error(already_exists),
+    ok.
+
+bind_remote(S, Pid, W) ->
+    wait_remote(Pid),
+    Mon = erlang:monitor(process, Pid),
+    W1 = bind(S, Pid, remote, W),
+    W1#w{mons = (W1#w.mons)#{S => Mon}, remotes = W1#w.remotes ++ [S]}.
+
+%% Waits until remote process Pid waits in its receive again (or is gone).
+%% The answer comes over the same connection as anything Pid sent this
+%% node before it, so that has arrived too.
+wait_remote(Pid) ->
+    wait_remote(Pid, erlang:monotonic_time(millisecond) + ?WAIT_MS).
+
+wait_remote(Pid, Deadline) ->
+    case erpc:call(node(Pid), erlang, process_info, [Pid, [status]]) of
+        [{status, waiting}] -> ok;
+        undefined -> gone;
+        Other ->
+            erlang:monotonic_time(millisecond) > Deadline
+                andalso error({stuck, Pid, Other}),
+            receive after 1 -> ok end,
+            wait_remote(Pid, Deadline)
+    end.
+
+%% The idle processes of peer node Node.
+remote_idle(Node) ->
+    [P || P <- erpc:call(Node, erlang, processes, []),
+          erpc:call(Node, erlang, process_info, [P, initial_call])
+              =:= {initial_call, {scenario, idle, 0}}].
+
+spawn_local_event(Parent, Child, W) ->
     (is_spid(Parent) andalso is_spid(Child)) orelse world_error(not_a_pid),
     ParentKind = maps:get(Parent, W#w.kind, none),
     case ParentKind of
@@ -966,12 +1139,40 @@ proper_list(_) -> false.
 %% refusals as msc's), then sent to the puppet as one step. The driver
 %% itself may only send.
 do_event(P, Actions, W) ->
+    case is_rpid(P) of
+        true -> remote_do_event(P, Actions, W);
+        false -> local_do_event(P, Actions, W)
+    end.
+
+%% {do, Remote, Actions}: a process of a peer node sends, links, unlinks,
+%% traps exits, sends exit signals or exits.
+remote_do_event(P, Actions, W) ->
+    proper_list(Actions) orelse world_error(bad_action),
+    lists:member(P, W#w.remotes) orelse world_error(noproc),
+    lists:all(fun is_remote_action/1, Actions) orelse world_error(unsupported),
+    Pid = maps:get(P, W#w.pids),
+    Pid ! {?STEP, {do, real(Actions, W)}},
+    W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
+    %% One that exits is seen gone by settle/1.
+    _ = wait_remote(Pid),
+    {ok, W1}.
+
+is_remote_action({send, _, _}) -> true;
+is_remote_action({link, P}) -> is_spid(P);
+is_remote_action({unlink, P}) -> is_spid(P);
+is_remote_action({trap_exit, B}) -> is_boolean(B);
+is_remote_action({exit, _}) -> true;
+is_remote_action({exit, P, _}) -> is_spid(P);
+is_remote_action(_) -> false.
+
+local_do_event(P, Actions, W) ->
     is_spid(P) orelse world_error(not_a_pid),
     proper_list(Actions) orelse world_error(bad_action),
     lists:all(fun is_action/1, Actions) orelse world_error(bad_action),
     %% A child's pid is known only after the step that spawns it.
-    Children = [C || {spawn, C} <- Actions],
-    [A || A <- Actions, C <- Children, A =/= {spawn, C}, names_atom(C, A)] =:= []
+    Children = [C || {Spawn, C} <- Actions, Spawn =:= spawn orelse Spawn =:= spawn_link],
+    [A || A <- Actions, C <- Children, A =/= {spawn, C}, A =/= {spawn_link, C},
+                            names_atom(C, A)] =:= []
         orelse world_error(unsupported),
     case maps:get(P, W#w.kind, none) of
         driver ->
@@ -996,7 +1197,12 @@ do_event(P, Actions, W) ->
              andalso length(SelfExits) =:= 1) orelse world_error(bad_action),
             PortsBefore = erlang:ports(),
             ProcsBefore = processes(),
+            RemoteBefore = [{N, remote_idle(N)}
+                            || N <- lists:usort([rpid_node(C) || C <- Children,
+                                                                 is_rpid(C)])],
+            Watch = watch_opens(Pid, Actions),
             Pid ! {?STEP, {do, real(Actions, W)}},
+            await_opens(Watch),
             W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
             case Exits of
                 [] when SelfExits =/= [] ->
@@ -1005,16 +1211,55 @@ do_event(P, Actions, W) ->
                     wait_state_or_gone(Pid, where(Stack)),
                     W2 = bind_opened(Actions, PortsBefore, W1),
                     W3 = bind_spawned(Actions, ProcsBefore, W2),
-                    {ok, bump_if_frame(P, W3)};
+                    W4 = bind_spawned_remote(Actions, RemoteBefore, W3),
+                    {ok, bump_if_frame(P, W4)};
                 [] ->
                     wait_state(Pid, where(Stack)),
                     W2 = bind_opened(Actions, PortsBefore, W1),
                     W3 = bind_spawned(Actions, ProcsBefore, W2),
-                    {ok, bump_if_frame(P, W3)};
+                    W4 = bind_spawned_remote(Actions, RemoteBefore, W3),
+                    {ok, bump_if_frame(P, W4)};
                 _ ->
                     after_end(P, Pid, [], W1)
             end
     end.
+
+%% A puppet that opens a port waits in erlang:open_port/2 for the port's
+%% answer {Ref, Port}, and one that sends a port a command waits in
+%% scenario_act:act/1 for its echo {Port, {data, Data}}: waits its status
+%% cannot tell from the one in its idle receive (and asking where it waits
+%% would schedule it in). A private session made before the first term (see
+%% watch_session/0), which the scenario's sessions never see, traces its
+%% receipt of the answers while the step runs.
+watch_opens(Pid, Actions) ->
+    case length([O || {Op, O, _} <- Actions, Op =:= open_port orelse Op =:= port_command]) of
+        0 -> none;
+        N ->
+            S = get(watch_session),
+            1 = trace:process(S, Pid, true, ['receive']),
+            {S, Pid, N}
+    end.
+
+await_opens(none) -> ok;
+await_opens({S, Pid, N}) ->
+    [receive
+         {trace, Pid, 'receive', {Ref, Port}} when is_reference(Ref), is_port(Port) -> ok;
+         {trace, Pid, 'receive', {Port, {data, _}}} when is_port(Port) -> ok
+     after ?WAIT_MS -> error({port_answer, Pid})
+     end || _ <- lists:seq(1, N)],
+    1 = trace:process(S, Pid, false, ['receive']),
+    ok.
+
+%% The session of watch_opens/2, made while no puppet exists (destroying a
+%% session would schedule every process in). Its receive pattern passes
+%% only port answers {Ref, Port} and {Port, {data, Data}}.
+watch_session() ->
+    S = trace:session_create('$scenario_watch', self(), []),
+    _ = trace:recv(S, [{['_', '_', {'$1', '$2'}],
+                        [{is_reference, '$1'}, {is_port, '$2'}], []},
+                       {['_', '_', {'$1', {data, '_'}}], [{is_port, '$1'}], []}], []),
+    put(watch_session, S),
+    ok.
 
 %% The driver's actions: a send, or an exit signal, which kills a collector
 %% (collectors do not trap exits) unless the reason is normal.
@@ -1041,7 +1286,7 @@ bind_spawned(Actions, Before, W) ->
     Spawned = lists:sort([C || C <- processes() -- Before,
                                erlang:process_info(C, initial_call)
                                    =:= {initial_call, {scenario, idle, 0}}]),
-    Names = [S || {spawn, S} <- Actions],
+    Names = [S || {spawn, S} <- Actions, is_spid(S)],
     length(Spawned) =:= length(Names) orelse error({spawned, Spawned, Names}),
     lists:foldl(
       fun({S, Pid}, Acc) ->
@@ -1052,6 +1297,20 @@ bind_spawned(Actions, Before, W) ->
                      mons = (Acc1#w.mons)#{S => Mon}}
       end, W, lists:zip(Names, Spawned)).
 
+%% The processes the step spawned on peer nodes, in the order its spawn
+%% actions name them (pid numbers grow on each node).
+bind_spawned_remote(Actions, Before, W) ->
+    lists:foldl(
+      fun({Node, Old}, Acc) ->
+              New = lists:sort(remote_idle(Node) -- Old),
+              Names = [C || {Spawn, C} <- Actions,
+                            Spawn =:= spawn orelse Spawn =:= spawn_link,
+                            is_rpid(C), rpid_node(C) =:= Node],
+              length(New) =:= length(Names) orelse error({spawned, New, Names}),
+              lists:foldl(fun({S, Pid}, Acc1) -> bind_remote(S, Pid, Acc1) end,
+                          Acc, lists:zip(Names, New))
+      end, W, Before).
+
 %% The ports the step opened, in the order its open_port actions name them
 %% (port numbers grow).
 bind_opened(Actions, Before, W) ->
@@ -1061,6 +1320,8 @@ bind_opened(Actions, Before, W) ->
     lists:foldl(fun({S, Port}, Acc) -> bind(S, Port, port, Acc) end,
                 W, lists:zip(Names, Opened)).
 
+relink(P, {spawn_link, C}, W) ->
+    relink(P, {link, C}, W);
 relink(P, {open_port, O, _}, W) ->
     relink(P, {link, O}, W);
 relink(P, {port_close, O}, W) ->
@@ -1101,15 +1362,16 @@ is_action('receive') -> true;
 is_action(receive_timeout) -> true;
 is_action(garbage_collect) -> true;
 is_action({exit, _}) -> true;
-is_action({exit, P, _}) -> is_spid(P);
-is_action({send, To, _}) -> is_atom(To);
-is_action({link, P}) -> is_spid(P) orelse is_sport(P);
-is_action({unlink, P}) -> is_spid(P) orelse is_sport(P);
+is_action({exit, P, _}) -> is_spid(P) orelse is_rpid(P);
+is_action({send, To, _}) -> is_atom(To) orelse is_tuple(To);
+is_action({link, P}) -> is_spid(P) orelse is_sport(P) orelse is_rpid(P);
+is_action({unlink, P}) -> is_spid(P) orelse is_sport(P) orelse is_rpid(P);
 is_action({register, N, P}) -> is_atom(N) andalso is_sport(P);
 is_action({open_port, P, Prog}) -> is_sport(P) andalso is_atom(Prog);
 is_action({port_command, P, D}) -> is_sport(P) andalso is_binary(D);
 is_action({port_close, P}) -> is_sport(P);
-is_action({spawn, C}) -> is_spid(C);
+is_action({spawn, C}) -> is_spid(C) orelse is_rpid(C);
+is_action({spawn_link, C}) -> is_rpid(C);
 is_action({register, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({unregister, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({trap_exit, B}) -> is_boolean(B);
@@ -1133,14 +1395,20 @@ check_action(_P, 'receive', {Q, L}, _W) ->
 check_action(_P, receive_timeout, {Q, L}, _W) ->
     Q =:= 0 orelse world_error(not_empty),
     {Q, L};
-check_action(_P, {spawn, C}, Acc, W) ->
-    maps:get(C, W#w.kind, none) =:= dead orelse world_error(already_exists),
-    Acc;
+check_action(_P, {Spawn, C}, {Q, L}, W) when Spawn =:= spawn; Spawn =:= spawn_link ->
+    case is_rpid(C) of
+        true ->
+            check_remote_child(C, W),
+            {Q, [C || Spawn =:= spawn_link] ++ L};
+        false ->
+            maps:get(C, W#w.kind, none) =:= dead orelse world_error(already_exists),
+            {Q, L}
+    end;
 check_action(_P, {open_port, O, _}, {Q, L}, W) ->
     maps:get(O, W#w.kind, none) =:= dead orelse world_error(already_exists),
     {Q, [O | L]};
 check_action(P, {link, O}, {Q, L}, W) ->
-    (is_sport(O) orelse
+    (is_sport(O) orelse lists:member(O, W#w.remotes) orelse
      (maps:get(O, W#w.kind, none) =:= puppet andalso maps:is_key(O, W#w.stacks)
       andalso O =/= P)) orelse world_error(noproc),
     lists:member(O, L) andalso world_error(already_linked),
@@ -1172,6 +1440,7 @@ check_action(P, {exit, T, _}, Acc, W) ->
         puppet when T =/= P -> maps:is_key(T, W#w.stacks) orelse world_error(noproc);
         puppet -> ok;
         collector -> ok;
+        remote -> lists:member(T, W#w.remotes) orelse world_error(noproc);
         _ -> world_error(noproc)
     end,
     Acc;

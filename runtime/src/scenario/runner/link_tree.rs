@@ -16,23 +16,30 @@
 //! in the tree, shaping it, until the answer comes: [`LinkTree::set_unlinking`]
 //! marks it, and the exit walk skips it, as ERTS skips an `unlinking` link.
 
-use crate::ids::{Pid, PortId};
+use std::cmp::Ordering;
 
-/// The other end of a link, in ERTS's key order: processes, then ports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+use crate::ids::{Pid, PortId, RemotePid};
+use crate::messages::Origin;
+
+/// The other end of a link, in ERTS's key order: processes, then ports
+/// (immediate words), then processes of other nodes (boxed terms, in term
+/// order: by node name, then number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum LinkKey {
     /// A local process.
     Process(Pid),
     /// A local port.
     Port(PortId),
+    /// A process of another node.
+    Remote(RemotePid),
 }
 
 impl LinkKey {
-    /// The process, if the other end is one.
+    /// The process, if the other end is a local one.
     pub(super) fn process(self) -> Option<Pid> {
         match self {
             LinkKey::Process(pid) => Some(pid),
-            LinkKey::Port(_) => None,
+            LinkKey::Port(_) | LinkKey::Remote(_) => None,
         }
     }
 
@@ -40,8 +47,38 @@ impl LinkKey {
     pub(super) fn port(self) -> Option<PortId> {
         match self {
             LinkKey::Port(port) => Some(port),
-            LinkKey::Process(_) => None,
+            LinkKey::Process(_) | LinkKey::Remote(_) => None,
         }
+    }
+
+    /// Who a signal from the other end comes from.
+    pub(super) fn origin(self) -> Origin {
+        match self {
+            LinkKey::Process(pid) => Origin::Process(pid),
+            LinkKey::Port(port) => Origin::Port(port),
+            LinkKey::Remote(pid) => Origin::Remote(pid),
+        }
+    }
+
+    /// The key's place: kind, node name, number, serial.
+    fn rank(&self) -> (u8, &'static str, u64, u32) {
+        match *self {
+            LinkKey::Process(pid) => (0, "", pid.id.into(), pid.serial),
+            LinkKey::Port(port) => (1, "", port.0, 0),
+            LinkKey::Remote(pid) => (2, pid.node.name(), pid.id.into(), pid.serial),
+        }
+    }
+}
+
+impl Ord for LinkKey {
+    fn cmp(&self, other: &LinkKey) -> Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
+impl PartialOrd for LinkKey {
+    fn partial_cmp(&self, other: &LinkKey) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 

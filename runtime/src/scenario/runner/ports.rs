@@ -241,7 +241,7 @@ impl Runner {
         let exit = |runner: &mut Self| {
             for &other in linked.iter().filter(|&&p| p != pid) {
                 let reason = Term::atom(Atom::new("normal"));
-                let signal = Signal::PortExit { from: id, reason };
+                let signal = Signal::port_exit(id, reason);
                 runner.world.pending.push_back((other, signal));
             }
         };
@@ -253,7 +253,7 @@ impl Runner {
             runner.run_signals_but(Some(pid));
         });
         let reason = Term::atom(Atom::new("normal"));
-        self.handle(pid, Signal::PortExit { from: id, reason });
+        self.handle(pid, Signal::port_exit(id, reason));
     }
 
     /// Process `pid` waits in `current` while port `id` runs an I/O task
@@ -311,7 +311,7 @@ impl Runner {
             wp.port.trace_schedule_in(None);
             wp.port.close(reason.as_ref(), wp.name);
             for linked in linked_processes(&wp.linked) {
-                let signal = Signal::PortExit { from: id, reason: reason.clone() };
+                let signal = Signal::port_exit(id, reason.clone());
                 self.world.pending.push_back((linked, signal));
             }
         }

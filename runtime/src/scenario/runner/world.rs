@@ -14,9 +14,10 @@ use std::collections::VecDeque;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
 use super::link_tree::{LinkKey, LinkTree};
+use super::nodes::{Nodes, RemoteAction, RemoteSignal, local_name};
 use super::ports::{PortAction, WorldPort};
 use super::{DRIVER, Failure, Reply, Runner};
-use crate::ids::{Pid, PortId};
+use crate::ids::{Pid, PortId, RemotePid};
 use crate::links::LinkSignal;
 use crate::messages::Origin;
 use crate::process::Raised;
@@ -37,16 +38,21 @@ pub(super) enum Signal {
     /// An exit signal: through a link as `from` ended (`linked`), or sent
     /// by `exit/2`.
     Exit {
-        from: Pid,
+        from: LinkKey,
         reason: Term,
         token: MessageToken,
         linked: bool,
     },
-    /// The exit signal of a port that closed.
-    PortExit {
-        from: PortId,
-        reason: Term,
-    },
+    /// A link signal from a process of another node.
+    Remote(RemotePid, RemoteSignal),
+}
+
+impl Signal {
+    /// The exit signal of port `port`, closed with `reason`, to a process
+    /// linked to it.
+    pub(super) fn port_exit(port: PortId, reason: Term) -> Signal {
+        Signal::Exit { from: LinkKey::Port(port), reason, token: MessageToken::NONE, linked: true }
+    }
 }
 
 /// What the world keeps besides the core's processes.
@@ -68,6 +74,8 @@ pub(super) struct World {
     pub(super) pending: VecDeque<(Pid, Signal)>,
     /// The puppet running the current step.
     active: Option<Pid>,
+    /// The node's name, the peer nodes and their processes.
+    pub(super) nodes: Nodes,
 }
 
 /// The group leader of every process: outside the world, it shows only in
@@ -138,6 +146,9 @@ impl Runner {
 
     /// `{do, P, Actions}`.
     pub(super) fn do_actions(&mut self, p: TermRef<'_>, actions_term: TermRef<'_>) -> Reply {
+        if let Some(remote) = RemotePid::from_term(p) {
+            return self.do_remote(remote, actions_term);
+        }
         let pid = Pid::from_term(p).ok_or(world("not_a_pid"))?;
         let items = actions_term.proper_list().ok_or(world("bad_action"))?;
         let actions: Vec<Action> = items
@@ -147,7 +158,15 @@ impl Runner {
             .ok_or(world("bad_action"))?;
         if pid == DRIVER {
             // The driver only sends messages and exit signals.
-            if !actions.iter().all(|a| matches!(a, Action::Send { .. } | Action::ExitSignal(..))) {
+            let driver_may = |a: &Action| {
+                matches!(
+                    a,
+                    Action::Send { .. }
+                        | Action::ExitSignal(..)
+                        | Action::Remote(RemoteAction::ExitSignal(..))
+                )
+            };
+            if !actions.iter().all(driver_may) {
                 return Err(world("unsupported"));
             }
         } else if !self.is_puppet(pid) {
@@ -174,12 +193,23 @@ impl Runner {
         let mut linked_ports = self.linked_ports(pid);
         let mut opened = Vec::new();
         let mut spawned = Vec::new();
+        let mut linked_remotes = self.linked_remotes(pid);
+        let mut spawned_remotes = Vec::new();
         for action in actions {
             // OTP's side learns a child's pid only after the step.
             if spawned.iter().any(|c| action.names(*c)) {
                 return Err(world("unsupported"));
             }
             match action {
+                Action::Remote(action) => {
+                    self.check_remote_action(action, &mut linked_remotes, &mut spawned_remotes)?;
+                }
+                Action::Send { to, .. }
+                    if RemotePid::from_term(to.as_ref())
+                        .is_some_and(|r| spawned_remotes.contains(&r)) =>
+                {
+                    return Err(world("unsupported"));
+                }
                 Action::Port(action) => {
                     if pid == DRIVER {
                         return Err(world("unsupported"));
@@ -292,15 +322,22 @@ impl Runner {
     }
 
     fn perform(&mut self, pid: Pid, action: &Action) {
+        let here = self.core.node_name();
         let receiver = match action {
             Action::Send { to, .. } => match to.as_ref().as_atom() {
                 Some(name) => self.world.names.get(&name).copied(),
-                None => Pid::from_term(to.as_ref()).filter(|p| self.processes.contains_key(p)),
+                None => match local_name(to.as_ref(), here) {
+                    Some(name) => self.world.names.get(&name).copied(),
+                    None => Pid::from_term(to.as_ref()).filter(|p| self.processes.contains_key(p)),
+                },
             },
             _ => None,
         };
         if let Action::Port(action) = action {
             return self.perform_port_action(pid, action);
+        }
+        if let Action::Remote(action) = action {
+            return self.perform_remote_action(pid, action);
         }
         if let Action::Spawn(child) = action {
             return self.spawn_in_step(pid, *child);
@@ -319,6 +356,7 @@ impl Runner {
         let Some(process) = self.processes.get_mut(&pid) else { return };
         match action {
             Action::Port(_)
+            | Action::Remote(_)
             | Action::Spawn(_)
             | Action::ExitSignal(..)
             | Action::ReceiveTimeout => {
@@ -420,6 +458,8 @@ impl Runner {
     /// Handles every pending signal, receiver by receiver in the order they
     /// were woken (each scheduled in, then out again unless it ended);
     /// signals sent while handling (exits, unlink answers) go on the end.
+    /// Signals to other nodes arrive once none is left on this one (see
+    /// `nodes`), and their answers are handled in turn.
     pub(super) fn run_signals(&mut self) {
         self.run_signals_but(None);
     }
@@ -427,25 +467,36 @@ impl Runner {
     /// [`Runner::run_signals`] while process `away` waits in a BIF: it
     /// runs after the others, so its signals stay pending.
     pub(super) fn run_signals_but(&mut self, away: Option<Pid>) {
-        while let Some((receiver, _)) = self.world.pending.iter().find(|(to, _)| Some(*to) != away)
-        {
-            let receiver = *receiver;
-            let mut mine = VecDeque::new();
-            let mut rest = VecDeque::new();
-            for (to, signal) in self.world.pending.drain(..) {
-                if to == receiver { mine.push_back(signal) } else { rest.push_back((to, signal)) }
+        loop {
+            while let Some((receiver, _)) =
+                self.world.pending.iter().find(|(to, _)| Some(*to) != away)
+            {
+                let receiver = *receiver;
+                let mut mine = VecDeque::new();
+                let mut rest = VecDeque::new();
+                for (to, signal) in self.world.pending.drain(..) {
+                    if to == receiver {
+                        mine.push_back(signal)
+                    } else {
+                        rest.push_back((to, signal))
+                    }
+                }
+                self.world.pending = rest;
+                let puppet = self.is_puppet(receiver);
+                if puppet && let Some(p) = self.processes.get_mut(&receiver) {
+                    p.schedule_in();
+                    p.trace_schedule_in(false);
+                }
+                for signal in mine {
+                    self.handle(receiver, signal);
+                }
+                if puppet {
+                    self.schedule_out(receiver);
+                }
             }
-            self.world.pending = rest;
-            let puppet = self.is_puppet(receiver);
-            if puppet && let Some(p) = self.processes.get_mut(&receiver) {
-                p.schedule_in();
-                p.trace_schedule_in(false);
-            }
-            for signal in mine {
-                self.handle(receiver, signal);
-            }
-            if puppet {
-                self.schedule_out(receiver);
+            // Then what went to other nodes, whose answers come back.
+            if !self.deliver_outbound() {
+                break;
             }
         }
     }
@@ -483,52 +534,34 @@ impl Runner {
                 }
             }
             Signal::Exit { from, reason, token, linked } => {
-                let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
-                let trapping = self.world.trapping.contains(&pid);
                 if !linked {
                     return self.handle_exit_signal(pid, from, reason, token);
                 }
                 // ERTS drops the signal of a link that is gone or going.
-                if !self.take_link(pid, LinkKey::Process(from)) {
+                if !self.take_link(pid, from) {
                     return;
                 }
+                let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
+                let trapping = self.world.trapping.contains(&pid);
                 let Some(process) = self.processes.get_mut(&pid) else { return };
                 if trapping || normal {
                     // The link is gone; a process that lives on says so.
-                    process.unlinked_by(from);
+                    match from {
+                        LinkKey::Process(other) => process.unlinked_by(other),
+                        LinkKey::Port(port) => process.unlinked_by_port(port),
+                        LinkKey::Remote(other) => process.unlinked_by_remote(other),
+                    }
                 }
                 if trapping {
-                    let message = exit_message(Origin::Process(from), &reason);
-                    process.message_arrived(Origin::Process(from), message.as_ref());
+                    let message = exit_message(from.origin(), &reason);
+                    process.message_arrived(from.origin(), message.as_ref());
                     self.world.queues.entry(pid).or_default().push_back((message, token));
                 } else if !normal {
                     process.exit_with(reason.as_ref());
                     self.ended(pid, reason);
                 }
             }
-            Signal::PortExit { from, reason } => {
-                let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
-                let trapping = self.world.trapping.contains(&pid);
-                if !self.take_link(pid, LinkKey::Port(from)) {
-                    return;
-                }
-                let Some(process) = self.processes.get_mut(&pid) else { return };
-                if trapping || normal {
-                    process.unlinked_by_port(from);
-                }
-                if trapping {
-                    let message = exit_message(Origin::Port(from), &reason);
-                    process.message_arrived(Origin::Port(from), message.as_ref());
-                    self.world
-                        .queues
-                        .entry(pid)
-                        .or_default()
-                        .push_back((message, MessageToken::NONE));
-                } else if !normal {
-                    process.exit_with(reason.as_ref());
-                    self.ended(pid, reason);
-                }
-            }
+            Signal::Remote(from, signal) => self.handle_remote(pid, from, signal),
         }
     }
 
@@ -544,6 +577,7 @@ impl Runner {
         let links = self.world.links.remove(&pid).map(|t| t.exit_order()).unwrap_or_default();
         let mut signals = Vec::with_capacity(links.len());
         let mut ports = Vec::new();
+        let mut remotes = Vec::new();
         if let Some(process) = self.processes.get_mut(&pid) {
             if let Some(name) = name {
                 process.unregister(name);
@@ -555,6 +589,7 @@ impl Runner {
                         signals.push((other, token));
                     }
                     LinkKey::Port(port) => ports.push(port),
+                    LinkKey::Remote(other) => remotes.push(other),
                 }
             }
             process.trace_schedule_out_exited();
@@ -565,8 +600,12 @@ impl Runner {
         self.world.trapping.remove(&pid);
         self.world.names.retain(|_, p| *p != pid);
         for (other, token) in signals {
-            let signal = Signal::Exit { from: pid, reason: reason.clone(), token, linked: true };
+            let from = LinkKey::Process(pid);
+            let signal = Signal::Exit { from, reason: reason.clone(), token, linked: true };
             self.world.pending.push_back((other, signal));
+        }
+        for other in remotes {
+            self.world.nodes.exit_to_remote(pid, other, &reason, true);
         }
     }
 
@@ -599,7 +638,12 @@ impl Runner {
         // ERTS's exit/2 sends no token (and makes no sequential trace
         // event), unlike the exit signals of links.
         let token = MessageToken::NONE;
-        let signal = Signal::Exit { from, reason: reason.clone(), token, linked: false };
+        let signal = Signal::Exit {
+            from: LinkKey::Process(from),
+            reason: reason.clone(),
+            token,
+            linked: false,
+        };
         if to == from {
             self.handle(to, signal);
         } else {
@@ -611,7 +655,7 @@ impl Runner {
     /// it (`killed`), a trapping process gets `{'EXIT', From, Reason}`, and
     /// otherwise it ends with `reason`, unless that is `normal` from another
     /// process.
-    fn handle_exit_signal(&mut self, pid: Pid, from: Pid, reason: Term, token: MessageToken) {
+    fn handle_exit_signal(&mut self, pid: Pid, from: LinkKey, reason: Term, token: MessageToken) {
         let Some(process) = self.processes.get_mut(&pid) else { return };
         let kill = reason.as_ref().as_atom() == Some(Atom::new("kill"));
         let normal = reason.as_ref().as_atom() == Some(Atom::new("normal"));
@@ -621,10 +665,10 @@ impl Runner {
             return self.ended(pid, killed);
         }
         if self.world.trapping.contains(&pid) {
-            let message = exit_message(Origin::Process(from), &reason);
-            process.message_arrived(Origin::Process(from), message.as_ref());
+            let message = exit_message(from.origin(), &reason);
+            process.message_arrived(from.origin(), message.as_ref());
             self.world.queues.entry(pid).or_default().push_back((message, token));
-        } else if !normal || from == pid {
+        } else if !normal || from == LinkKey::Process(pid) {
             process.exit_with(reason.as_ref());
             self.ended(pid, reason);
         }
@@ -719,7 +763,7 @@ impl Runner {
 
 /// One action of a `do` step.
 #[derive(Debug)]
-enum Action {
+pub(super) enum Action {
     Send {
         to: Term,
         message: Term,
@@ -741,6 +785,8 @@ enum Action {
     ExitSignal(Pid, Term),
     Spawn(Pid),
     Port(PortAction),
+    /// On a process of another node.
+    Remote(RemoteAction),
 }
 
 impl Action {
@@ -755,7 +801,7 @@ impl Action {
         }
     }
 
-    fn parse(term: TermRef<'_>) -> Option<Action> {
+    pub(super) fn parse(term: TermRef<'_>) -> Option<Action> {
         match term.as_atom().map(Atom::name) {
             Some("receive") => return Some(Action::Receive),
             Some("receive_timeout") => return Some(Action::ReceiveTimeout),
@@ -767,19 +813,29 @@ impl Action {
         let arg = |i: usize| t.get(i);
         Some(match (tag.name(), t.len()) {
             ("send", 3) => {
+                // A name, a pid (of any node) or `{Name, Node}`.
                 let to = arg(1)?;
-                if to.as_atom().is_none() && Pid::from_term(to).is_none() {
+                let named = to
+                    .as_tuple()
+                    .is_some_and(|t| t.len() == 2 && t.iter().all(|x| x.as_atom().is_some()));
+                if to.as_atom().is_none()
+                    && Pid::from_term(to).is_none()
+                    && RemotePid::from_term(to).is_none()
+                    && !named
+                {
                     return None;
                 }
                 Action::Send { to: to.to_owned(), message: arg(2)?.to_owned() }
             }
-            ("link", 2) => match PortId::from_term(arg(1)?) {
-                Some(port) => Action::Port(PortAction::Link(port)),
-                None => Action::Link(Pid::from_term(arg(1)?)?),
+            ("link", 2) => match (PortId::from_term(arg(1)?), RemotePid::from_term(arg(1)?)) {
+                (Some(port), _) => Action::Port(PortAction::Link(port)),
+                (_, Some(remote)) => Action::Remote(RemoteAction::Link(remote)),
+                _ => Action::Link(Pid::from_term(arg(1)?)?),
             },
-            ("unlink", 2) => match PortId::from_term(arg(1)?) {
-                Some(port) => Action::Port(PortAction::Unlink(port)),
-                None => Action::Unlink(Pid::from_term(arg(1)?)?),
+            ("unlink", 2) => match (PortId::from_term(arg(1)?), RemotePid::from_term(arg(1)?)) {
+                (Some(port), _) => Action::Port(PortAction::Unlink(port)),
+                (_, Some(remote)) => Action::Remote(RemoteAction::Unlink(remote)),
+                _ => Action::Unlink(Pid::from_term(arg(1)?)?),
             },
             ("register", 2) => Action::Register(arg(1)?.as_atom()?),
             ("register", 3) => {
@@ -800,8 +856,22 @@ impl Action {
             }),
             ("seq_trace", 3) => Action::SeqTrace(arg(1)?.to_owned(), arg(2)?.to_owned()),
             ("exit", 2) => Action::Exit(arg(1)?.to_owned()),
-            ("exit", 3) => Action::ExitSignal(Pid::from_term(arg(1)?)?, arg(2)?.to_owned()),
-            ("spawn", 2) => Action::Spawn(Pid::from_term(arg(1)?)?),
+            ("exit", 3) => match RemotePid::from_term(arg(1)?) {
+                Some(remote) => {
+                    Action::Remote(RemoteAction::ExitSignal(remote, arg(2)?.to_owned()))
+                }
+                None => Action::ExitSignal(Pid::from_term(arg(1)?)?, arg(2)?.to_owned()),
+            },
+            ("spawn", 2) => match RemotePid::from_term(arg(1)?) {
+                Some(child) => Action::Remote(RemoteAction::Spawn { child, link: false }),
+                None => Action::Spawn(Pid::from_term(arg(1)?)?),
+            },
+            // Only on another node (a local child would need the order of
+            // spawn and link events, which the world does not model).
+            ("spawn_link", 2) => {
+                let child = RemotePid::from_term(arg(1)?)?;
+                Action::Remote(RemoteAction::Spawn { child, link: true })
+            }
             ("seq_trace_token", 2) => Action::SeqToken(arg(1)?.to_owned()),
             ("seq_trace_print", 2) => Action::SeqPrint(None, arg(1)?.to_owned()),
             ("seq_trace_print", 3) => {
