@@ -91,8 +91,8 @@ use matchspec_runtime::pattern::{
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
     CallStyle, CoreConfig, GcEvent, GcInfo, LinkSignal, ManualClock, MessageToken, Mfa, Origin,
-    Pid, Port, PortId, Process, ProcessTracer, SessionRef, StackError, TraceCore, TraceError,
-    TraceFlags,
+    Pid, Port, PortId, Process, ProcessTracer, RemotePid, SessionRef, StackError, TraceCore,
+    TraceError, TraceFlags,
 };
 
 /// Largest input the target reads; longer ones are rejected.
@@ -167,6 +167,10 @@ pub enum Dest {
     Name(u8),
     /// The pid of a process that never existed.
     Dead,
+    /// A process of another node, by pid.
+    Remote(u8),
+    /// `{Name, 'there@host'}`: a name on another node.
+    RemoteName(u8),
 }
 
 /// One trace command or host event. Indices are taken modulo the size of
@@ -386,6 +390,30 @@ pub enum Op {
         /// The tracer pid.
         tracer: u8,
     },
+    /// The node gets one of [`NODE_NAMES`] (distribution starts or stops).
+    NodeName {
+        /// The name.
+        name: u8,
+    },
+    /// A process links to (0), unlinks from (1), gets linked by (2) or gets
+    /// unlinked by (3) a process of another node.
+    RemoteLink {
+        /// The process.
+        process: u8,
+        /// The other node's process.
+        remote: u8,
+        /// Which of the four.
+        kind: u8,
+    },
+    /// A message from a process of another node arrives in a queue.
+    RemoteMessage {
+        /// The receiver.
+        process: u8,
+        /// The other node's process.
+        remote: u8,
+        /// One of [`VALUES`].
+        message: u8,
+    },
     /// A process moves to another scheduler.
     Scheduler {
         /// The process.
@@ -527,6 +555,20 @@ const SLOTS: usize = 4;
 const SESSION_NAMES: [&str; 2] = ["s1", "s2"];
 /// Registered names.
 const NAMES: [&str; 2] = ["alpha", "beta"];
+/// Names the node may have.
+const NODE_NAMES: [&str; 3] = ["nonode@nohost", "here@host", "there@host"];
+/// The other node's processes.
+const REMOTES: [u32; 2] = [90, 91];
+
+/// Process `n` of the other node, `there@host`.
+fn remote_of(n: u8) -> RemotePid {
+    RemotePid {
+        node: Atom::new("there@host"),
+        creation: 3,
+        id: REMOTES[index(REMOTES.len(), n)],
+        serial: 0,
+    }
+}
 
 /// A module's functions: `(name, arity, exported)`.
 type Functions = &'static [(&'static str, u8, bool)];
@@ -1282,6 +1324,30 @@ impl<'c> World<'c> {
                 self.clock.advance(i64::from(ns) * 1000);
                 "advanced".into()
             }
+            Op::NodeName { name } => {
+                let name = NODE_NAMES[index(NODE_NAMES.len(), name)];
+                self.core.set_node_name(Atom::new(name));
+                format!("node {name}")
+            }
+            Op::RemoteLink { process, remote, kind } => {
+                let remote = remote_of(remote);
+                let Some(proc) = self.live_proc(process) else { return "no process".into() };
+                match kind % 4 {
+                    0 => proc.process.link_remote(remote),
+                    1 => proc.process.unlink_remote(remote),
+                    2 => proc.process.linked_by_remote(remote),
+                    _ => proc.process.unlinked_by_remote(remote),
+                }
+                "remote link signal".into()
+            }
+            Op::RemoteMessage { process, remote, message } => {
+                let remote = remote_of(remote);
+                let Some(proc) = self.live_proc(process) else { return "no process".into() };
+                let message = value(message);
+                proc.process.message_arrived(Origin::Remote(remote), message.as_ref());
+                proc.queue.push_back((message.clone(), MessageToken::NONE));
+                "arrived from afar".into()
+            }
             Op::KillTracer { tracer } => {
                 let k = index(TRACERS, tracer);
                 self.kill_tracer(k, self.op);
@@ -1653,6 +1719,17 @@ impl<'c> World<'c> {
             Dest::Dead => {
                 let mut heap = Heap::new();
                 let word = Pid::new(99, 0).to_word(&mut heap);
+                (Term::from_parts(heap, word), None)
+            }
+            Dest::Remote(r) => {
+                let mut heap = Heap::new();
+                let word = remote_of(r).to_word(&mut heap);
+                (Term::from_parts(heap, word), None)
+            }
+            Dest::RemoteName(n) => {
+                let mut heap = Heap::new();
+                let name = Word::atom(Atom::new(NAMES[index(NAMES.len(), n)]));
+                let word = heap.tuple(&[name, Word::atom(Atom::new("there@host"))]);
                 (Term::from_parts(heap, word), None)
             }
         };
@@ -2272,7 +2349,12 @@ fn event_ok(rest: &[TermRef<'_>]) -> Option<Need> {
             let ok = msg.as_atom() == Some(Atom::UNDEFINED) || is_mfa(msg, false);
             (Need::All(TraceFlags::CALL | TraceFlags::RETURN_TO), 0, false).then_if(ok)?
         }
-        "send" | "send_to_non_existing_process" => (Need::All(TraceFlags::SEND), 1, true),
+        "send" => (Need::All(TraceFlags::SEND), 1, true),
+        // Only a pid of this node can be known not to exist.
+        "send_to_non_existing_process" => {
+            let to_local_pid = rest.get(2).is_some_and(|to| is_pid(*to));
+            (Need::All(TraceFlags::SEND), 1, true).then_if(to_local_pid)?
+        }
         "receive" => (Need::All(TraceFlags::RECEIVE), 0, true),
         "spawn" | "spawned" => {
             let start = rest.get(2).is_some_and(|s| is_mfa(*s, true));
@@ -2280,7 +2362,10 @@ fn event_ok(rest: &[TermRef<'_>]) -> Option<Need> {
         }
         "exit" => (procs, 0, false),
         "link" | "unlink" | "getting_linked" | "getting_unlinked" => {
-            (procs, 0, false).then_if(is_pid(msg) || PortId::from_term(msg).is_some())?
+            let other = is_pid(msg)
+                || PortId::from_term(msg).is_some()
+                || RemotePid::from_term(msg).is_some();
+            (procs, 0, false).then_if(other)?
         }
         "register" | "unregister" => (procs, 0, false).then_if(msg.as_atom().is_some())?,
         "in" | "out" => {

@@ -212,7 +212,7 @@ mod tests {
 
     /// Links, unlinks and messages with a process of another node show its
     /// external pid (printed in msc's extended form), and a receive pattern
-    /// sees `[Node, Pid, Msg]`.
+    /// sees `[Node, undefined, Msg]`.
     #[test]
     fn events_about_a_remote_process_carry_its_pid() {
         let clock = Arc::new(ManualClock::new());
@@ -252,5 +252,44 @@ mod tests {
         );
         assert_eq!(RemotePid::from_term(Term::parse(pid).expect("a pid").as_ref()), Some(remote));
         assert_eq!(Pid::from_term(Term::parse(pid).expect("a pid").as_ref()), None);
+    }
+
+    /// Once the node has a name, a receive pattern sees it for this node's
+    /// senders, and `{node}` and `node/1` of this node's pids give it.
+    #[test]
+    fn the_node_name_is_what_specs_see() {
+        let clock = Arc::new(ManualClock::new());
+        let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), tx, clock));
+        let session = core.session_create(Atom::new("s1"), Some(tracer));
+        let mut p = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
+        trace_processes(
+            &core,
+            &session,
+            ProcessSpec::Pid(p.pid()),
+            true,
+            TraceFlags::RECEIVE,
+            None,
+        )
+        .expect("traced");
+        let pattern = Term::parse(
+            "[{['$1', '$2', '_'], [{'=:=', '$1', {node}}], [{message, {{'$1', {node, '$2'}}}}]}]",
+        )
+        .expect("a spec");
+        set_message_pattern(&core, &session, MessageEvent::Receive, pattern.as_ref())
+            .expect("a receive pattern");
+        let hello = Term::atom(Atom::new("hello"));
+        p.message_arrived(Origin::Process(Pid::new(81, 0)), hello.as_ref());
+        core.set_node_name(Atom::new("a@host"));
+        p.message_arrived(Origin::Process(Pid::new(81, 0)), hello.as_ref());
+        let got: Vec<String> = rx.try_iter().map(|d| d.message.to_string()).collect();
+        assert_eq!(
+            got,
+            [
+                "{trace,<0.80.0>,'receive',hello,{nonode@nohost,nonode@nohost}}",
+                "{trace,<0.80.0>,'receive',hello,{a@host,a@host}}",
+            ]
+        );
     }
 }

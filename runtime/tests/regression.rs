@@ -144,3 +144,39 @@ fn runtime_ops_sees_port_events() {
         assert!(log.contains(expected), "{expected} is not in\n{log}");
     }
 }
+
+/// `runtime_ops` drives events about another node's processes: links both
+/// ways name the remote pid, its messages arrive, and sends to it (by pid
+/// or `{Name, Node}`) are `send` events, never
+/// `send_to_non_existing_process` (its checker once took the remote pid of
+/// a link event for malformed).
+#[test]
+fn runtime_ops_sees_remote_events() {
+    use runtime_ops::{Case, Dest, Op, Target};
+    // FLAG_POOL: bit 1 send, bit 2 'receive', bit 3 procs.
+    let flags = (1 << 1) | (1 << 2) | (1 << 3);
+    let mut ops =
+        vec![Op::Process { session: 1, target: Target::Pid(0x80), on: true, flags, tracer: None }];
+    ops.extend((0..4).map(|kind| Op::RemoteLink { process: 0x80, remote: 0, kind }));
+    ops.extend([
+        Op::RemoteMessage { process: 0x80, remote: 1, message: 0 },
+        Op::Send { from: 0x80, to: Dest::Remote(0), message: 0 },
+        Op::Send { from: 0x80, to: Dest::RemoteName(0), message: 0 },
+        Op::NodeName { name: 1 },
+    ]);
+    let case = Case { jit: false, ops };
+    runtime_ops::check(&case);
+    let log = runtime_ops::run(&case, matchspec_jit::Engine::Interp).join("\n");
+    for expected in [
+        "<0.90.0> <- {trace,<0.80.0>,link,#Pid<there@host.3.90.0>}",
+        "<0.90.0> <- {trace,<0.80.0>,unlink,#Pid<there@host.3.90.0>}",
+        "<0.90.0> <- {trace,<0.80.0>,getting_linked,#Pid<there@host.3.90.0>}",
+        "<0.90.0> <- {trace,<0.80.0>,getting_unlinked,#Pid<there@host.3.90.0>}",
+        ",#Pid<there@host.3.90.0>}",
+        ",{alpha,there@host}}",
+        "-> node here@host",
+    ] {
+        assert!(log.contains(expected), "{expected} is not in\n{log}");
+    }
+    assert!(!log.contains("send_to_non_existing_process"), "{log}");
+}
