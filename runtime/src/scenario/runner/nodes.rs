@@ -279,12 +279,7 @@ impl Runner {
     /// traps exits or exits. Nothing it does is traced (it is not on this
     /// node); its signals are handled after the step like any other.
     pub(super) fn do_remote(&mut self, remote: RemotePid, actions: TermRef<'_>) -> Reply {
-        let items = actions.proper_list().ok_or(world("bad_action"))?;
-        let actions: Vec<Action> = items
-            .iter()
-            .map(|a| Action::parse(*a))
-            .collect::<Option<_>>()
-            .ok_or(world("bad_action"))?;
+        let actions = Action::parse_list(actions)?;
         let Some(state) = self.world.nodes.remotes.get(&remote) else {
             return Err(world("noproc"));
         };

@@ -150,12 +150,7 @@ impl Runner {
             return self.do_remote(remote, actions_term);
         }
         let pid = Pid::from_term(p).ok_or(world("not_a_pid"))?;
-        let items = actions_term.proper_list().ok_or(world("bad_action"))?;
-        let actions: Vec<Action> = items
-            .iter()
-            .map(|a| Action::parse(*a))
-            .collect::<Option<_>>()
-            .ok_or(world("bad_action"))?;
+        let actions = Action::parse_list(actions_term)?;
         if pid == DRIVER {
             // The driver only sends messages and exit signals.
             let driver_may = |a: &Action| {
@@ -799,6 +794,12 @@ impl Action {
             }
             _ => false,
         }
+    }
+
+    /// The actions of a proper list (`bad_action` for anything else).
+    pub(super) fn parse_list(list: TermRef<'_>) -> Result<Vec<Action>, Failure> {
+        let items = list.proper_list().ok_or(world("bad_action"))?;
+        items.iter().map(|a| Action::parse(*a)).collect::<Option<_>>().ok_or(world("bad_action"))
     }
 
     pub(super) fn parse(term: TermRef<'_>) -> Option<Action> {
