@@ -1,5 +1,6 @@
-//! The interpreter's loop: [`Frame::execute`] from op 0 until a clause
-//! succeeds or none matches.
+//! The interpreter's loop: [`Frame::execute`] from op 0 (or past the
+//! argument prologue, [`Frame::enter`]) until a clause succeeds or none
+//! matches.
 
 use std::slice;
 
@@ -41,9 +42,10 @@ pub(crate) fn run_each<F>(
             each(i, Err(err));
             continue;
         }
-        let mut ops = program.code().iter();
+        let mut ops = from(program, frame.enter());
         let result = loop {
-            match frame.execute(next(&mut ops)) {
+            let Some(op) = ops.next() else { break None };
+            match frame.execute(op) {
                 Step::Next => {}
                 Step::Jump(label) => ops = from(program, label),
                 Step::Succeed(result) => break Some(result),
@@ -66,9 +68,10 @@ pub(crate) fn run<'a>(
     host: &mut dyn Host,
 ) -> Result<Outcome<'a>, EvalError> {
     let mut frame = Frame::new(program, input, scratch, host)?;
-    let mut ops = program.code().iter();
+    let mut ops = from(program, frame.enter());
     loop {
-        match frame.execute(next(&mut ops)) {
+        let Some(op) = ops.next() else { return Ok(Outcome::NoMatch) };
+        match frame.execute(op) {
             Step::Next => {}
             Step::Jump(label) => ops = from(program, label),
             Step::Succeed(result) => return Ok(frame.finish(result)),
@@ -79,19 +82,16 @@ pub(crate) fn run<'a>(
 
 // The loop walks the code with an iterator: going on to the next op is a
 // pointer increment, and only a jump is bounds-checked (once, on its
-// label).
-
-/// The next op.
-#[inline(always)]
-fn next<'p>(ops: &mut slice::Iter<'p, Op>) -> &'p Op {
-    // Every path through a program ends in `succeed` or `no_match` (the
-    // compiler ends the code with `no_match`), so the code never runs out.
-    ops.next().unwrap_or(&Op::NoMatch)
-}
+// label). Every path through a program ends in `succeed` or `no_match`
+// (the compiler ends the code with `no_match`), so the code never runs
+// out; if it did, nothing matched.
 
 /// The ops from `label` on.
 #[inline(always)]
 fn from(program: &Program, label: Label) -> slice::Iter<'_, Op> {
     // Labels are forward jumps within the code (or to its end).
-    program.code().get(label.index()..).unwrap_or_default().iter()
+    match program.code().get(label.index()..) {
+        Some(ops) => ops.iter(),
+        None => [].iter(),
+    }
 }

@@ -191,6 +191,22 @@ impl<'a, 'h> Frame<'a, 'h> {
         Ok(())
     }
 
+    /// Where the run starts: at op 0, or past a trace program's argument
+    /// prologue, having done what its `is_arity` and `get_arg`s do (or
+    /// at the label `is_arity` jumps to).
+    #[inline(always)]
+    pub(crate) fn enter(&mut self) -> Label {
+        let program = self.program;
+        let Some(prologue) = &program.prologue else { return Label(0) };
+        if self.args.len() != prologue.arity as usize {
+            return prologue.fail;
+        }
+        for &(index, dst) in &prologue.gets {
+            self.set(dst, self.args[index as usize]);
+        }
+        prologue.next
+    }
+
     /// Forgets the run's terms (but the words set aside by
     /// [`reserve_scratch`](Self::reserve_scratch)) and flags: what a reset
     /// does besides taking the next input. An engine that loads inputs
@@ -659,25 +675,35 @@ fn load_args(
 ) -> Result<(), EvalError> {
     args.clear();
     // The word's tag tells a list (`kind` would decode the term), and its
-    // cells are read straight from their space: this runs on every traced
-    // call.
+    // cells are read straight from their space's words: this runs on
+    // every traced call.
     if !(list.is_cons() || list.is_nil()) {
         let term = HeapSet::new(spaces[0], spaces[1], &[]).term(list);
         return Err(not_an_argument_list(term, program));
     }
     let mut rest = list;
-    while rest.is_cons() {
-        let (space, at) = rest.target();
-        let words = match space {
-            Space::Heap => spaces[0],
-            Space::Literal => spaces[1],
-            Space::Scratch => &[],
-        };
-        let Some(&[head, tail]) = words.get(at..at + 2) else { break };
+    while let Some([head, tail]) = list_cell(rest, spaces) {
         args.push(head);
         rest = tail;
     }
     Ok(())
+}
+
+/// The head and tail of `list` if it is a list cell of the input heap or
+/// the literals (`spaces`), read straight from their words.
+#[inline(always)]
+fn list_cell(list: Word, spaces: [&[Word]; 2]) -> Option<[Word; 2]> {
+    if !list.is_cons() {
+        return None;
+    }
+    let (space, at) = list.target();
+    let words = match space {
+        Space::Heap => spaces[0],
+        Space::Literal => spaces[1],
+        Space::Scratch => &[],
+    };
+    let &[head, tail] = words.get(at..at + 2)? else { return None };
+    Some([head, tail])
 }
 
 /// The error of a trace run on something other than a list.
