@@ -39,11 +39,17 @@ pub(crate) struct Pins {
 
 impl Default for Pins {
     fn default() -> Pins {
-        Pins { number: AtomicU64::new(0), pins: Mutex::default(), asymmetric: fence::asymmetric() }
+        Pins::new(fence::asymmetric())
     }
 }
 
 impl Pins {
+    /// Pins whose hits fence themselves, or (only where
+    /// [`fence::asymmetric`] holds) rely on the committer's fence.
+    fn new(asymmetric: bool) -> Pins {
+        Pins { number: AtomicU64::new(0), pins: Mutex::default(), asymmetric }
+    }
+
     /// A new pin, which the committer will wait on.
     pub(crate) fn register(&self) -> Arc<HitPin> {
         let pin = Arc::new(HitPin::default());
@@ -145,9 +151,23 @@ impl Drop for Pinned {
 mod tests {
     use super::*;
 
+    /// Both kinds of fences the system allows.
+    fn both() -> Vec<Pins> {
+        let mut kinds = vec![Pins::new(false)];
+        if fence::asymmetric() {
+            kinds.push(Pins::new(true));
+        }
+        kinds
+    }
+
     #[test]
     fn a_committer_waits_for_the_hits_of_the_old_generation_only() {
-        let pins = Arc::new(Pins::default());
+        for pins in both() {
+            waits_for_the_old_generation(Arc::new(pins));
+        }
+    }
+
+    fn waits_for_the_old_generation(pins: Arc<Pins>) {
         let pin = pins.register();
         let pinned = pins.pin(pin);
         assert_eq!((pinned.number(), pinned.index()), (0, 0));
@@ -167,6 +187,37 @@ mod tests {
         pins.wait_for_readers_of(0);
         drop(pinned);
         pins.wait_for_readers_of(1);
+    }
+
+    /// A hit racing commits never reads a generation the committer has
+    /// stopped waiting for: while pinned, the number it holds is current
+    /// or the one just before (whose readers the committer waits for).
+    #[test]
+    fn hits_and_commits_race_safely() {
+        for pins in both() {
+            let pins = Arc::new(pins);
+            let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let committer = {
+                let (pins, done) = (pins.clone(), done.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..2_000 {
+                        let old = pins.advance();
+                        pins.wait_for_readers_of(old);
+                    }
+                    done.store(true, Ordering::SeqCst);
+                })
+            };
+            let mut pin = pins.register();
+            while !done.load(Ordering::SeqCst) {
+                let pinned = pins.pin(pin);
+                // The committer is at most one commit past the number,
+                // and waits for it before the next.
+                let now = pins.number.load(Ordering::SeqCst);
+                assert!(now == pinned.number() || now == pinned.number() + 1);
+                pin = pinned.unpin();
+            }
+            committer.join().expect("the committer ends");
+        }
     }
 
     #[test]
