@@ -175,6 +175,7 @@ pub mod commands;
 pub mod core;
 pub mod counters;
 pub mod error;
+mod fence;
 pub mod flags;
 mod host;
 pub mod ids;

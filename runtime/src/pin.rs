@@ -5,18 +5,22 @@
 //! [`Pins`]. A hit publishes the generation number it is about to read
 //! (`number + 1`; 0 is "not in a hit") and then checks that the number is
 //! still current; a committer advances the number and then waits until no
-//! pin shows the old one. The store and the load on each side are
-//! sequentially consistent, so one of the two sees the other: either the
-//! committer sees the pin and waits, or the hit sees the new number and
-//! pins that instead (Dekker's handshake). Other readers
-//! ([`crate::core::TraceCore`]'s `active`) still count as before.
+//! pin shows the old one. Each side's store is fenced before its load, so
+//! one of the two sees the other: either the committer sees the pin and
+//! waits, or the hit sees the new number and pins that instead (Dekker's
+//! handshake). Where the system allows, the fence is asymmetric
+//! ([`crate::fence`]): the committer fences every thread for the hits.
+//! Other readers ([`crate::core::TraceCore`]'s `active`) still count as
+//! before.
 //!
 //! Generation number `n` reads breakpoint slot `n % 2`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering, compiler_fence};
 
 use parking_lot::Mutex;
+
+use crate::fence;
 
 /// A process's pin: 0 outside hits, `n + 1` inside a hit of generation `n`.
 /// On a cache line of its own: threads write their pins on every hit.
@@ -25,13 +29,27 @@ use parking_lot::Mutex;
 pub(crate) struct HitPin(AtomicU64);
 
 /// The current generation number and every registered pin.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Pins {
     number: AtomicU64,
     pins: Mutex<Vec<Arc<HitPin>>>,
+    /// Does the committer fence for the hits ([`fence::asymmetric`])?
+    asymmetric: bool,
+}
+
+impl Default for Pins {
+    fn default() -> Pins {
+        Pins::new(fence::asymmetric())
+    }
 }
 
 impl Pins {
+    /// Pins whose hits fence themselves, or (only where
+    /// [`fence::asymmetric`] holds) rely on the committer's fence.
+    fn new(asymmetric: bool) -> Pins {
+        Pins { number: AtomicU64::new(0), pins: Mutex::default(), asymmetric }
+    }
+
     /// A new pin, which the committer will wait on.
     pub(crate) fn register(&self) -> Arc<HitPin> {
         let pin = Arc::new(HitPin::default());
@@ -50,8 +68,16 @@ impl Pins {
     pub(crate) fn pin(&self, pin: Arc<HitPin>) -> Pinned {
         let mut number = self.number.load(Ordering::Relaxed);
         loop {
-            pin.0.store(number + 1, Ordering::SeqCst);
-            let now = self.number.load(Ordering::SeqCst);
+            let now = if self.asymmetric {
+                pin.0.store(number + 1, Ordering::Relaxed);
+                // Only the compiler must keep the order: a committer that
+                // could miss the store fences this thread first.
+                compiler_fence(Ordering::SeqCst);
+                self.number.load(Ordering::Acquire)
+            } else {
+                pin.0.store(number + 1, Ordering::SeqCst);
+                self.number.load(Ordering::SeqCst)
+            };
             if now == number {
                 return Pinned { pin: Some(pin), number };
             }
@@ -63,7 +89,13 @@ impl Pins {
     /// Makes the next generation current (the committer, after staging
     /// its slot); returns the number of the one it replaced.
     pub(crate) fn advance(&self) -> u64 {
-        self.number.fetch_add(1, Ordering::SeqCst)
+        let old = self.number.fetch_add(1, Ordering::SeqCst);
+        if self.asymmetric {
+            // Every hit's pin store is now visible, or its next load of
+            // the number sees the new one.
+            fence::heavy();
+        }
+        old
     }
 
     /// Waits until no hit reads generation `number` any more.
@@ -119,9 +151,23 @@ impl Drop for Pinned {
 mod tests {
     use super::*;
 
+    /// Both kinds of fences the system allows.
+    fn both() -> Vec<Pins> {
+        let mut kinds = vec![Pins::new(false)];
+        if fence::asymmetric() {
+            kinds.push(Pins::new(true));
+        }
+        kinds
+    }
+
     #[test]
     fn a_committer_waits_for_the_hits_of_the_old_generation_only() {
-        let pins = Arc::new(Pins::default());
+        for pins in both() {
+            waits_for_the_old_generation(Arc::new(pins));
+        }
+    }
+
+    fn waits_for_the_old_generation(pins: Arc<Pins>) {
         let pin = pins.register();
         let pinned = pins.pin(pin);
         assert_eq!((pinned.number(), pinned.index()), (0, 0));
@@ -141,6 +187,37 @@ mod tests {
         pins.wait_for_readers_of(0);
         drop(pinned);
         pins.wait_for_readers_of(1);
+    }
+
+    /// A hit racing commits never reads a generation the committer has
+    /// stopped waiting for: while pinned, the number it holds is current
+    /// or the one just before (whose readers the committer waits for).
+    #[test]
+    fn hits_and_commits_race_safely() {
+        for pins in both() {
+            let pins = Arc::new(pins);
+            let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let committer = {
+                let (pins, done) = (pins.clone(), done.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..2_000 {
+                        let old = pins.advance();
+                        pins.wait_for_readers_of(old);
+                    }
+                    done.store(true, Ordering::SeqCst);
+                })
+            };
+            let mut pin = pins.register();
+            while !done.load(Ordering::SeqCst) {
+                let pinned = pins.pin(pin);
+                // The committer is at most one commit past the number,
+                // and waits for it before the next.
+                let now = pins.number.load(Ordering::SeqCst);
+                assert!(now == pinned.number() || now == pinned.number() + 1);
+                pin = pinned.unpin();
+            }
+            committer.join().expect("the committer ends");
+        }
     }
 
     #[test]

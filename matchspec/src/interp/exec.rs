@@ -1,8 +1,11 @@
-//! The interpreter's loop: [`Frame::step`] from op 0 until a clause
-//! succeeds or none matches.
+//! The interpreter's loop: [`Frame::execute`] from op 0 (or past the
+//! argument prologue, [`Frame::enter`]) until a clause succeeds or none
+//! matches.
+
+use std::slice;
 
 use crate::host::Host;
-use crate::ir::Program;
+use crate::ir::{Label, Op, Program};
 use crate::outcome::{EvalError, Outcome};
 use crate::term::{Heap, Space, TermRef, Word};
 
@@ -39,11 +42,12 @@ pub(crate) fn run_each<F>(
             each(i, Err(err));
             continue;
         }
-        let mut pc = 0;
+        let mut ops = from(program, frame.enter());
         let result = loop {
-            match frame.step(pc) {
-                Step::Next => pc += 1,
-                Step::Jump(label) => pc = label.index(),
+            let Some(op) = ops.next() else { break None };
+            match frame.execute(op) {
+                Step::Next => {}
+                Step::Jump(label) => ops = from(program, label),
                 Step::Succeed(result) => break Some(result),
                 Step::NoMatch => break None,
             }
@@ -64,13 +68,30 @@ pub(crate) fn run<'a>(
     host: &mut dyn Host,
 ) -> Result<Outcome<'a>, EvalError> {
     let mut frame = Frame::new(program, input, scratch, host)?;
-    let mut pc = 0;
+    let mut ops = from(program, frame.enter());
     loop {
-        match frame.step(pc) {
-            Step::Next => pc += 1,
-            Step::Jump(label) => pc = label.index(),
+        let Some(op) = ops.next() else { return Ok(Outcome::NoMatch) };
+        match frame.execute(op) {
+            Step::Next => {}
+            Step::Jump(label) => ops = from(program, label),
             Step::Succeed(result) => return Ok(frame.finish(result)),
             Step::NoMatch => return Ok(Outcome::NoMatch),
         }
+    }
+}
+
+// The loop walks the code with an iterator: going on to the next op is a
+// pointer increment, and only a jump is bounds-checked (once, on its
+// label). Every path through a program ends in `succeed` or `no_match`
+// (the compiler ends the code with `no_match`), so the code never runs
+// out; if it did, nothing matched.
+
+/// The ops from `label` on.
+#[inline(always)]
+fn from(program: &Program, label: Label) -> slice::Iter<'_, Op> {
+    // Labels are forward jumps within the code (or to its end).
+    match program.code().get(label.index()..) {
+        Some(ops) => ops.iter(),
+        None => [].iter(),
     }
 }

@@ -186,10 +186,25 @@ impl<'a, 'h> Frame<'a, 'h> {
         self.clean();
         self.regs[Reg::INPUT.index()] = input;
         if self.program.kind.is_trace() {
-            let term = HeapSet::new(self.input_words, self.literals, &[]).term(input);
-            load_args(term, self.program, self.args)?;
+            load_args(input, [self.input_words, self.literals], self.program, self.args)?;
         }
         Ok(())
+    }
+
+    /// Where the run starts: at op 0, or past a trace program's argument
+    /// prologue, having done what its `is_arity` and `get_arg`s do (or
+    /// at the label `is_arity` jumps to).
+    #[inline(always)]
+    pub(crate) fn enter(&mut self) -> Label {
+        let program = self.program;
+        let Some(prologue) = &program.prologue else { return Label(0) };
+        if self.args.len() != prologue.arity as usize {
+            return prologue.fail;
+        }
+        for &(index, dst) in &prologue.gets {
+            self.set(dst, self.args[index as usize]);
+        }
+        prologue.next
     }
 
     /// Forgets the run's terms (but the words set aside by
@@ -272,8 +287,21 @@ impl<'a, 'h> Frame<'a, 'h> {
     /// such programs or terms.
     #[inline(always)]
     pub fn step(&mut self, pc: usize) -> Step {
+        let program = self.program;
+        self.execute(&program.code[pc])
+    }
+
+    /// Executes `op`, an op of the program: what [`step`](Self::step)
+    /// does, for a loop that walks the code itself.
+    ///
+    /// # Panics
+    ///
+    /// As [`step`](Self::step), if a register or input cell `op` names
+    /// does not exist.
+    #[inline(always)]
+    pub(crate) fn execute(&mut self, op: &Op) -> Step {
         // Matching on the place reads just the fields an op needs.
-        match self.program.code[pc] {
+        match *op {
             Op::IsArity { arity, fail } => {
                 if self.args.len() != arity as usize {
                     return Step::Jump(fail);
@@ -635,24 +663,47 @@ impl<'a, 'h> Frame<'a, 'h> {
     }
 }
 
-/// Fills `args` with the elements of a trace event's argument list. As in
+/// Fills `args` with the elements of a trace event's argument list, `list`
+/// (a word of the input heap or the literals, `spaces`). As in
 /// `erlang:match_spec_test/3`, an improper list counts up to its last cell.
 #[inline]
-fn load_args(input: TermRef<'_>, program: &Program, args: &mut Vec<Word>) -> Result<(), EvalError> {
+fn load_args(
+    list: Word,
+    spaces: [&[Word]; 2],
+    program: &Program,
+    args: &mut Vec<Word>,
+) -> Result<(), EvalError> {
     args.clear();
-    // The word's tag tells a list (`kind` would decode the term): this runs
-    // on every traced call.
-    let mut rest = input.word();
-    if !(rest.is_cons() || rest.is_nil()) {
-        return Err(not_an_argument_list(input, program));
+    // The word's tag tells a list (`kind` would decode the term), and its
+    // cells are read straight from their space's words: this runs on
+    // every traced call.
+    if !(list.is_cons() || list.is_nil()) {
+        let term = HeapSet::new(spaces[0], spaces[1], &[]).term(list);
+        return Err(not_an_argument_list(term, program));
     }
-    let heaps = input.heaps();
-    while rest.is_cons() {
-        let &[head, tail, ..] = heaps.cells(rest) else { break };
+    let mut rest = list;
+    while let Some([head, tail]) = list_cell(rest, spaces) {
         args.push(head);
         rest = tail;
     }
     Ok(())
+}
+
+/// The head and tail of `list` if it is a list cell of the input heap or
+/// the literals (`spaces`), read straight from their words.
+#[inline(always)]
+fn list_cell(list: Word, spaces: [&[Word]; 2]) -> Option<[Word; 2]> {
+    if !list.is_cons() {
+        return None;
+    }
+    let (space, at) = list.target();
+    let words = match space {
+        Space::Heap => spaces[0],
+        Space::Literal => spaces[1],
+        Space::Scratch => &[],
+    };
+    let &[head, tail] = words.get(at..at + 2)? else { return None };
+    Some([head, tail])
 }
 
 /// The error of a trace run on something other than a list.

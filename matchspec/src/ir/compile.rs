@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use super::op::{ChangeTrace, Cmp};
-use super::{Fail, Label, LogicOp, Op, Operands, Program, Reg, TraceFlag};
+use super::{ArgPrologue, Fail, Label, LogicOp, Op, Operands, Program, Reg, TraceFlag};
 use crate::bif::Bif;
 use crate::spec::{CheckedSpec, Expr, ExprId, Head, Kind, Pat, PatId, VarId};
 use crate::term::{Atom, Word};
@@ -131,6 +131,7 @@ impl<'s> Compiler<'s> {
             .map(|n| (n, var_reg(VarId(n))))
             .collect();
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let prologue = ArgPrologue::of(&self.code);
         Program {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             kind: self.spec.kind(),
@@ -142,6 +143,7 @@ impl<'s> Compiler<'s> {
             literals: self.spec.literals().clone(),
             clause_starts: self.clause_starts,
             variables,
+            prologue,
         }
     }
 

@@ -56,10 +56,12 @@
 mod compile;
 mod display;
 mod op;
+mod prologue;
 
 pub use op::{ChangeTrace, Cmp, Fail, LogicOp, Op, TraceFlag};
 
 pub(crate) use compile::compile;
+pub(crate) use prologue::ArgPrologue;
 
 use crate::spec::Kind;
 use crate::term::{Heap, Word};
@@ -127,6 +129,8 @@ pub struct Program {
     pub(crate) literals: Heap,
     pub(crate) clause_starts: Vec<Label>,
     pub(crate) variables: Vec<(u32, Reg)>,
+    /// What the code's first ops do, if it starts by reading arguments.
+    pub(crate) prologue: Option<ArgPrologue>,
 }
 
 impl Program {
