@@ -8,6 +8,10 @@
 //! trip; instead they are loaded again right after each call, so none
 //! lives across one. (Loading them lazily, where next needed, puts the
 //! loads where the paths with and without a call meet: on the hot path.)
+//! The count of buffered results is not among them: it changes only when
+//! a result is buffered, and as one more value to load after each call it
+//! cost `arith`, whose bignum inputs make three calls, more than it saved
+//! on loads when buffering.
 
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -21,9 +25,6 @@ pub(crate) enum Loop {
     Count,
     /// `Ctx::inputs`.
     Inputs,
-    /// `Ctx::pending`; the code writes it through, for the helpers and
-    /// Rust.
-    Pending,
     /// The input heap's address.
     Heap,
     /// The input heap's length, in words.
@@ -31,14 +32,13 @@ pub(crate) enum Loop {
 }
 
 impl Loop {
-    const ALL: [Loop; 5] = [Loop::Count, Loop::Inputs, Loop::Pending, Loop::Heap, Loop::HeapLen];
+    const ALL: [Loop; 4] = [Loop::Count, Loop::Inputs, Loop::Heap, Loop::HeapLen];
 
     /// Where the `Ctx` holds it.
     fn offset(self) -> i32 {
         match self {
             Loop::Count => abi::CTX_COUNT,
             Loop::Inputs => abi::CTX_INPUTS,
-            Loop::Pending => abi::CTX_PENDING,
             Loop::Heap => abi::CTX_INPUT,
             Loop::HeapLen => abi::CTX_INPUT_LEN,
         }
@@ -64,12 +64,6 @@ impl Looping {
     /// The value of `which` here.
     pub(crate) fn get(self, b: &mut FunctionBuilder<'_>, which: Loop) -> Value {
         b.use_var(self.vars[which as usize])
-    }
-
-    /// `which` is `value` from here on (only [`Loop::Pending`] changes,
-    /// and the code writes it to the `Ctx` too).
-    pub(crate) fn set(self, b: &mut FunctionBuilder<'_>, which: Loop, value: Value) {
-        b.def_var(self.vars[which as usize], value);
     }
 
     /// Loads the values from the `Ctx` again: after every helper call.

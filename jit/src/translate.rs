@@ -686,7 +686,7 @@ impl Translator<'_, '_, '_> {
     /// buffer is full.
     fn push_block(&mut self) {
         self.b.switch_to_block(self.push);
-        let n = self.looping.get(&mut self.b, Loop::Pending);
+        let n = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_PENDING);
         let offset = self.b.ins().ishl_imm_s(n, 3);
         let slot = self.b.ins().iadd(self.ctx, offset);
         let i = self.b.use_var(self.index);
@@ -695,7 +695,6 @@ impl Translator<'_, '_, '_> {
         self.b.ins().store(mem(), w, slot, abi::CTX_RESULT_WORDS);
         let n = self.b.ins().iadd_imm_s(n, 1);
         self.b.ins().store(mem(), n, self.ctx, abi::CTX_PENDING);
-        self.looping.set(&mut self.b, Loop::Pending, n);
         if self.region > 0 {
             let build = self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD);
             let build = self.b.ins().iadd_imm_s(build, self.region as i64);
