@@ -4,6 +4,8 @@
 //! ```text
 //! count batch WORKLOAD ENGINE ROUNDS   # ROUNDS passes of run_matching over the workload
 //!                                      # (ENGINE native: the workload's native filter)
+//! count time WORKLOAD ENGINE PASSES    # PASSES timed passes of run_matching: the best and
+//!                                      # the median, in ns per event
 //! count single WORKLOAD ENGINE ROUNDS  # ROUNDS passes of EngineSpec::run, one input at a time
 //! count trace ENGINE RUNS [ARGS]       # RUNS single runs of a call-trace spec, `[{['$1'],
 //!                                      # [{'>','$1',10}],[true]}]`, on ARGS (default `[5]`)
@@ -93,6 +95,36 @@ fn main() {
                 }
             }
             println!("{matched} matched");
+        }
+        ["time", name, e, passes] => {
+            let workload = Workload::load(&workload_dir(), name).expect("the workload loads");
+            let spec = CompiledSpec::compile(&workload.spec, workload.kind, &Config::default())
+                .expect("the spec compiles");
+            let spec = EngineSpec::new(spec, engine(e));
+            let passes: usize = passes.parse().expect("a number of passes");
+            // The best pass is the one least disturbed by anything else
+            // running; the median says how much that was.
+            let mut times: Vec<f64> = (0..passes.max(1))
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    spec.run_matching(
+                        &workload.heap,
+                        &workload.inputs,
+                        &mut scratch,
+                        &mut host,
+                        |_, outcome| {
+                            black_box(&outcome);
+                        },
+                    );
+                    start.elapsed().as_nanos() as f64 / workload.inputs.len() as f64
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            println!(
+                "{name} {e}: best {:.3} ns, median {:.3} ns",
+                times[0],
+                times[times.len() / 2]
+            );
         }
         ["compile", name, times] => {
             let workload = Workload::load(&workload_dir(), name).expect("the workload loads");

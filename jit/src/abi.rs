@@ -4,11 +4,11 @@
 //! The compiled function runs the program on a list of inputs:
 //!
 //! ```text
-//! entry(ctx: *mut Ctx, heap: *const u64, heap_len: u64) -> u64
+//! entry(ctx: *mut Ctx) -> u64
 //! ```
 //!
 //! From input [`Ctx::next`] of the `count` inputs at [`Ctx::inputs`]
-//! (words of the input heap `heap`) on, it loads each input into register
+//! (words of the input heap, [`Ctx::spaces`]`[INPUT]`) on, it loads each input into register
 //! 0 (trace programs that need the arguments in Rust ask [`reset`] to load
 //! them; the others read the input list themselves and call it only for
 //! the error when the input is not a list) and runs the clauses. How an
@@ -32,7 +32,7 @@
 //! batch of one. The code keeps registers in machine registers, storing
 //! them to the run's register file for the helpers that read them there;
 //! it reads head cells from the input heap (every such read is
-//! bounds-checked against `heap_len`), builds terms in heap words set
+//! bounds-checked against the heap's length), builds terms in heap words set
 //! aside for it (one region per buffered result: [`Ctx::build`]), and
 //! calls a helper of [`HelperId`] for what it does not do itself. Each
 //! helper is a thin shim over a method of
@@ -64,7 +64,7 @@ use matchspec::term::{Space, Word};
 use crate::{arith, lean};
 
 /// The compiled function (see the module docs).
-pub(crate) type Entry = unsafe extern "C" fn(*mut c_void, *const u64, u64) -> u64;
+pub(crate) type Entry = unsafe extern "C" fn(*mut c_void) -> u64;
 
 /// [`Entry`] returns this when it ran every input.
 pub(crate) const EXIT_DONE: u64 = 0;
@@ -114,9 +114,10 @@ pub(crate) const RESULTS: usize = 64;
 /// before the call (the code need not call [`reset`]); `registers`, the
 /// run's register file, which the code reads and writes only around the
 /// helpers that use it; `inputs` and `count`, the inputs to run on;
-/// `next`, `index`, `pending` and the results (see the module docs). Values
-/// the code needs only now and then live here rather than in machine
-/// registers across the whole loop.
+/// `next`, `index`, `pending` and the results (see the module docs). The
+/// code keeps the values it needs on every trip round its loop in machine
+/// registers, loading them from here at the entry and after each helper
+/// call (`looping.rs`); the rest it reads here when it needs them.
 #[repr(C)]
 pub(crate) struct Ctx<'f> {
     pub(crate) spaces: [Words; 4],

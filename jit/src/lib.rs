@@ -79,6 +79,7 @@ mod effects;
 mod engine;
 mod error;
 mod lean;
+mod looping;
 mod prefix;
 mod program;
 mod translate;

@@ -420,7 +420,6 @@ impl JitProgram {
     /// Runs the machine code from input `ctx.next` on until it returns.
     #[inline(always)]
     fn enter(&self, ctx: &mut Ctx<'_>) -> u64 {
-        let Words { at: heap, len: heap_len } = ctx.spaces[abi::INPUT];
         // SAFETY: the frame is of the program the code was compiled from
         // (same id), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
@@ -429,14 +428,15 @@ impl JitProgram {
         // for each result the code may buffer (at most one per input, and
         // `regions`, between two returns, when Rust sets `ctx.build` back
         // to 0), written through the run's heap's address in
-        // `ctx.spaces`, which every helper that may build refreshes. The registers, the input heap and the inputs stay
-        // where they are for the whole call (the register file is not
-        // resized; the rest is borrowed); the code reads input heap words
-        // only below `heap_len` and inputs only below `ctx.count`, writes
+        // `ctx.spaces`, which every helper that may build refreshes. The
+        // registers, the input heap and the inputs stay where they are for
+        // the whole call (the register file is not resized; the rest is
+        // borrowed); the code reads input heap words only below the
+        // length in `ctx.spaces` and inputs only below `ctx.count`, writes
         // results only below `abi::RESULTS`. `ctx` outlives the call and
         // only the code and the helpers use it meanwhile, never the same
         // field at once.
-        unsafe { (self.entry)((ctx as *mut Ctx<'_>).cast::<c_void>(), heap, heap_len) }
+        unsafe { (self.entry)((ctx as *mut Ctx<'_>).cast::<c_void>()) }
     }
 }
 

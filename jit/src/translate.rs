@@ -31,6 +31,7 @@ use matchspec::term::{Space, Word};
 use crate::abi::{self, HelperId};
 use crate::divide::Magic;
 use crate::effects::{Effects, effects};
+use crate::looping::{Loop, Looping};
 use crate::prefix;
 
 const I64: types::Type = types::I64;
@@ -40,7 +41,7 @@ const EXIT: Word = Word::atom(matchspec::term::Atom::EXIT);
 
 /// The signature of the entry function (see [`abi`](crate::abi)).
 pub(crate) fn entry_signature(sig: &mut Signature) {
-    sig.params.extend([AbiParam::new(I64); 3]);
+    sig.params.push(AbiParam::new(I64));
     sig.returns.push(AbiParam::new(I64));
 }
 
@@ -75,11 +76,11 @@ pub(crate) fn translate(
     let push = b.create_block();
 
     // The loop over the inputs: `index` counts them, from `Ctx::next`.
-    // Each trip ends with the test for the next (one branch back, and
-    // `count` read by the comparison itself).
+    // Each trip ends with the test for the next (one branch back).
     let index = b.declare_var(I64);
     let first = b.ins().load(I64, mem(), params[0], abi::CTX_NEXT);
     b.def_var(index, first);
+    let looping = Looping::new(&mut b, params[0]);
     b.ins().jump(loop_head, &[]);
     // Laid out right after the last test, which falls through to it.
     let done = b.create_block();
@@ -90,7 +91,7 @@ pub(crate) fn translate(
             i = b.ins().iadd_imm_s(i, 1);
             b.def_var(index, i);
         }
-        let count = b.ins().load(I64, mem(), params[0], abi::CTX_COUNT);
+        let count = looping.get(&mut b, Loop::Count);
         let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
         b.ins().brif(more, load_input, &[], done, &[]);
     }
@@ -122,10 +123,9 @@ pub(crate) fn translate(
         helpers: [None; HelperId::ALL.len()],
         declare: &mut declare,
         ctx: params[0],
-        input: params[1],
-        input_len: params[2],
         bad_input,
         index,
+        looping,
         next_input,
         push,
         pushed,
@@ -150,13 +150,9 @@ pub(crate) fn translate(
     // the input list themselves, and Rust only makes the error for an
     // input that is not a list.
     t.b.switch_to_block(load_input);
-    // The input heap, loaded for each input: kept in registers across
-    // the whole loop, it costs moves on every trip around it.
-    t.input = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUT);
-    t.input_len = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUT_LEN);
     let i = t.b.use_var(index);
     let offset = t.b.ins().ishl_imm_s(i, 3);
-    let inputs = t.b.ins().load(I64, mem(), t.ctx, abi::CTX_INPUTS);
+    let inputs = t.looping.get(&mut t.b, Loop::Inputs);
     let address = t.b.ins().iadd(inputs, offset);
     let input = t.b.ins().load(I64, mem(), address, 0);
     t.store(Reg::INPUT, input);
@@ -248,12 +244,12 @@ struct Translator<'p, 'f, 'd> {
     /// Imports a helper.
     declare: &'d mut dyn FnMut(&mut Function, HelperId) -> FuncRef,
     ctx: Value,
-    input: Value,
-    input_len: Value,
     /// Returns [`abi::EXIT_BAD_INPUT`].
     bad_input: Block,
     /// The index of the current input.
     index: Variable,
+    /// The loop's other values.
+    looping: Looping,
     /// Goes on with the next input.
     next_input: Block,
     /// Buffers the result in `pushed` and goes on with the next input (see
@@ -347,7 +343,8 @@ impl Translator<'_, '_, '_> {
                 let header = layout::tuple_header(arity.into()) as i64;
                 let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
                 let last = self.b.ins().iadd_imm_s(offset, i64::from(arity));
-                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+                let len = self.input_len();
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
                 let read = self.b.create_block();
                 // Off the hot path: laid out at the end. (Turning the test
                 // round instead changes the order Cranelift visits blocks
@@ -357,8 +354,7 @@ impl Translator<'_, '_, '_> {
                 self.b.set_cold_block(short);
                 self.brif(inside, read, short);
                 self.continue_in(read);
-                let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
-                let base = self.b.ins().iadd(self.input, byte_offset);
+                let base = self.input_address(offset);
                 let h = self.b.ins().load(I64, mem(), base, 0);
                 let ok = self.b.ins().icmp_imm_s(IntCC::Equal, h, header);
                 self.known[src.index()].cells = Some((base, arity));
@@ -366,13 +362,13 @@ impl Translator<'_, '_, '_> {
                 self.switch_off(short);
                 // The header alone, from the offset already made (so the
                 // word itself is not needed past the check).
-                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, self.input_len);
+                let len = self.input_len();
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, offset, len);
                 let read = self.b.create_block();
                 self.b.set_cold_block(read);
                 self.brif(inside, read, self.bad_input);
                 self.continue_in(read);
-                let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
-                let base = self.b.ins().iadd(self.input, byte_offset);
+                let base = self.input_address(offset);
                 let h = self.b.ins().load(I64, mem(), base, 0);
                 let malformed = self.b.ins().icmp_imm_s(IntCC::Equal, h, header);
                 self.brif(malformed, self.bad_input, self.label(fail));
@@ -425,8 +421,7 @@ impl Translator<'_, '_, '_> {
                     self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(size));
                 if self.on_main {
                     let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
-                    let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
-                    let base = self.b.ins().iadd(self.input, byte_offset);
+                    let base = self.input_address(offset);
                     self.known[src.index()].map = Some((base, n));
                 }
                 self.branch(ok, pc + 1, fail);
@@ -912,7 +907,8 @@ impl Translator<'_, '_, '_> {
         let offset = self.b.ins().ushr_imm_s(m, i64::from(layout::OFFSET_SHIFT));
         let twice = self.b.ins().ishl_imm_s(n, 1);
         let last = self.b.ins().iadd(offset, twice);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+        let len = self.input_len();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().brif(inside, scan, &[BlockArg::Value(zero)], slow, &[]);
         // Key `i`, until `n`; sealed once its loop edge is there.
@@ -1277,6 +1273,23 @@ impl Translator<'_, '_, '_> {
         self.b.seal_block(block);
     }
 
+    /// The input heap's address.
+    fn input_heap(&mut self) -> Value {
+        self.looping.get(&mut self.b, Loop::Heap)
+    }
+
+    /// The address of word `offset` of the input heap.
+    fn input_address(&mut self, offset: Value) -> Value {
+        let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
+        let heap = self.input_heap();
+        self.b.ins().iadd(heap, byte_offset)
+    }
+
+    /// The input heap's length, in words.
+    fn input_len(&mut self) -> Value {
+        self.looping.get(&mut self.b, Loop::HeapLen)
+    }
+
     /// Switches to a block off the op's main path.
     fn switch_off(&mut self, block: Block) {
         self.on_main = false;
@@ -1289,12 +1302,12 @@ impl Translator<'_, '_, '_> {
     fn input_cells(&mut self, w: Value, more: u32) -> Value {
         let offset = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
         let last = self.b.ins().iadd_imm_s(offset, i64::from(more));
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, self.input_len);
+        let len = self.input_len();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
         let read = self.b.create_block();
         self.brif_likely(inside, read, self.bad_input);
         self.continue_in(read);
-        let byte_offset = self.b.ins().ishl_imm_s(offset, 3);
-        self.b.ins().iadd(self.input, byte_offset)
+        self.input_address(offset)
     }
 
     /// Cell `k` of the input term in register `r`: without a check if an
@@ -1429,6 +1442,7 @@ impl Translator<'_, '_, '_> {
         if id.may_build() {
             self.heap = None;
         }
+        self.looping.reload(&mut self.b);
         self.b.inst_results(call)[0]
     }
 
