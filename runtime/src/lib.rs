@@ -190,6 +190,8 @@ pub mod scenario;
 mod scheduling;
 pub mod seq_trace;
 pub mod session;
+#[cfg(test)]
+mod test_support;
 pub mod tracee;
 pub mod tracer;
 pub mod workload;

@@ -200,40 +200,21 @@ impl Process {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use matchspec::term::{Atom, Term};
 
-    use crate::commands::{MessageEvent, ProcessSpec, set_message_pattern, trace_processes};
+    use crate::commands::{MessageEvent, set_message_pattern};
     use crate::flags::TraceFlags;
-    use crate::ids::{Mfa, Pid, RemotePid};
+    use crate::ids::{Pid, RemotePid};
     use crate::messages::Origin;
-    use crate::process::Process;
-    use crate::session::SessionRef;
-    use crate::tracer::Delivered;
-    use crate::{CoreConfig, ManualClock, ProcessTracer, TraceCore};
-    use crossbeam_channel::Receiver;
-
-    /// A core with session `s1` (tracer `<0.90.0>`, whose messages come out
-    /// of the receiver) tracing `flags` on process `<0.80.0>`.
-    fn traced(flags: TraceFlags) -> (Arc<TraceCore>, SessionRef, Process, Receiver<Delivered>) {
-        let clock = Arc::new(ManualClock::new());
-        let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), tx, clock));
-        let session = core.session_create(Atom::new("s1"), Some(tracer));
-        let p = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
-        trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, flags, None)
-            .expect("traced");
-        (core, session, p, rx)
-    }
+    use crate::test_support::{Traced, traced};
 
     /// Links, unlinks and messages with a process of another node show its
     /// external pid (printed in msc's extended form), and a receive pattern
     /// sees `[Node, undefined, Msg]`.
     #[test]
     fn events_about_a_remote_process_carry_its_pid() {
-        let (core, session, mut p, rx) = traced(TraceFlags::PROCS | TraceFlags::RECEIVE);
+        let Traced { core, session, process: mut p, rx } =
+            traced(TraceFlags::PROCS | TraceFlags::RECEIVE);
         let remote = RemotePid { node: Atom::new("other@host"), creation: 7, id: 89, serial: 0 };
         p.link_remote(remote);
         p.unlink_remote(remote);
@@ -268,7 +249,7 @@ mod tests {
     /// senders, and `{node}` and `node/1` of this node's pids give it.
     #[test]
     fn the_node_name_is_what_specs_see() {
-        let (core, session, mut p, rx) = traced(TraceFlags::RECEIVE);
+        let Traced { core, session, process: mut p, rx } = traced(TraceFlags::RECEIVE);
         let pattern = Term::parse(
             "[{['$1', '$2', '_'], [{'=:=', '$1', {node}}], [{message, {{'$1', {node, '$2'}}}}]}]",
         )

@@ -86,19 +86,20 @@ impl Process {
             let args = Term::from_parts(heap, args);
             self.trace_message_event(TraceTag::Send, tag, args.as_ref(), message, Some(to));
         }
-        let core = self.core().clone();
-        let Some(receiver) = receiver else {
-            // To another node the token goes along, and the send event
-            // names the destination as the sender did.
-            if !is_remote(to, core.node_name()) {
-                return MessageToken::NONE;
-            }
-            let Some(token) = self.advance_token(|_| true) else { return MessageToken::NONE };
-            core.seq_output_to(&token, SeqEvent::Send, to, message, self.pid());
-            return MessageToken::new(Some(token), core.seq_epoch());
-        };
+        // A message to no live process of this node goes nowhere, but one to
+        // another node carries the token there.
+        if receiver.is_none() && !is_remote(to, self.core().node_name()) {
+            return MessageToken::NONE;
+        }
         let Some(token) = self.advance_token(|_| true) else { return MessageToken::NONE };
-        core.seq_output(&token, SeqEvent::Send, Some(receiver), message, self.pid());
+        let core = self.core().clone();
+        match receiver {
+            Some(receiver) => {
+                core.seq_output(&token, SeqEvent::Send, Some(receiver), message, self.pid());
+            }
+            // The send event names the destination as the sender did.
+            None => core.seq_output_to(&token, SeqEvent::Send, to, message, self.pid()),
+        }
         MessageToken::new(Some(token), core.seq_epoch())
     }
 

@@ -240,27 +240,13 @@ impl Process {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use matchspec::term::Atom;
-
     use super::*;
-    use crate::commands::{ProcessSpec, trace_processes};
-    use crate::ids::{Mfa, Pid};
-    use crate::{CoreConfig, ManualClock, ProcessTracer, TraceCore};
 
     fn setup(
         flags: TraceFlags,
     ) -> (Process, crossbeam_channel::Receiver<crate::tracer::Delivered>) {
-        let clock = Arc::new(ManualClock::new());
-        let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), tx, clock));
-        let session = core.session_create(Atom::new("s1"), Some(tracer));
-        let p = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
-        trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, flags, None)
-            .expect("traced");
-        (p, rx)
+        let traced = crate::test_support::traced(flags);
+        (traced.process, traced.rx)
     }
 
     fn messages(rx: &crossbeam_channel::Receiver<crate::tracer::Delivered>) -> Vec<String> {

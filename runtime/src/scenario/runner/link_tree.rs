@@ -43,14 +43,6 @@ impl LinkKey {
         }
     }
 
-    /// The port, if the other end is one.
-    pub(super) fn port(self) -> Option<PortId> {
-        match self {
-            LinkKey::Port(port) => Some(port),
-            LinkKey::Process(_) | LinkKey::Remote(_) => None,
-        }
-    }
-
     /// Who a signal from the other end comes from.
     pub(super) fn origin(self) -> Origin {
         match self {
@@ -79,6 +71,42 @@ impl Ord for LinkKey {
 impl PartialOrd for LinkKey {
     fn partial_cmp(&self, other: &LinkKey) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+}
+
+/// A process's links as the actions of one step would leave them, so that a
+/// step is refused before any of it runs: a link that is there already is
+/// `already_linked`, an unlink of one that is not is `not_linked`.
+#[derive(Debug, Default)]
+pub(super) struct PlannedLinks(Vec<LinkKey>);
+
+impl PlannedLinks {
+    /// The links of `tree` (those being taken away left out).
+    pub(super) fn of(tree: Option<&LinkTree>) -> PlannedLinks {
+        PlannedLinks(tree.map(LinkTree::linked).unwrap_or_default())
+    }
+
+    /// A link to `key` is made.
+    pub(super) fn link(&mut self, key: LinkKey) -> Result<(), &'static str> {
+        if self.0.contains(&key) {
+            return Err("already_linked");
+        }
+        self.0.push(key);
+        Ok(())
+    }
+
+    /// The link to `key` is taken away.
+    pub(super) fn unlink(&mut self, key: LinkKey) -> Result<(), &'static str> {
+        if !self.0.contains(&key) {
+            return Err("not_linked");
+        }
+        self.forget(key);
+        Ok(())
+    }
+
+    /// The link to `key` goes, if there is one (its other end closes).
+    pub(super) fn forget(&mut self, key: LinkKey) {
+        self.0.retain(|k| *k != key);
     }
 }
 

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use matchspec::term::{Atom, Heap, Term, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::link_tree::{LinkKey, LinkTree};
+use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::world::{Action, Signal, atom, world};
 use super::{DRIVER, Failure, Reply, Runner};
 use crate::ids::{Mfa, Pid, RemotePid};
@@ -166,24 +166,25 @@ impl Runner {
     }
 
     /// Refuses a process's action on a remote process that does not fit
-    /// the world. `linked` are the remote processes it is linked to so far
-    /// in the step, `spawned` those it spawned in the step (OTP's side
-    /// learns their pids only after the step).
+    /// the world. `links` follow the actions checked before it, `spawned`
+    /// are the remote processes spawned in the step (OTP's side learns
+    /// their pids only after the step).
     pub(super) fn check_remote_action(
         &self,
         action: &RemoteAction,
-        linked: &mut Vec<RemotePid>,
+        links: &mut PlannedLinks,
         spawned: &mut Vec<RemotePid>,
     ) -> Result<(), Failure> {
         let target = action.target();
-        if let RemoteAction::Spawn { child, .. } = *action {
-            if spawned.contains(&child) {
+        let key = LinkKey::Remote(target);
+        if let RemoteAction::Spawn { link, .. } = *action {
+            if spawned.contains(&target) {
                 return Err(world("already_exists"));
             }
-            self.check_remote_child(child)?;
-            spawned.push(child);
-            if matches!(action, RemoteAction::Spawn { link: true, .. }) {
-                linked.push(child);
+            self.check_remote_child(target)?;
+            spawned.push(target);
+            if link {
+                links.link(key).map_err(world)?;
             }
             return Ok(());
         }
@@ -192,33 +193,11 @@ impl Runner {
         }
         let alive = self.world.nodes.remotes.contains_key(&target);
         match action {
-            RemoteAction::Link(_) if !alive => Err(world("noproc")),
-            RemoteAction::Link(_) if linked.contains(&target) => Err(world("already_linked")),
-            RemoteAction::Link(_) => {
-                linked.push(target);
-                Ok(())
-            }
-            RemoteAction::Unlink(_) if !linked.contains(&target) => Err(world("not_linked")),
-            RemoteAction::Unlink(_) => {
-                linked.retain(|r| *r != target);
-                Ok(())
-            }
-            RemoteAction::ExitSignal(..) if !alive => Err(world("noproc")),
+            RemoteAction::Link(_) | RemoteAction::ExitSignal(..) if !alive => Err(world("noproc")),
+            RemoteAction::Link(_) => links.link(key).map_err(world),
+            RemoteAction::Unlink(_) => links.unlink(key).map_err(world),
             RemoteAction::ExitSignal(..) | RemoteAction::Spawn { .. } => Ok(()),
         }
-    }
-
-    /// The remote processes `pid` is linked to (links being taken away left
-    /// out).
-    pub(super) fn linked_remotes(&self, pid: Pid) -> Vec<RemotePid> {
-        let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
-        links
-            .into_iter()
-            .filter_map(|key| match key {
-                LinkKey::Remote(remote) => Some(remote),
-                LinkKey::Process(_) | LinkKey::Port(_) => None,
-            })
-            .collect()
     }
 
     /// Process `pid` (of this node) acts on a remote process.
@@ -283,18 +262,15 @@ impl Runner {
         let Some(state) = self.world.nodes.remotes.get(&remote) else {
             return Err(world("noproc"));
         };
-        let mut linked: Vec<Pid> =
-            state.links.linked().into_iter().filter_map(LinkKey::process).collect();
+        let mut links = PlannedLinks::of(Some(&state.links));
         for (i, action) in actions.iter().enumerate() {
             match action {
                 Action::Send { to, .. } => {
                     self.remote_receiver(to.as_ref())?;
                 }
                 Action::Link(p) if !self.is_puppet(*p) => return Err(world("noproc")),
-                Action::Link(p) if linked.contains(p) => return Err(world("already_linked")),
-                Action::Link(p) => linked.push(*p),
-                Action::Unlink(p) if !linked.contains(p) => return Err(world("not_linked")),
-                Action::Unlink(p) => linked.retain(|q| q != p),
+                Action::Link(p) => links.link(LinkKey::Process(*p)).map_err(world)?,
+                Action::Unlink(p) => links.unlink(LinkKey::Process(*p)).map_err(world)?,
                 Action::ExitSignal(p, _) if !self.is_puppet(*p) => return Err(world("noproc")),
                 Action::Exit(_) if i + 1 != actions.len() => return Err(world("bad_action")),
                 Action::TrapExit(_) | Action::ExitSignal(..) | Action::Exit(_) => {}
@@ -312,20 +288,14 @@ impl Runner {
     /// (`None` if nobody has the name).
     fn remote_receiver(&self, to: TermRef<'_>) -> Result<Option<Pid>, Failure> {
         if let Some(pid) = Pid::from_term(to) {
-            return match self.processes.contains_key(&pid) && !self.is_puppet(pid) {
-                // A tracer or the driver: OTP's side could not show it.
-                true => Err(world("unsupported")),
-                false => Ok(Some(pid).filter(|p| self.is_puppet(*p))),
-            };
-        }
-        let t = to.as_tuple().filter(|t| t.len() == 2).ok_or(world("unsupported"))?;
-        let (name, node) = (t.get(0).and_then(|n| n.as_atom()), t.get(1).and_then(|n| n.as_atom()));
-        match (name, node) {
-            (Some(name), Some(node)) if node == self.core.node_name() => {
-                Ok(self.world.names.get(&name).copied())
+            // A tracer or the driver: OTP's side could not show it.
+            if self.processes.contains_key(&pid) && !self.is_puppet(pid) {
+                return Err(world("unsupported"));
             }
-            _ => Err(world("unsupported")),
+            return Ok(Some(pid).filter(|p| self.is_puppet(*p)));
         }
+        let name = local_name(to, self.core.node_name()).ok_or(world("unsupported"))?;
+        Ok(self.world.names.get(&name).copied())
     }
 
     fn perform_as_remote(&mut self, remote: RemotePid, action: &Action) {

@@ -5,7 +5,7 @@
 
 use matchspec::term::{Atom, Heap, Term};
 
-use super::link_tree::{LinkKey, LinkTree};
+use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::world::{Signal, atom, world};
 use super::{Failure, Runner};
 use crate::ids::{Mfa, Pid, PortId};
@@ -75,7 +75,7 @@ impl Runner {
         &self,
         pid: Pid,
         action: &PortAction,
-        linked: &mut Vec<PortId>,
+        links: &mut PlannedLinks,
         opened: &mut Vec<PortId>,
     ) -> Result<(), Failure> {
         let open = |id: &PortId| self.world.ports.contains_key(id) || opened.contains(id);
@@ -89,7 +89,7 @@ impl Runner {
                     return Err(world("already_exists"));
                 }
                 opened.push(*id);
-                linked.push(*id);
+                links.link(LinkKey::Port(*id)).map_err(world)?;
             }
             PortAction::Command(id, _) | PortAction::Close(id) => {
                 if !open(id) {
@@ -102,24 +102,16 @@ impl Runner {
                 }
                 if matches!(action, PortAction::Close(_)) {
                     opened.retain(|p| p != id);
-                    linked.retain(|p| p != id);
+                    links.forget(LinkKey::Port(*id));
                 }
             }
             PortAction::Link(id) => {
                 if !open(id) {
                     return Err(world("noport"));
                 }
-                if linked.contains(id) {
-                    return Err(world("already_linked"));
-                }
-                linked.push(*id);
+                links.link(LinkKey::Port(*id)).map_err(world)?;
             }
-            PortAction::Unlink(id) => {
-                if !linked.contains(id) {
-                    return Err(world("not_linked"));
-                }
-                linked.retain(|p| p != id);
-            }
+            PortAction::Unlink(id) => links.unlink(LinkKey::Port(*id)).map_err(world)?,
             PortAction::Register(name, id) => {
                 if !open(id) {
                     return Err(world("noport"));
@@ -131,12 +123,6 @@ impl Runner {
             }
         }
         Ok(())
-    }
-
-    /// The ports `pid` is linked to.
-    pub(super) fn linked_ports(&self, pid: Pid) -> Vec<PortId> {
-        let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
-        links.into_iter().filter_map(LinkKey::port).collect()
     }
 
     pub(super) fn perform_port_action(&mut self, pid: Pid, action: &PortAction) {

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 
-use super::link_tree::{LinkKey, LinkTree};
+use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::nodes::{Nodes, RemoteAction, RemoteSignal, local_name};
 use super::ports::{PortAction, WorldPort};
 use super::{DRIVER, Failure, Reply, Runner};
@@ -184,11 +184,9 @@ impl Runner {
     /// Refuses actions that do not fit the world before any is made.
     fn check_actions(&self, pid: Pid, actions: &[Action]) -> Result<(), Failure> {
         let mut queued = self.world.queues.get(&pid).map_or(0, VecDeque::len);
-        let mut linked: Vec<Pid> = self.linked_to(pid);
-        let mut linked_ports = self.linked_ports(pid);
+        let mut links = PlannedLinks::of(self.world.links.get(&pid));
         let mut opened = Vec::new();
         let mut spawned = Vec::new();
-        let mut linked_remotes = self.linked_remotes(pid);
         let mut spawned_remotes = Vec::new();
         for action in actions {
             // OTP's side learns a child's pid only after the step.
@@ -197,7 +195,7 @@ impl Runner {
             }
             match action {
                 Action::Remote(action) => {
-                    self.check_remote_action(action, &mut linked_remotes, &mut spawned_remotes)?;
+                    self.check_remote_action(action, &mut links, &mut spawned_remotes)?;
                 }
                 Action::Send { to, .. }
                     if RemotePid::from_term(to.as_ref())
@@ -209,7 +207,7 @@ impl Runner {
                     if pid == DRIVER {
                         return Err(world("unsupported"));
                     }
-                    self.check_port_action(pid, action, &mut linked_ports, &mut opened)?;
+                    self.check_port_action(pid, action, &mut links, &mut opened)?;
                 }
                 Action::Receive => {
                     queued = queued.checked_sub(1).ok_or(world("empty_queue"))?;
@@ -223,17 +221,9 @@ impl Runner {
                     if !self.is_puppet(*other) || *other == pid {
                         return Err(world("noproc"));
                     }
-                    if linked.contains(other) {
-                        return Err(world("already_linked"));
-                    }
-                    linked.push(*other);
+                    links.link(LinkKey::Process(*other)).map_err(world)?;
                 }
-                Action::Unlink(other) => {
-                    if !linked.contains(other) {
-                        return Err(world("not_linked"));
-                    }
-                    linked.retain(|p| p != other);
-                }
+                Action::Unlink(other) => links.unlink(LinkKey::Process(*other)).map_err(world)?,
                 Action::Register(name) => {
                     if self.name_taken(*name) || self.world.names.values().any(|p| *p == pid) {
                         return Err(world("already_registered"));
@@ -285,12 +275,6 @@ impl Runner {
             }
         }
         Ok(())
-    }
-
-    /// The processes `pid` is linked to (links being taken away left out).
-    fn linked_to(&self, pid: Pid) -> Vec<Pid> {
-        let links = self.world.links.get(&pid).map(LinkTree::linked).unwrap_or_default();
-        links.into_iter().filter_map(LinkKey::process).collect()
     }
 
     /// `pid`'s own side of a link: it links to `other`.
