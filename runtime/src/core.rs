@@ -166,6 +166,16 @@ impl TraceCore {
     /// Names the node, as `net_kernel:start/2` does when the host starts
     /// distribution (or `nonode@nohost` again when it stops). This node's
     /// pids stay what they are: their node is whatever the node is called.
+    ///
+    /// ```
+    /// use matchspec::term::Atom;
+    /// use matchspec_runtime::{CoreConfig, TraceCore};
+    ///
+    /// let core = TraceCore::new(CoreConfig::default());
+    /// assert_eq!(core.node_name(), Atom::NONODE);
+    /// core.set_node_name(Atom::new("a@host"));
+    /// assert_eq!(core.node_name(), Atom::new("a@host"));
+    /// ```
     pub fn set_node_name(&self, name: Atom) {
         *self.node.write() = name;
     }
