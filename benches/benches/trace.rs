@@ -4,7 +4,10 @@
 //! them to the core ([`TraceWorkload`]): CASE is `untraced` (no
 //! breakpoint), `traced_rejected` (a breakpoint whose match spec rejects
 //! the call) or `traced_emitted` (the call message is built and delivered
-//! to a tracer process's channel, which is drained as it goes).
+//! to a tracer process's channel, which is drained as it goes). The core
+//! keeps a copy of the process's stack there; in `trace/host_stack/CASE/ENGINE`
+//! the host keeps it (a [`HostStack`](matchspec_runtime::HostStack)) and
+//! the core hears of traced calls only.
 //! `trace/is_traced` times the check alone that a host makes before
 //! calling into the core: one atomic load and a branch.
 
@@ -15,7 +18,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use matchspec::term::Atom;
 use matchspec_jit::Engine;
 use matchspec_runtime::workload::{TraceCase, TraceWorkload};
-use matchspec_runtime::{CoreConfig, TraceCore};
+use matchspec_runtime::{CoreConfig, StackKeeper, TraceCore};
 
 /// Calls per timed batch.
 const CALLS: u64 = 1_000;
@@ -23,12 +26,18 @@ const CALLS: u64 = 1_000;
 fn trace(c: &mut Criterion) {
     let mut group = c.benchmark_group("trace");
     group.throughput(Throughput::Elements(CALLS));
-    for case in TraceCase::ALL {
-        for engine in [Engine::Interp, Engine::Jit] {
-            let mut workload = TraceWorkload::new(case, engine);
-            group.bench_function(BenchmarkId::new(case.name(), engine.name()), |b| {
-                b.iter(|| black_box(workload.run(CALLS)));
-            });
+    for keeper in [StackKeeper::Core, StackKeeper::Host] {
+        for case in TraceCase::ALL {
+            for engine in [Engine::Interp, Engine::Jit] {
+                let mut workload = TraceWorkload::with_stack(case, engine, keeper);
+                let name = match keeper {
+                    StackKeeper::Core => case.name().to_owned(),
+                    StackKeeper::Host => format!("host_stack/{}", case.name()),
+                };
+                group.bench_function(BenchmarkId::new(name, engine.name()), |b| {
+                    b.iter(|| black_box(workload.run(CALLS)));
+                });
+            }
         }
     }
     let core = TraceCore::new(CoreConfig::default());

@@ -2,7 +2,7 @@
 //! counts under callgrind (`valgrind --tool=callgrind`).
 //!
 //! ```text
-//! trace_count CASE ENGINE CALLS         # CASE untraced|rejected|emitted, ENGINE interp|jit
+//! trace_count CASE ENGINE CALLS         # CASE [host_]untraced|rejected|emitted, ENGINE interp|jit
 //! trace_count CASE ENGINE CALLS time    # the best of 20 timed runs, in ns per call
 //! ```
 //!
@@ -12,6 +12,7 @@
 use std::hint::black_box;
 
 use matchspec_jit::Engine;
+use matchspec_runtime::StackKeeper;
 use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 
 fn main() {
@@ -19,9 +20,14 @@ fn main() {
     let (case, engine, calls, timed) = match &args[..] {
         [case, engine, calls] => (case, engine, calls, false),
         [case, engine, calls, time] if time == "time" => (case, engine, calls, true),
-        _ => panic!("usage: trace_count untraced|rejected|emitted interp|jit CALLS [time]"),
+        _ => panic!("usage: trace_count [host_]untraced|rejected|emitted interp|jit CALLS [time]"),
     };
-    let case = match case.as_str() {
+    // `host_`: the host keeps the stack.
+    let (keeper, case) = match case.strip_prefix("host_") {
+        Some(case) => (StackKeeper::Host, case),
+        None => (StackKeeper::Core, case.as_str()),
+    };
+    let case = match case {
         "untraced" => TraceCase::Untraced,
         "rejected" => TraceCase::Rejected,
         "emitted" => TraceCase::Emitted,
@@ -32,7 +38,7 @@ fn main() {
         "jit" => Engine::Jit,
         _ => panic!("unknown engine {engine}"),
     };
-    let mut workload = TraceWorkload::new(case, engine);
+    let mut workload = TraceWorkload::with_stack(case, engine, keeper);
     let calls: u64 = calls.parse().expect("a number of calls");
     if timed {
         let best = (0..20)

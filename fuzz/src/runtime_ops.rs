@@ -90,9 +90,9 @@ use matchspec_runtime::pattern::{
 };
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, GcEvent, GcInfo, LinkSignal, ManualClock, MessageToken, Mfa, Origin,
-    Pid, Port, PortId, Process, ProcessTracer, RemotePid, SessionRef, StackError, TraceCore,
-    TraceError, TraceFlags,
+    CallStyle, CoreConfig, FunctionEntry, GcEvent, GcInfo, HostStack, LinkSignal, ManualClock,
+    MessageToken, Mfa, Origin, Pid, Port, PortId, Process, ProcessTracer, Raised, RemotePid,
+    SessionRef, StackError, TraceCore, TraceError, TraceFlags,
 };
 
 /// Largest input the target reads; longer ones are rejected.
@@ -831,6 +831,8 @@ struct SessionState {
 /// A process and the messages on their way to it and in its queue.
 struct Proc {
     process: Process,
+    /// Its stack, if the host keeps it (processes of odd index).
+    host_stack: Option<HostStack>,
     in_flight: VecDeque<(Origin, Term, MessageToken)>,
     queue: VecDeque<(Term, MessageToken)>,
     signals: VecDeque<Signal>,
@@ -849,12 +851,80 @@ impl Proc {
         n
     }
 
-    fn new(process: Process) -> Proc {
+    /// `process`, its stack kept by the host if `host_keeps_stack`.
+    fn new(mut process: Process, host_keeps_stack: bool) -> Proc {
+        let host_stack = host_keeps_stack.then(|| {
+            let initial = process.functions().next();
+            HostStack::new(&mut process, initial).expect("a fresh process has no trace frames")
+        });
         Proc {
             process,
+            host_stack,
             in_flight: VecDeque::new(),
             queue: VecDeque::new(),
             signals: VecDeque::new(),
+        }
+    }
+}
+
+impl Proc {
+    /// Does it have more than `n` active functions?
+    fn has_more_functions_than(&self, n: usize) -> bool {
+        match &self.host_stack {
+            Some(stack) => stack.depth() > n,
+            None => self.process.functions().nth(n).is_some(),
+        }
+    }
+
+    /// A host that keeps the stack runs live processes only: it does the
+    /// check the core does for the others.
+    fn host_live(&self) -> Result<(), StackError> {
+        if self.process.tracee().is_alive() { Ok(()) } else { Err(StackError::Exited) }
+    }
+
+    fn call(
+        &mut self,
+        entry: &FunctionEntry,
+        args: TermRef<'_>,
+        remote: bool,
+        style: CallStyle,
+    ) -> Result<(), StackError> {
+        if self.host_stack.is_some() {
+            self.host_live()?;
+        }
+        match &mut self.host_stack {
+            Some(stack) => stack.call(&mut self.process, entry, &args, remote, style),
+            None => self.process.call(entry, args, remote, style),
+        }
+    }
+
+    fn return_value(&mut self, value: TermRef<'_>) -> Result<(), StackError> {
+        if self.host_stack.is_some() {
+            self.host_live()?;
+        }
+        match &mut self.host_stack {
+            Some(stack) => stack.return_value(&mut self.process, &value),
+            None => self.process.return_value(value),
+        }
+    }
+
+    fn raise(&mut self, class: Atom, reason: TermRef<'_>) -> Result<Raised, StackError> {
+        if self.host_stack.is_some() {
+            self.host_live()?;
+        }
+        match &mut self.host_stack {
+            Some(stack) => stack.raise(&mut self.process, class, reason),
+            None => self.process.raise(class, reason),
+        }
+    }
+
+    /// `in` or `out` (`scheduled_in`), exiting or not.
+    fn trace_schedule(&mut self, scheduled_in: bool, exiting: bool) {
+        match (&self.host_stack, scheduled_in) {
+            (Some(stack), true) => self.process.trace_schedule_in_at(exiting, stack),
+            (Some(stack), false) => self.process.trace_schedule_out_at(exiting, stack),
+            (None, true) => self.process.trace_schedule_in(exiting),
+            (None, false) => self.process.trace_schedule_out(exiting),
         }
     }
 }
@@ -970,7 +1040,7 @@ impl<'c> World<'c> {
         }
         for p in [0, 1, FIRST_TRACER, FIRST_TRACER + 1] {
             let process = world.core.spawn(pid_of(p), Some(Mfa::new("world", "idle", 0)));
-            world.procs[p] = Some(Proc::new(process));
+            world.procs[p] = Some(Proc::new(process, p % 2 == 1));
         }
         // Two sessions to start with: one with a tracer, one without.
         world.create_session(1, SESSION_NAMES[0], Some(0));
@@ -1190,11 +1260,11 @@ impl<'c> World<'c> {
                 let p = self.proc_index(process);
                 let Some(proc) = self.procs[p].as_mut() else { return "no process".into() };
                 let alive = proc.process.tracee().is_alive();
-                if alive && v & 0x80 == 0 && proc.process.functions().nth(1).is_none() {
+                if alive && v & 0x80 == 0 && !proc.has_more_functions_than(1) {
                     // Only a value with its high bit set ends a process.
                     return "kept".into();
                 }
-                let result = proc.process.return_value(value(v).as_ref());
+                let result = proc.return_value(value(v).as_ref());
                 if !alive && result != Err(StackError::Exited) {
                     self.violation(format!("a return in an exited process: {result:?}"));
                 }
@@ -1204,12 +1274,12 @@ impl<'c> World<'c> {
                 let p = self.proc_index(process);
                 let Some(proc) = self.procs[p].as_mut() else { return "no process".into() };
                 let alive = proc.process.tracee().is_alive();
-                if alive && reason & 0x80 == 0 && proc.process.functions().nth(1).is_none() {
+                if alive && reason & 0x80 == 0 && !proc.has_more_functions_than(1) {
                     // Only a reason with its high bit set may end a process.
                     return "kept".into();
                 }
                 let class = Atom::new(pick::<&str>(&["error", "exit", "throw", "bogus"], class));
-                let result = proc.process.raise(class, value(reason).as_ref());
+                let result = proc.raise(class, value(reason).as_ref());
                 if !alive && !matches!(result, Err(StackError::Exited)) {
                     self.violation(format!("a raise in an exited process: {result:?}"));
                 }
@@ -1391,10 +1461,10 @@ impl<'c> World<'c> {
                 };
                 let Some(proc) = proc else { return "no process".into() };
                 match event {
-                    0 => proc.process.trace_schedule_in(false),
-                    1 => proc.process.trace_schedule_out(false),
-                    2 => proc.process.trace_schedule_in(true),
-                    3 => proc.process.trace_schedule_out(true),
+                    0 => proc.trace_schedule(true, false),
+                    1 => proc.trace_schedule(false, false),
+                    2 => proc.trace_schedule(true, true),
+                    3 => proc.trace_schedule(false, true),
                     _ => proc.process.trace_schedule_out_exited(),
                 }
                 format!("scheduling event {event}")
@@ -1671,7 +1741,7 @@ impl<'c> World<'c> {
             }
             None => self.core.spawn(pid_of(c), initial),
         };
-        self.procs[c] = Some(Proc::new(process));
+        self.procs[c] = Some(Proc::new(process, c % 2 == 1));
         format!("spawned by {parent:?}")
     }
 
@@ -1681,12 +1751,12 @@ impl<'c> World<'c> {
         let p = self.proc_index(process);
         let Some(proc) = self.procs[p].as_mut() else { return "no process".into() };
         let alive = proc.process.tracee().is_alive();
-        let has_function = proc.process.functions().next().is_some();
+        let has_function = proc.has_more_functions_than(0);
         let style = *pick(&[CallStyle::Body, CallStyle::Tail, CallStyle::Try], style);
         let arguments: Vec<Term> =
             (0..callee.arity).map(|i| value(args.wrapping_add(i)).clone()).collect();
         let arguments = Term::list(arguments);
-        let result = proc.process.call(&entry, arguments.as_ref(), remote, style);
+        let result = proc.call(&entry, arguments.as_ref(), remote, style);
         let expected = if !alive {
             Err(StackError::Exited)
         } else if style != CallStyle::Body && !has_function {

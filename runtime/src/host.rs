@@ -11,7 +11,7 @@ use matchspec::term::{Atom, Heap, TermRef, Word};
 use crate::core::TraceCore;
 use crate::flags::TraceFlags;
 use crate::ids::{Mfa, Pid};
-use crate::process::{Frame, active_functions};
+use crate::process::Callers;
 use crate::session::SessionRef;
 use crate::tracee::{Tracee, TracerLink};
 use crate::tracer::{TraceeId, TracerRef};
@@ -20,7 +20,7 @@ use crate::tracer::{TraceeId, TracerRef};
 pub(crate) struct ProcessHost<'a> {
     core: &'a TraceCore,
     tracee: &'a Arc<Tracee>,
-    stack: &'a [Frame],
+    callers: Callers<'a>,
     session: &'a SessionRef,
     /// The function being called (`None` for message events).
     callee: Option<Mfa>,
@@ -30,16 +30,16 @@ impl<'a> ProcessHost<'a> {
     pub(crate) fn new(
         core: &'a TraceCore,
         tracee: &'a Arc<Tracee>,
-        stack: &'a [Frame],
+        callers: Callers<'a>,
         session: &'a SessionRef,
         callee: Option<Mfa>,
     ) -> ProcessHost<'a> {
-        ProcessHost { core, tracee, stack, session, callee }
+        ProcessHost { core, tracee, callers, session, callee }
     }
 
     /// The active functions below the callee, innermost first.
-    fn callers(&self) -> impl Iterator<Item = Mfa> + '_ {
-        active_functions(self.stack)
+    fn callers(&self) -> impl Iterator<Item = Mfa> + 'a {
+        self.callers.functions()
     }
 
     /// The process a `{enable_trace, Target, ...}` names.

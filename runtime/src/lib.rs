@@ -12,9 +12,11 @@
 //!
 //! 1. [A first trace](#a-first-trace)
 //! 2. [Breakpoints and generations](#breakpoints-and-generations)
-//! 3. [Tracers](#tracers)
-//! 4. [Messages, links and sequential tracing](#messages-links-and-sequential-tracing)
-//! 5. [Scenarios](#scenarios)
+//! 3. [Who keeps the stack](#who-keeps-the-stack)
+//! 4. [Tracers](#tracers)
+//! 5. [Messages, links and sequential tracing](#messages-links-and-sequential-tracing)
+//! 6. [Ports](#ports)
+//! 7. [Scenarios](#scenarios)
 //!
 //! # A first trace
 //!
@@ -66,6 +68,61 @@
 //! generation and switch generations in one atomic store, so threads
 //! hitting breakpoints never block and never see half a change; old
 //! settings are freed once no thread can read them ([`core`] explains how).
+//!
+//! # Who keeps the stack
+//!
+//! `{caller}`, `{current_stacktrace}`, `return_to` and the return and
+//! exception traces need the process's stack, also the frames of calls
+//! made before tracing was switched on. Either the core keeps a copy of
+//! it, and the host reports every call, return and raise
+//! ([`Process::call`], [`Process::return_value`], [`Process::raise`]:
+//! simple, about 7 ns a call); or the host keeps it, as a VM does anyway
+//! ([`Process::keep_own_stack`]): it reports only calls of traced
+//! functions and the end of the frames the core asked it to watch
+//! ([`Watch`]), and lends the core its stack ([`CallStack`]) when a trace
+//! reads it. An untraced call then costs the host the
+//! [`FunctionEntry::is_traced`] check, and its return one test of the
+//! frame's watch. [`HostStack`] is such a host stack, ready to use; the
+//! scenario goldens run both ways.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use matchspec::term::{Atom, Term};
+//! use matchspec_runtime::{CallStyle, CoreConfig, HostStack, ManualClock, Mfa, Pid, ProcessTracer, TraceCore, TraceFlags};
+//! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
+//! use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, set_pattern, PatternFlags};
+//! use matchspec_runtime::breakpoint::BpFlags;
+//!
+//! let clock = Arc::new(ManualClock::new());
+//! let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
+//! let (mailbox, inbox) = crossbeam_channel::unbounded();
+//! let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
+//! let session = core.session_create(Atom::new("s1"), Some(tracer));
+//! let functions = [(Atom::new("f"), 0, true), (Atom::new("g"), 0, true)];
+//! let entries = core.declare_module(Atom::new("m"), &functions)?;
+//! let (f, g) = (&entries[0], &entries[1]);
+//! let mut p = core.spawn(Pid::new(80, 0), None);
+//! let mut stack = HostStack::new(&mut p, Some(Mfa::new("m", "main", 0)))?;
+//! trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, TraceFlags::CALL, None)?;
+//! let spec = Term::parse("[{'_', [], [{message, {caller}}, {return_trace}]}]")?;
+//! let action = parse_pattern_action(&core, spec.as_ref())?;
+//! let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
+//! set_pattern(&core, &session, MfaPattern::from_term(Term::parse("{m,g,0}")?.as_ref())?, &action, &local)?;
+//!
+//! let (nil, done) = (Term::nil(), Term::atom(Atom::new("done")));
+//! stack.call(&mut p, f, &nil.as_ref(), true, CallStyle::Body)?; // untraced: the core hears nothing
+//! stack.call(&mut p, g, &nil.as_ref(), true, CallStyle::Body)?; // traced: its frame is watched
+//! assert_eq!(p.stack_depth(), 2); // g's frame and its return_trace frame
+//! stack.return_value(&mut p, &done.as_ref())?;
+//! stack.return_value(&mut p, &done.as_ref())?;
+//!
+//! let messages: Vec<String> = inbox.try_iter().map(|d| d.message.as_ref().without_strings().to_string()).collect();
+//! assert_eq!(messages, [
+//!     "{trace,<0.80.0>,call,{m,g,[]},{m,f,0}}",
+//!     "{trace,<0.80.0>,return_from,{m,g,0},done}",
+//! ]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Tracers
 //!
@@ -178,6 +235,7 @@ pub mod error;
 mod fence;
 pub mod flags;
 mod host;
+mod host_stack;
 pub mod ids;
 mod links;
 mod messages;
@@ -201,11 +259,12 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use core::{CoreConfig, TraceCore};
 pub use error::TraceError;
 pub use flags::TraceFlags;
+pub use host_stack::HostStack;
 pub use ids::{Mfa, Pid, PortId, RemotePid};
 pub use links::LinkSignal;
 pub use messages::Origin;
 pub use ports::Port;
-pub use process::{CallStyle, Process, Raised, StackError};
+pub use process::{CallStack, CallStyle, Process, Raised, StackError, StackKeeper, Watch};
 pub use scheduling::{GcEvent, GcInfo};
 pub use seq_trace::{MessageToken, SeqState, SeqToken};
 pub use session::{Session, SessionId, SessionRef};

@@ -21,7 +21,7 @@ use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use crate::flags::TraceFlags;
 use crate::host::ProcessHost;
 use crate::ids::{Pid, PortId, RemotePid};
-use crate::process::Process;
+use crate::process::{Callers, Process};
 use crate::seq_trace::{MessageToken, SeqEvent, SeqToken};
 use crate::session::{EventPattern, SessionRef};
 use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
@@ -301,7 +301,7 @@ impl Process {
             EventPattern::Spec(spec) => spec.clone(),
         };
         let (core, tracee, stack, scratch) = self.parts();
-        let mut host = ProcessHost::new(core, tracee, stack, session, None);
+        let mut host = ProcessHost::new(core, tracee, Callers::Core(stack), session, None);
         match spec.spec.run(args, scratch, &mut host) {
             Ok(Outcome::Match(matched)) => match matched.result.kind() {
                 Kind::Atom(Atom::FALSE) => PatternDecision::Skip,

@@ -22,6 +22,10 @@ use crate::session::{SessionId, SessionRef};
 use crate::tracee::{LinksCache, LinksOf, Tracee};
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
 
+mod watched;
+
+pub use watched::{CallStack, StackKeeper, Watch};
+
 /// How a call is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CallStyle {
@@ -52,6 +56,18 @@ pub enum StackError {
     /// An event for a process that has exited.
     #[error("the process has exited")]
     Exited,
+    /// A call, return or raise reported the core's way
+    /// ([`Process::call`]) for a process whose host keeps its stack.
+    #[error("the host keeps this process's stack: report traced calls and watched frames only")]
+    HostKeepsStack,
+    /// A traced call or watched frame reported for a process whose stack
+    /// the core keeps.
+    #[error("the core keeps this process's stack: report every call, return and raise")]
+    CoreKeepsStack,
+    /// A watched return, tail call or unwinding with fewer watched frames
+    /// than it names.
+    #[error("the process has no such watched frame")]
+    NoWatchedFrame,
 }
 
 /// A frame of the core's view of a process stack.
@@ -80,6 +96,34 @@ pub(crate) fn active_functions(stack: &[Frame]) -> impl Iterator<Item = Mfa> + '
         Frame::Function { mfa, .. } => Some(*mfa),
         Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. } => None,
     })
+}
+
+/// Where the functions below a call are read from: innermost first.
+#[derive(Clone, Copy)]
+pub(crate) enum Callers<'a> {
+    /// The core's copy of the stack.
+    Core(&'a [Frame]),
+    /// The host's own stack.
+    Host(&'a dyn CallStack),
+}
+
+impl<'a> Callers<'a> {
+    /// The active functions, innermost first.
+    pub(crate) fn functions(self) -> impl Iterator<Item = Mfa> + 'a {
+        let mut core = match self {
+            Callers::Core(stack) => Some(active_functions(stack)),
+            Callers::Host(_) => None,
+        };
+        let mut depth = 0;
+        std::iter::from_fn(move || match self {
+            Callers::Core(_) => core.as_mut()?.next(),
+            Callers::Host(stack) => {
+                let mfa = stack.function(depth)?;
+                depth += 1;
+                Some(mfa)
+            }
+        })
+    }
 }
 
 /// A `return_trace` or `exception_trace` frame.
@@ -141,6 +185,9 @@ pub struct Process {
     breakpoints: BreakpointCache,
     scheduler_id: u32,
     counters: ProcessCounters,
+    /// The host keeps the stack ([`Process::keep_own_stack`]): `stack`
+    /// holds only the watched frames and the trace frames under them.
+    host_keeps_stack: bool,
 }
 
 impl Process {
@@ -165,6 +212,7 @@ impl Process {
             breakpoints: BreakpointCache::default(),
             scheduler_id: 1,
             counters,
+            host_keeps_stack: false,
         }
     }
 
@@ -216,9 +264,7 @@ impl Process {
         remote: bool,
         style: CallStyle,
     ) -> Result<(), StackError> {
-        if !self.tracee.is_alive() {
-            return Err(StackError::Exited);
-        }
+        self.core_keeps_stack()?;
         match style {
             CallStyle::Body => {}
             CallStyle::Tail => match self.stack.last() {
@@ -233,18 +279,28 @@ impl Process {
             },
         }
         if entry.is_traced() {
-            self.hit(entry, args, remote);
+            self.hit(entry, args, remote, None);
         }
         self.stack.push(Frame::Function { mfa: entry.mfa(), catches: false });
+        Ok(())
+    }
+
+    /// Fails unless the process is alive and the core keeps its stack.
+    #[inline]
+    fn core_keeps_stack(&self) -> Result<(), StackError> {
+        if !self.tracee.is_alive() {
+            return Err(StackError::Exited);
+        }
+        if self.host_keeps_stack {
+            return Err(StackError::HostKeepsStack);
+        }
         Ok(())
     }
 
     /// The innermost function returns `value`.
     #[inline]
     pub fn return_value(&mut self, value: TermRef<'_>) -> Result<(), StackError> {
-        if !self.tracee.is_alive() {
-            return Err(StackError::Exited);
-        }
+        self.core_keeps_stack()?;
         match self.stack.last() {
             Some(Frame::Function { .. }) => {
                 // A function frame owns nothing: forgetting it skips the
@@ -263,7 +319,7 @@ impl Process {
                 }
                 Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. }) => {
                     let frame = self.stack.pop().expect("a frame");
-                    self.on_return_frame(frame, value);
+                    self.on_return_frame(frame, value, None);
                 }
                 None => break,
             }
@@ -279,80 +335,25 @@ impl Process {
     /// The innermost function raises `reason` of `class` (`error`, `exit`
     /// or `throw`): frames unwind to the nearest `try`.
     pub fn raise(&mut self, class: Atom, reason: TermRef<'_>) -> Result<Raised, StackError> {
-        if !self.tracee.is_alive() {
-            return Err(StackError::Exited);
-        }
+        self.core_keeps_stack()?;
         match self.stack.last() {
             Some(Frame::Function { .. }) => {
                 self.stack.pop();
             }
             _ => return Err(StackError::NoActiveFunction),
         }
-        // A throw that nothing will catch is an error from the start, as
-        // in the BEAM: `{nocatch, Reason}`.
         let caught = self.stack.iter().any(|f| matches!(f, Frame::Function { catches: true, .. }));
-        let mut converted = Heap::new();
-        let (class, reason) = if class.name() == "throw" && !caught {
-            let value = reason.copy_to(&mut converted);
-            let nocatch = converted.tuple(&[Word::atom(Atom::new("nocatch")), value]);
-            (Atom::ERROR, converted.view(nocatch))
-        } else {
-            (class, reason)
-        };
-        let mut marked: Vec<SessionRef> = Vec::new();
+        let mut unwinding = Unwinding::new(class, reason, caught);
         loop {
-            match self.stack.last_mut() {
-                None => {
-                    let mut heap = Heap::new();
-                    let reason = exit_reason(class, reason, &mut heap);
-                    self.emit_exit(heap.view(reason));
-                    self.exit();
-                    return Ok(Raised::Exited(Term::from_parts(heap, reason)));
+            match self.stack.pop() {
+                None => return Ok(unwinding.end(self, None)),
+                Some(Frame::Function { mfa, catches: true }) => {
+                    // The catching function stays, its `try` over.
+                    self.stack.push(Frame::Function { mfa, catches: false });
+                    return Ok(unwinding.end(self, Some(mfa)));
                 }
-                Some(Frame::Function { mfa, catches }) if *catches => {
-                    let mfa = *mfa;
-                    *catches = false;
-                    for session in marked {
-                        self.emit_return_to(&session, Some(mfa));
-                    }
-                    return Ok(Raised::Caught(mfa));
-                }
-                Some(Frame::Function { .. }) => {
-                    self.stack.pop();
-                }
-                Some(Frame::ReturnTrace(_)) => {
-                    let Some(Frame::ReturnTrace(frame)) = self.stack.pop() else {
-                        unreachable!("the frame just seen")
-                    };
-                    let ReturnTrace { mfa, session, tracer, exception } = *frame;
-                    if exception {
-                        let mut heap = Heap::new();
-                        let value = reason.copy_to(&mut heap);
-                        let pair = heap.tuple(&[Word::atom(class), value]);
-                        let info = Term::from_parts(heap, pair);
-                        self.emit_return(
-                            &session,
-                            &tracer,
-                            mfa,
-                            TraceTag::ExceptionFrom,
-                            info.as_ref(),
-                        );
-                    }
-                }
-                Some(Frame::ReturnTo { .. }) => {
-                    let Some(Frame::ReturnTo { session }) = self.stack.pop() else {
-                        unreachable!("the frame just seen")
-                    };
-                    let traced = self.tracee.flags(&session).contains(TraceFlags::RETURN_TO);
-                    if traced && !marked.iter().any(|s| Arc::ptr_eq(s, &session)) {
-                        marked.push(session);
-                    }
-                }
-                Some(Frame::CallAcc { .. }) => {
-                    // Unwound without accounting, as ERTS's `next_catch`
-                    // does: the raising function goes on accumulating.
-                    self.stack.pop();
-                }
+                Some(Frame::Function { catches: false, .. }) => {}
+                Some(frame) => unwinding.trace_frame(self, frame),
             }
         }
     }
@@ -401,13 +402,19 @@ impl Process {
 
     /// A call of a function with an installed breakpoint.
     #[inline(never)]
-    fn hit(&mut self, entry: &FunctionEntry, args: TermRef<'_>, remote: bool) {
+    fn hit(
+        &mut self,
+        entry: &FunctionEntry,
+        args: TermRef<'_>,
+        remote: bool,
+        host: Option<&dyn CallStack>,
+    ) {
         let _in_hit = HitGuard::enter();
         let pin = self.pin.take().unwrap_or_else(|| self.core.pins.register());
         let pinned = self.core.pins.pin(pin);
         let breakpoint = self.breakpoints.take(entry, pinned.number());
         if let Some(breakpoint) = &breakpoint {
-            self.hit_sessions(entry, breakpoint, args, remote, pinned.index());
+            self.hit_sessions(entry, breakpoint, args, remote, pinned.index(), host);
         }
         self.breakpoints.put_back(entry, pinned.number(), breakpoint);
         self.pin = Some(pinned.unpin());
@@ -422,17 +429,18 @@ impl Process {
         args: TermRef<'_>,
         remote: bool,
         generation: usize,
+        host: Option<&dyn CallStack>,
     ) {
         // ERTS runs the export entry's breakpoints (global) before the
         // code's, each list newest first (the order `sessions` keeps).
         if let [sbp] = breakpoint.sessions.as_slice() {
             // One session, the usual case: no order to work out.
-            return self.hit_session(entry, sbp, args, remote, generation);
+            return self.hit_session(entry, sbp, args, remote, generation, host);
         }
         let global = |s: &&SessionBreakpoint| s.flags.contains(BpFlags::GLOBAL);
         let sessions = breakpoint.sessions.iter();
         for sbp in sessions.clone().filter(global).chain(sessions.filter(|s| !global(s))) {
-            self.hit_session(entry, sbp, args, remote, generation);
+            self.hit_session(entry, sbp, args, remote, generation, host);
         }
     }
 
@@ -445,6 +453,7 @@ impl Process {
         args: TermRef<'_>,
         remote: bool,
         generation: usize,
+        host: Option<&dyn CallStack>,
     ) {
         if !sbp.session.is_alive() {
             return;
@@ -463,13 +472,14 @@ impl Process {
         }
         if flags.intersects(BpFlags::CALL_TRACE) {
             let local = flags.contains(BpFlags::LOCAL);
-            let asked = self.trace_call(mfa, args, sbp.match_spec.as_deref(), local, &sbp.session);
+            let spec = sbp.match_spec.as_deref();
+            let asked = self.trace_call(mfa, args, spec, local, &sbp.session, host);
             self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Process);
         }
         if flags.contains(BpFlags::META)
             && let Some(meta) = &sbp.meta_tracer
             && let Some((asked, tracer)) =
-                self.meta_trace_call(mfa, args, sbp.meta_spec.as_deref(), meta, &sbp.session)
+                self.meta_trace_call(mfa, args, sbp.meta_spec.as_deref(), meta, &sbp.session, host)
         {
             self.push_trace_frames(mfa, asked, &sbp.session, FrameTracer::Meta(tracer));
         }
@@ -540,6 +550,7 @@ impl Process {
         spec: Option<&TraceSpec>,
         local: bool,
         session: &SessionRef,
+        host: Option<&dyn CallStack>,
     ) -> ReturnFlags {
         let Process { core, tracee, links, stack, scratch, message, scheduler_id, .. } = self;
         let id = tracee.id();
@@ -554,8 +565,9 @@ impl Process {
         if !tracee.tracer_enabled(link, TraceCategory::Call, TraceTag::Call) {
             return ReturnFlags::default();
         }
+        let callers = host.map_or(Callers::Core(stack), Callers::Host);
         let (decision, mut asked) =
-            run_spec(core, tracee, stack, scratch, mfa, args, spec, session);
+            run_spec(core, tracee, callers, scratch, mfa, args, spec, session);
         // A spec may have changed the flags (or removed the tracer).
         let flags = if spec.is_some_and(|s| s.has_side_effects) {
             tracee.flags(session)
@@ -589,6 +601,7 @@ impl Process {
         spec: Option<&TraceSpec>,
         meta: &MetaTracer,
         session: &SessionRef,
+        host: Option<&dyn CallStack>,
     ) -> Option<(ReturnFlags, TracerRef)> {
         let tracer = meta.get()?;
         let tracee = TraceeId::Process(self.pid());
@@ -604,7 +617,8 @@ impl Process {
             return None;
         }
         let Process { core, tracee: process, stack, scratch, message, .. } = self;
-        let (decision, asked) = run_spec(core, process, stack, scratch, mfa, args, spec, session);
+        let callers = host.map_or(Callers::Core(stack), Callers::Host);
+        let (decision, asked) = run_spec(core, process, callers, scratch, mfa, args, spec, session);
         let extra = match decision {
             Decision::Skip => return Some((asked, tracer)),
             Decision::Trace => None,
@@ -672,14 +686,19 @@ impl Process {
 
     // ---- Return messages ----------------------------------------------------------
 
-    fn on_return_frame(&mut self, frame: Frame, value: TermRef<'_>) {
+    /// Pops the trace frame `frame` at a return with `value`; `host` is
+    /// the host's stack (the function returned to on top) if it keeps it.
+    fn on_return_frame(&mut self, frame: Frame, value: TermRef<'_>, host: Option<&dyn CallStack>) {
         match frame {
             Frame::ReturnTrace(frame) => {
                 let ReturnTrace { mfa, session, tracer, .. } = *frame;
                 self.emit_return(&session, &tracer, mfa, TraceTag::ReturnFrom, value);
             }
             Frame::ReturnTo { session } => {
-                let into = self.functions().next();
+                let into = match host {
+                    Some(stack) => stack.function(0),
+                    None => self.functions().next(),
+                };
                 self.emit_return_to(&session, into);
             }
             Frame::CallAcc { previous, session, flags } => {
@@ -759,6 +778,90 @@ impl Process {
     }
 }
 
+/// An exception on its way down the stack.
+struct Unwinding<'a> {
+    class: Atom,
+    /// The reason as raised.
+    raised: TermRef<'a>,
+    /// The reason an uncaught throw became.
+    nocatch: Option<Term>,
+    /// The sessions of the `return_to` frames unwound so far, which get
+    /// a `return_to` into the function that catches.
+    marked: Vec<SessionRef>,
+}
+
+impl<'a> Unwinding<'a> {
+    /// An exception of `class` with `reason`, `caught` somewhere or not.
+    /// A throw that nothing will catch is an error from the start, as in
+    /// the BEAM: `{nocatch, Reason}`.
+    fn new(class: Atom, raised: TermRef<'a>, caught: bool) -> Unwinding<'a> {
+        if class.name() == "throw" && !caught {
+            let mut heap = Heap::new();
+            let value = raised.copy_to(&mut heap);
+            let nocatch = heap.tuple(&[Word::atom(Atom::new("nocatch")), value]);
+            let nocatch = Some(Term::from_parts(heap, nocatch));
+            return Unwinding { class: Atom::ERROR, raised, nocatch, marked: Vec::new() };
+        }
+        Unwinding { class, raised, nocatch: None, marked: Vec::new() }
+    }
+
+    fn reason(&self) -> TermRef<'_> {
+        self.nocatch.as_ref().map_or(self.raised, Term::as_ref)
+    }
+
+    /// Unwinds the trace frame `frame` of `process`.
+    fn trace_frame(&mut self, process: &mut Process, frame: Frame) {
+        match frame {
+            Frame::ReturnTrace(frame) => {
+                let ReturnTrace { mfa, session, tracer, exception } = *frame;
+                if exception {
+                    let mut heap = Heap::new();
+                    let value = self.reason().copy_to(&mut heap);
+                    let pair = heap.tuple(&[Word::atom(self.class), value]);
+                    let info = Term::from_parts(heap, pair);
+                    process.emit_return(
+                        &session,
+                        &tracer,
+                        mfa,
+                        TraceTag::ExceptionFrom,
+                        info.as_ref(),
+                    );
+                }
+            }
+            Frame::ReturnTo { session } => {
+                let traced = process.tracee.flags(&session).contains(TraceFlags::RETURN_TO);
+                if traced && !self.marked.iter().any(|s| Arc::ptr_eq(s, &session)) {
+                    self.marked.push(session);
+                }
+            }
+            // Unwound without accounting, as ERTS's `next_catch` does: the
+            // raising function goes on accumulating.
+            Frame::CallAcc { .. } => {}
+            Frame::Function { .. } => unreachable!("only trace frames are handed here"),
+        }
+    }
+
+    /// The exception is caught in `catcher`, or (`None`) the process
+    /// exits.
+    fn end(self, process: &mut Process, catcher: Option<Mfa>) -> Raised {
+        match catcher {
+            Some(mfa) => {
+                for session in self.marked {
+                    process.emit_return_to(&session, Some(mfa));
+                }
+                Raised::Caught(mfa)
+            }
+            None => {
+                let mut heap = Heap::new();
+                let reason = exit_reason(self.class, self.reason(), &mut heap);
+                process.emit_exit(heap.view(reason));
+                process.exit();
+                Raised::Exited(Term::from_parts(heap, reason))
+            }
+        }
+    }
+}
+
 /// The message of a call, `{Module, Function, Args}` (or the arity), built
 /// in `message` (a heap of the scratch space, cleared first) around the
 /// arguments where they are: copied only if they use that space
@@ -792,7 +895,7 @@ fn call_message<'m>(
 fn run_spec<'a>(
     core: &TraceCore,
     tracee: &Arc<Tracee>,
-    stack: &[Frame],
+    callers: Callers<'_>,
     scratch: &'a mut Scratch,
     mfa: Mfa,
     args: TermRef<'a>,
@@ -800,7 +903,7 @@ fn run_spec<'a>(
     session: &SessionRef,
 ) -> (Decision<'a>, ReturnFlags) {
     let Some(spec) = spec else { return (Decision::Trace, ReturnFlags::default()) };
-    let mut host = ProcessHost::new(core, tracee, stack, session, Some(mfa));
+    let mut host = ProcessHost::new(core, tracee, callers, session, Some(mfa));
     match spec.spec.run(args, scratch, &mut host) {
         Ok(Outcome::Match(matched)) => {
             let asked = ReturnFlags {

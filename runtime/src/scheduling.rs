@@ -17,7 +17,7 @@ use matchspec::term::{Atom, Heap, TermRef, Word};
 
 use crate::flags::TraceFlags;
 use crate::ids::Mfa;
-use crate::process::Process;
+use crate::process::{CallStack, Process};
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId};
 
 /// A garbage collection event.
@@ -142,10 +142,20 @@ impl Process {
     /// [`Process::schedule_in`]. First, as ERTS's `trace_schedule_in`, each
     /// tracer of the process is asked `trace_status`, and one that answers
     /// `remove` (a dead tracer process, a tracer module no longer loaded)
-    /// goes.
+    /// goes. (A host that keeps the process's stack calls
+    /// [`Process::trace_schedule_in_at`] instead.)
     pub fn trace_schedule_in(&mut self, exiting: bool) {
+        let current = self.core_current_function();
         self.check_tracers();
-        self.trace_sched(if exiting { Sched::InExiting } else { Sched::In });
+        self.trace_sched(if exiting { Sched::InExiting } else { Sched::In }, current);
+    }
+
+    /// [`Process::trace_schedule_in`] for a process whose host keeps its
+    /// stack ([`Process::keep_own_stack`]): the current function is the
+    /// top of `stack`.
+    pub fn trace_schedule_in_at(&mut self, exiting: bool, stack: &dyn CallStack) {
+        self.check_tracers();
+        self.trace_sched(if exiting { Sched::InExiting } else { Sched::In }, stack.function(0));
     }
 
     /// Removes the tracers of the process that answer `remove` to
@@ -167,9 +177,27 @@ impl Process {
     }
 
     /// Scheduling trace when the process is scheduled out: `out` (or
-    /// `out_exiting` while it exits).
+    /// `out_exiting` while it exits). (A host that keeps the process's
+    /// stack calls [`Process::trace_schedule_out_at`] instead.)
     pub fn trace_schedule_out(&mut self, exiting: bool) {
-        self.trace_sched(if exiting { Sched::OutExiting } else { Sched::Out });
+        let current = self.core_current_function();
+        self.trace_sched(if exiting { Sched::OutExiting } else { Sched::Out }, current);
+    }
+
+    /// [`Process::trace_schedule_out`] for a process whose host keeps its
+    /// stack: the current function is the top of `stack`.
+    pub fn trace_schedule_out_at(&mut self, exiting: bool, stack: &dyn CallStack) {
+        self.trace_sched(if exiting { Sched::OutExiting } else { Sched::Out }, stack.function(0));
+    }
+
+    /// The function the process runs, as the core's copy of its stack has
+    /// it (none when the host keeps the stack: the core's copy holds only
+    /// the watched frames then).
+    fn core_current_function(&self) -> Option<Mfa> {
+        if self.host_keeps_stack() {
+            return None;
+        }
+        self.functions().next()
     }
 
     /// Scheduling trace when the process is scheduled in or out (`out`:
@@ -188,7 +216,7 @@ impl Process {
 
     /// The last schedule out of a process that has exited: `out_exited`.
     pub fn trace_schedule_out_exited(&mut self) {
-        self.trace_sched(Sched::OutExited);
+        self.trace_sched(Sched::OutExited, None);
     }
 
     /// A garbage collection event with `info`.
@@ -202,13 +230,13 @@ impl Process {
         self.emit(TraceFlags::GARBAGE_COLLECTION, category, event.tag(), heap.view(message));
     }
 
-    fn trace_sched(&mut self, what: Sched) {
+    fn trace_sched(&mut self, what: Sched, current: Option<Mfa>) {
         if !self.tracee().traces_any(what.flags()) {
             return;
         }
         let exiting = matches!(what, Sched::InExiting | Sched::OutExiting | Sched::OutExited);
         let mut heap = Heap::new();
-        let current = match self.functions().next() {
+        let current = match current {
             Some(mfa) if !exiting => mfa.to_word(&mut heap),
             _ => Word::small(0).expect("0 is small"),
         };

@@ -1,7 +1,9 @@
 //! The trace-cost workloads that `msc bench --trace` and the criterion
 //! benchmarks time: what one call costs the host when the function is
 //! untraced, traced with a spec that rejects the call, and traced with a
-//! message emitted.
+//! message emitted; with the process's stack kept by the core (the host
+//! reports every call and return) or by the host (a [`HostStack`]: the
+//! core hears of traced calls only).
 
 use std::sync::Arc;
 
@@ -13,7 +15,10 @@ use crate::breakpoint::{BpFlags, FunctionEntry};
 use crate::commands::{ProcessSpec, trace_processes};
 use crate::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
 use crate::tracer::{Delivered, ProcessTracer};
-use crate::{CallStyle, CoreConfig, ManualClock, Mfa, Pid, Process, TraceCore, TraceFlags};
+use crate::{
+    CallStyle, CoreConfig, HostStack, ManualClock, Mfa, Pid, Process, StackKeeper, TraceCore,
+    TraceFlags,
+};
 
 /// Which cost a [`TraceWorkload`] measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,6 +49,8 @@ impl TraceCase {
 #[derive(Debug)]
 pub struct TraceWorkload {
     process: Process,
+    /// The process's stack, if the host keeps it.
+    host_stack: Option<HostStack>,
     function: Arc<FunctionEntry>,
     args: Term,
     result: Term,
@@ -55,8 +62,15 @@ pub struct TraceWorkload {
 const SPEC: &str = "[{['$1', '$2'], [{is_integer, '$1'}, {'>', '$1', 100}], [{message, '$2'}]}]";
 
 impl TraceWorkload {
-    /// Sets up `case` with match specs on `engine`.
+    /// Sets up `case` with match specs on `engine`, the stack kept by the
+    /// core.
     pub fn new(case: TraceCase, engine: Engine) -> TraceWorkload {
+        TraceWorkload::with_stack(case, engine, StackKeeper::Core)
+    }
+
+    /// Sets up `case` with match specs on `engine`, the stack kept by
+    /// `keeper`.
+    pub fn with_stack(case: TraceCase, engine: Engine, keeper: StackKeeper) -> TraceWorkload {
         let clock = Arc::new(ManualClock::new());
         let core =
             TraceCore::new(CoreConfig { engine, clock: clock.clone(), ..CoreConfig::default() });
@@ -67,7 +81,14 @@ impl TraceWorkload {
             .declare_module(Atom::new("shop"), &[(Atom::new("checkout"), 2, true)])
             .expect("a fresh core accepts a module")
             .remove(0);
-        let process = core.spawn(Pid::new(80, 0), Some(Mfa::new("shop", "loop", 0)));
+        let initial = Mfa::new("shop", "loop", 0);
+        let mut process = core.spawn(Pid::new(80, 0), Some(initial));
+        let host_stack = match keeper {
+            StackKeeper::Core => None,
+            StackKeeper::Host => {
+                Some(HostStack::new(&mut process, Some(initial)).expect("a fresh process"))
+            }
+        };
         trace_processes(
             &core,
             &session,
@@ -88,24 +109,42 @@ impl TraceWorkload {
         }
         let first = if case == TraceCase::Emitted { "250" } else { "7" };
         let args = Term::parse(&format!("[{first}, {{cart, 3}}]")).expect("args parse");
-        TraceWorkload { process, function, args, result: Term::atom(Atom::OK), inbox }
+        TraceWorkload { process, host_stack, function, args, result: Term::atom(Atom::OK), inbox }
     }
 
     /// Makes `calls` calls (each with its return); returns how many trace
     /// messages they delivered.
     pub fn run(&mut self, calls: u64) -> u64 {
+        // The tracer's mailbox is drained every 1,024 calls.
         let mut delivered = 0;
+        let mut left = calls;
+        while left > 0 {
+            let batch = left.min(1024);
+            self.run_batch(batch);
+            delivered += self.inbox.try_iter().count() as u64;
+            left -= batch;
+        }
+        delivered
+    }
+
+    /// `calls` calls and returns, nothing else.
+    fn run_batch(&mut self, calls: u64) {
         let (args, result) = (self.args.as_ref(), self.result.as_ref());
-        for i in 0..calls {
-            self.process
-                .call(&self.function, args, true, CallStyle::Body)
-                .expect("the process is alive");
-            self.process.return_value(result).expect("a function is active");
-            if i % 1024 == 1023 {
-                delivered += self.inbox.try_iter().count() as u64;
+        let (process, function) = (&mut self.process, &self.function);
+        match &mut self.host_stack {
+            None => {
+                for _ in 0..calls {
+                    process.call(function, args, true, CallStyle::Body).expect("alive");
+                    process.return_value(result).expect("a function is active");
+                }
+            }
+            Some(stack) => {
+                for _ in 0..calls {
+                    stack.call(process, function, &args, true, CallStyle::Body).expect("alive");
+                    stack.return_value(process, &result).expect("a function is active");
+                }
             }
         }
-        delivered + self.inbox.try_iter().count() as u64
     }
 }
 
@@ -116,9 +155,12 @@ mod tests {
     #[test]
     fn the_cases_trace_what_they_say() {
         for engine in [Engine::Interp, Engine::Jit] {
-            assert_eq!(TraceWorkload::new(TraceCase::Untraced, engine).run(10), 0);
-            assert_eq!(TraceWorkload::new(TraceCase::Rejected, engine).run(10), 0);
-            assert_eq!(TraceWorkload::new(TraceCase::Emitted, engine).run(10), 10);
+            for keeper in [StackKeeper::Core, StackKeeper::Host] {
+                let run = |case| TraceWorkload::with_stack(case, engine, keeper).run(10);
+                assert_eq!(run(TraceCase::Untraced), 0);
+                assert_eq!(run(TraceCase::Rejected), 0);
+                assert_eq!(run(TraceCase::Emitted), 10);
+            }
         }
     }
 }

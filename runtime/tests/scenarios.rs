@@ -1,5 +1,6 @@
 //! Every scenario in `testdata/trace/` against its golden output, made by
-//! real OTP 27 (`testdata/trace/otp/generate.sh`), on every engine.
+//! real OTP 27 (`testdata/trace/otp/generate.sh`), on every engine, with
+//! the stacks kept by the core and by the host.
 //!
 //! Output lines are compared as terms (timestamps masked), so printing
 //! differences such as strings versus lists do not matter.
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use matchspec::syntax::parse_terms;
 use matchspec::term::Term;
 use matchspec_jit::Engine;
-use matchspec_runtime::scenario::{Options, mask_output_term, run};
+use matchspec_runtime::scenario::{Options, StackKeeper, mask_output_term, run};
 
 /// Scenarios that need parts of the core that are not built yet, and what
 /// they need. They must still fail: one that passes must leave this list.
@@ -37,19 +38,20 @@ fn masked(terms: &[Term]) -> Vec<String> {
 }
 
 /// Runs one scenario; `None` if it matches its golden file, else a diff.
-fn check(path: &Path, engine: Engine) -> Option<String> {
+fn check(path: &Path, engine: Engine, stack: StackKeeper) -> Option<String> {
     let text = std::fs::read_to_string(path).expect("read scenario");
     let expected_path = path.with_extension("expected");
     let Ok(expected) = std::fs::read_to_string(&expected_path) else {
         return Some(format!("{}: no golden file", expected_path.display()));
     };
-    let output = run(&text, &Options { engine, mask_timestamps: true }).expect("scenario parses");
+    let options = Options { engine, mask_timestamps: true, stack };
+    let output = run(&text, &options).expect("scenario parses");
     let got = masked(&parse_terms(&output.lines.join("\n")).expect("output parses"));
     let want = masked(&parse_terms(&expected).expect("golden file parses"));
     if got == want {
         return None;
     }
-    let mut diff = format!("{} ({engine:?}):\n", path.display());
+    let mut diff = format!("{} ({engine:?}, {stack:?} keeps the stacks):\n", path.display());
     for i in 0..got.len().max(want.len()) {
         let (g, w) = (got.get(i), want.get(i));
         if g != w {
@@ -69,11 +71,14 @@ fn every_scenario_matches_otp() {
     let files = scenarios();
     assert!(files.len() >= 10, "the scenarios are missing");
     let mut failures = Vec::new();
-    for engine in [Engine::Interp, Engine::Jit] {
+    let ways = [Engine::Interp, Engine::Jit]
+        .into_iter()
+        .flat_map(|engine| [StackKeeper::Core, StackKeeper::Host].map(|stack| (engine, stack)));
+    for (engine, stack) in ways {
         for path in &files {
             let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
             let pending = PENDING.iter().any(|(p, _)| *p == name);
-            match check(path, engine) {
+            match check(path, engine, stack) {
                 Some(diff) if !pending => failures.push(diff),
                 None if pending => failures.push(format!("{name} passes: take it off PENDING")),
                 Some(_) | None => {}

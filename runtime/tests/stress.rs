@@ -19,8 +19,8 @@ use matchspec_runtime::breakpoint::BpFlags;
 use matchspec_runtime::commands::{ProcessSpec, trace_processes};
 use matchspec_runtime::pattern::{MfaPattern, PatternAction, PatternFlags, set_pattern};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, Enabled, ManualClock, Mfa, Pid, TraceCore, TraceFlags, TraceOpts,
-    TraceTag, TraceeId, Tracer,
+    CallStyle, CoreConfig, Enabled, HostStack, ManualClock, Mfa, Pid, TraceCore, TraceFlags,
+    TraceOpts, TraceTag, TraceeId, Tracer,
 };
 
 /// Counts call messages and checks their tags.
@@ -145,11 +145,26 @@ fn round(engine: Engine) -> (i64, u64) {
                     )
                     .expect("trace");
                     let arg = Term::parse("[7]").expect("args");
+                    // Odd workers keep their own stacks.
+                    let mut host_stack = (w % 2 == 1).then(|| {
+                        HostStack::new(&mut p, Some(Mfa::new("w", "loop", 0))).expect("fresh")
+                    });
                     let mut seen = 0u64;
                     while !stop.load(Ordering::Relaxed) || seen < 100 {
                         for f in functions.iter().chain(untraced.iter().take(1)) {
-                            p.call(f, arg.as_ref(), true, CallStyle::Body).expect("call");
-                            p.return_value(arg.as_ref()).expect("return");
+                            let arg = arg.as_ref();
+                            match &mut host_stack {
+                                None => {
+                                    p.call(f, arg, true, CallStyle::Body).expect("call");
+                                    p.return_value(arg).expect("return");
+                                }
+                                Some(stack) => {
+                                    stack
+                                        .call(&mut p, f, &arg, true, CallStyle::Body)
+                                        .expect("call");
+                                    stack.return_value(&mut p, &arg).expect("return");
+                                }
+                            }
                         }
                         seen += 1;
                     }

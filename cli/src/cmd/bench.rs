@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use matchspec::term::Heap;
 use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec_runtime::StackKeeper;
 use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 
 use super::run::{engine_spec, load_inputs};
@@ -24,7 +25,8 @@ pub(crate) struct Args {
     input: Option<String>,
     /// Time the trace core instead: the cost of one call when the function
     /// is untraced, traced with a spec that rejects the call, and traced
-    /// with a message emitted (one JSON line each).
+    /// with a message emitted, with the stack kept by the core and by the
+    /// host (one JSON line each).
     #[arg(long, conflicts_with_all = ["spec", "input", "kind"])]
     trace: bool,
     /// The event kind (overrides the one the spec file names; else table).
@@ -91,12 +93,14 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
 }
 
 /// `msc bench --trace`: prints
-/// `{"trace_case":..,"engine":..,"calls":..,"messages":..,"ns_per_call":..}`
-/// for each case.
+/// `{"trace_case":..,"stack":..,"engine":..,"calls":..,"messages":..,"ns_per_call":..}`
+/// for each case and stack keeper (`core`, `host`).
 fn trace(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     const CALLS_PER_ROUND: u64 = 100_000;
-    for case in TraceCase::ALL {
-        let mut workload = TraceWorkload::new(case, args.engine.engine());
+    let keepers = [(StackKeeper::Core, "core"), (StackKeeper::Host, "host")];
+    for ((keeper, stack), case) in keepers.into_iter().flat_map(|k| TraceCase::ALL.map(|c| (k, c)))
+    {
+        let mut workload = TraceWorkload::with_stack(case, args.engine.engine(), keeper);
         workload.run(CALLS_PER_ROUND);
         let rounds = u64::from(args.rounds.max(1));
         let start = Instant::now();
@@ -108,6 +112,7 @@ fn trace(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         let ns_per_call = start.elapsed().as_nanos() as f64 / calls as f64;
         let line = json_line(&[
             ("trace_case", case.name().into()),
+            ("stack", stack.into()),
             ("engine", args.engine.name().into()),
             ("calls", calls.into()),
             ("messages", messages.into()),

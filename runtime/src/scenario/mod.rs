@@ -25,6 +25,7 @@ use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use matchspec_jit::Engine;
 
 use crate::ids::Pid;
+pub use crate::process::StackKeeper;
 
 pub use runner::Runner;
 
@@ -37,11 +38,14 @@ pub struct Options {
     /// `call_time` and `call_memory` in `info` replies ([`mask_counters`]):
     /// how golden files from OTP store them.
     pub mask_timestamps: bool,
+    /// Who keeps the processes' stacks. Both give the same output: the
+    /// golden files are run both ways.
+    pub stack: StackKeeper,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { engine: Engine::Interp, mask_timestamps: false }
+        Options { engine: Engine::Interp, mask_timestamps: false, stack: StackKeeper::Core }
     }
 }
 

@@ -12,16 +12,17 @@ use matchspec::host::parse_flag_list;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 use rustc_hash::FxHashMap;
 
-use super::{Options, Output, mask_counters, mask_timestamps};
+use super::{Options, Output, StackKeeper, mask_counters, mask_timestamps};
 use crate::ManualClock;
 use crate::commands::{self, MessageEvent, PortSpec, ProcessSpec};
 use crate::core::{CoreConfig, TraceCore};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
+use crate::host_stack::HostStack;
 use crate::ids::{Mfa, Pid, PortId, RemotePid};
 use crate::on_load::{on_load_info, set_on_load};
 use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
-use crate::process::{CallStyle, Process, StackError};
+use crate::process::{CallStyle, Process, Raised, StackError};
 use crate::session::SessionRef;
 use crate::tracer::{
     CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
@@ -61,6 +62,8 @@ impl From<StackError> for Failure {
         Failure::World(match e {
             StackError::NoActiveFunction => "no_active_function",
             StackError::Exited => "noproc",
+            StackError::HostKeepsStack | StackError::CoreKeepsStack => "wrong_stack_keeper",
+            StackError::NoWatchedFrame => "no_watched_frame",
         })
     }
 }
@@ -76,6 +79,9 @@ pub struct Runner {
     clock: Arc<ManualClock>,
     sessions: FxHashMap<Atom, SessionRef>,
     processes: FxHashMap<Pid, Process>,
+    /// The processes' stacks when the host keeps them
+    /// ([`StackKeeper::Host`]).
+    host_stacks: FxHashMap<Pid, HostStack>,
     tracers: Vec<(Pid, Arc<ProcessTracer>)>,
     mailbox: Sender<Delivered>,
     inbox: Receiver<Delivered>,
@@ -100,6 +106,7 @@ impl Runner {
             clock,
             sessions: FxHashMap::default(),
             processes: FxHashMap::default(),
+            host_stacks: FxHashMap::default(),
             tracers: Vec::new(),
             mailbox,
             inbox,
@@ -108,7 +115,7 @@ impl Runner {
         };
         runner.modules.declare(Atom::new(TestTracerModule::MODULE));
         let driver = runner.core.spawn(DRIVER, Some(idle()));
-        runner.processes.insert(DRIVER, driver);
+        runner.add_process(driver);
         // The driver exists from the start, so its messages come first.
         runner.tracer(DRIVER);
         runner
@@ -256,7 +263,7 @@ impl Runner {
                 let pid = self.process(*p)?.pid();
                 self.active(pid)?;
                 self.step_if_puppet(pid, world::step(&[world::atom("return")], &[*value]));
-                self.process(*p)?.return_value(*value)?;
+                self.return_value(pid, *value)?;
                 self.after_end(pid, None);
                 Ok(Term::atom(Atom::OK))
             }
@@ -268,7 +275,7 @@ impl Runner {
                 self.active(pid)?;
                 let head = [world::atom("raise"), Word::atom(class)];
                 self.step_if_puppet(pid, world::step(&head, &[*reason]));
-                let raised = self.process(*p)?.raise(class, *reason)?;
+                let raised = self.raise(pid, class, *reason)?;
                 self.after_end(pid, Some(raised));
                 Ok(Term::atom(Atom::OK))
             }
@@ -355,7 +362,7 @@ impl Runner {
         self.core.register_tracer(pid, tracer.clone());
         if !self.processes.contains_key(&pid) {
             let process = self.core.spawn(pid, Some(idle()));
-            self.processes.insert(pid, process);
+            self.add_process(process);
         }
         tracer
     }
@@ -709,11 +716,10 @@ impl Runner {
         if remote && !entry.is_exported() {
             return Err(Failure::World("undef"));
         }
-        let process = self.process(p)?;
-        if !remote && process.functions().next().map(|f| f.module) != Some(mfa.module) {
+        let pid = self.process(p)?.pid();
+        if !remote && self.functions(pid).next().map(|f| f.module) != Some(mfa.module) {
             return Err(Failure::World("not_local"));
         }
-        let pid = process.pid();
         if matches!(style, CallStyle::Tail | CallStyle::Try) {
             self.active(pid)?;
         }
@@ -726,8 +732,53 @@ impl Runner {
             (false, _) => world::step(&[world::atom("local_call"), f], &[args]),
         };
         self.step_if_puppet(pid, step);
-        self.process(p)?.call(&entry, args, remote, style)?;
+        let process = self.processes.get_mut(&pid).ok_or(Failure::World("noproc"))?;
+        match self.host_stacks.get_mut(&pid) {
+            Some(stack) => stack.call(process, &entry, &args, remote, style)?,
+            None => process.call(&entry, args, remote, style)?,
+        }
         Ok(Term::atom(Atom::OK))
+    }
+
+    /// The innermost function of `pid` returns `value`.
+    fn return_value(&mut self, pid: Pid, value: TermRef<'_>) -> Result<(), Failure> {
+        let process = self.processes.get_mut(&pid).ok_or(Failure::World("noproc"))?;
+        match self.host_stacks.get_mut(&pid) {
+            Some(stack) => stack.return_value(process, &value)?,
+            None => process.return_value(value)?,
+        }
+        Ok(())
+    }
+
+    /// The innermost function of `pid` raises.
+    fn raise(&mut self, pid: Pid, class: Atom, reason: TermRef<'_>) -> Result<Raised, Failure> {
+        let process = self.processes.get_mut(&pid).ok_or(Failure::World("noproc"))?;
+        Ok(match self.host_stacks.get_mut(&pid) {
+            Some(stack) => stack.raise(process, class, reason)?,
+            None => process.raise(class, reason)?,
+        })
+    }
+
+    /// The active functions of `pid`, innermost first, from whoever keeps
+    /// its stack.
+    fn functions(&self, pid: Pid) -> Box<dyn Iterator<Item = Mfa> + '_> {
+        match (self.host_stacks.get(&pid), self.processes.get(&pid)) {
+            (Some(stack), _) => Box::new(stack.functions()),
+            (None, Some(process)) => Box::new(process.functions()),
+            (None, None) => Box::new(std::iter::empty()),
+        }
+    }
+
+    /// Adds a spawned process to the world; its stack is kept as the
+    /// options say.
+    fn add_process(&mut self, mut process: Process) {
+        let pid = process.pid();
+        if self.options.stack == StackKeeper::Host {
+            let stack = HostStack::new(&mut process, Some(idle()))
+                .expect("a fresh process has no trace frames");
+            self.host_stacks.insert(pid, stack);
+        }
+        self.processes.insert(pid, process);
     }
 }
 
@@ -746,10 +797,12 @@ impl Runner {
     /// Fails unless the process has an active function (what a return,
     /// raise or tail call needs), before any step is sent.
     fn active(&mut self, pid: Pid) -> Result<(), Failure> {
-        match self.processes.get(&pid) {
-            Some(p) if p.functions().next().is_some() => Ok(()),
-            Some(_) => Err(Failure::World("no_active_function")),
-            None => Err(Failure::World("noproc")),
+        if !self.processes.contains_key(&pid) {
+            return Err(Failure::World("noproc"));
+        }
+        match self.functions(pid).next() {
+            Some(_) => Ok(()),
+            None => Err(Failure::World("no_active_function")),
         }
     }
 
@@ -788,6 +841,17 @@ fn is_info(tag: Atom) -> bool {
 }
 
 /// The idle loop every scenario process starts in.
+/// `in` (`scheduled_in`) or `out` of `process`, in the function on top of
+/// its stack, wherever that is kept.
+fn trace_schedule(process: &mut Process, host_stack: Option<&HostStack>, scheduled_in: bool) {
+    match (host_stack, scheduled_in) {
+        (Some(stack), true) => process.trace_schedule_in_at(false, stack),
+        (Some(stack), false) => process.trace_schedule_out_at(false, stack),
+        (None, true) => process.trace_schedule_in(false),
+        (None, false) => process.trace_schedule_out(false),
+    }
+}
+
 fn idle() -> Mfa {
     Mfa::new("scenario", "idle", 0)
 }

@@ -138,7 +138,7 @@ impl Runner {
         self.world.active = Some(pid);
         if let Some(p) = self.processes.get_mut(&pid) {
             p.schedule_in();
-            p.trace_schedule_in(false);
+            super::trace_schedule(p, self.host_stacks.get(&pid), true);
             p.message_arrived(Origin::Process(DRIVER), message.as_ref());
             p.consume(message.as_ref(), &token);
         }
@@ -430,7 +430,7 @@ impl Runner {
             && p.tracee().is_alive()
         {
             p.schedule_out();
-            p.trace_schedule_out(false);
+            super::trace_schedule(p, self.host_stacks.get(&pid), false);
         }
     }
 
@@ -464,7 +464,7 @@ impl Runner {
                 let puppet = self.is_puppet(receiver);
                 if puppet && let Some(p) = self.processes.get_mut(&receiver) {
                     p.schedule_in();
-                    p.trace_schedule_in(false);
+                    super::trace_schedule(p, self.host_stacks.get(&receiver), true);
                 }
                 for signal in mine {
                     self.handle(receiver, signal);
@@ -574,6 +574,7 @@ impl Runner {
             process.trace_schedule_out_exited();
         }
         self.processes.remove(&pid);
+        self.host_stacks.remove(&pid);
         self.ports_after_exit(pid, &ports, &reason);
         self.world.queues.remove(&pid);
         self.world.trapping.remove(&pid);
@@ -611,6 +612,7 @@ impl Runner {
                 if let Some(mut process) = self.processes.remove(&to) {
                     process.exit_with(reason.as_ref());
                 }
+                self.host_stacks.remove(&to);
             }
             return;
         }
@@ -671,7 +673,7 @@ impl Runner {
         let tracee = p.tracee().clone();
         let start = Term::parse("{scenario, idle, []}").expect("a literal");
         let process = self.core.spawn_from(&tracee, child, Some(super::idle()), start.as_ref());
-        self.processes.insert(child, process);
+        self.add_process(process);
         self.spawn_token(parent, child);
     }
 
