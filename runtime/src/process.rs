@@ -244,7 +244,9 @@ impl Process {
         (&self.core, &self.tracee, &self.stack, &mut self.scratch)
     }
 
-    /// The active functions, innermost first.
+    /// The active functions, innermost first, as the core's copy of the
+    /// stack has them (only the watched ones when the host keeps the
+    /// stack).
     pub fn functions(&self) -> impl Iterator<Item = Mfa> + '_ {
         active_functions(&self.stack)
     }

@@ -34,3 +34,27 @@ fn prints_one_json_line_with_keys_in_order() {
     assert!(object["ns_per_event"].as_f64().is_some_and(|ns| ns > 0.0), "{out}");
     assert!(object["compile_us"].is_u64(), "{out}");
 }
+
+#[test]
+fn trace_prints_each_case_for_both_stack_keepers() {
+    let run = msc(&["bench", "--trace", "--rounds", "1"]).ok();
+    let out = run.out();
+    let lines: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let cases: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| (l["trace_case"].as_str().expect("case"), l["stack"].as_str().expect("stack")))
+        .collect();
+    let mut want = Vec::new();
+    for stack in ["core", "host"] {
+        for case in ["untraced", "traced_rejected", "traced_emitted"] {
+            want.push((case, stack));
+        }
+    }
+    assert_eq!(cases, want, "{out}");
+    for line in &lines {
+        let emitted = line["trace_case"] == "traced_emitted";
+        let messages = if emitted { line["calls"].clone() } else { 0.into() };
+        assert_eq!(line["messages"], messages, "{line}");
+    }
+}

@@ -6,3 +6,4 @@ mod etf;
 mod parse;
 mod run;
 mod test;
+mod trace;
