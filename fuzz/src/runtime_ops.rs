@@ -1411,11 +1411,29 @@ impl<'c> World<'c> {
                 "remote link signal".into()
             }
             Op::RemoteMessage { process, remote, message } => {
+                // The high bit: the sender had a sequential trace token
+                // (labelled and traced by the message's value).
+                let token = match remote & 0x80 {
+                    0 => MessageToken::NONE,
+                    _ => {
+                        let mut heap = Heap::new();
+                        let from = remote_of(remote).to_word(&mut heap);
+                        let label = value(message).as_ref().copy_to(&mut heap);
+                        let flags = Word::small(i64::from(message & 0x3f)).expect("small");
+                        let serial = Word::small(i64::from(message)).expect("small");
+                        let zero = Word::small(0).expect("small");
+                        let root = heap.tuple(&[flags, label, serial, from, zero]);
+                        match self.core.message_token(heap.view(root)) {
+                            Some(token) => token,
+                            None => self.violation("a well-formed remote token refused".into()),
+                        }
+                    }
+                };
                 let remote = remote_of(remote);
                 let Some(proc) = self.live_proc(process) else { return "no process".into() };
                 let message = value(message);
                 proc.process.message_arrived(Origin::Remote(remote), message.as_ref());
-                proc.queue.push_back((message.clone(), MessageToken::NONE));
+                proc.queue.push_back((message.clone(), token));
                 "arrived from afar".into()
             }
             Op::KillTracer { tracer } => {

@@ -90,6 +90,45 @@ impl RemotePid {
     }
 }
 
+/// A process of this node or of another: who last touched a sequential
+/// trace token (its `From`), which may have come over distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnyPid {
+    /// A process of this node.
+    Local(Pid),
+    /// A process of another node.
+    Remote(RemotePid),
+}
+
+impl AnyPid {
+    /// The pid of `term`, of this node or another.
+    pub fn from_term(term: TermRef<'_>) -> Option<AnyPid> {
+        Pid::from_term(term)
+            .map(AnyPid::Local)
+            .or_else(|| RemotePid::from_term(term).map(AnyPid::Remote))
+    }
+
+    /// Builds the pid term in `heap`.
+    pub fn to_word(self, heap: &mut Heap) -> Word {
+        match self {
+            AnyPid::Local(pid) => pid.to_word(heap),
+            AnyPid::Remote(pid) => pid.to_word(heap),
+        }
+    }
+}
+
+impl From<Pid> for AnyPid {
+    fn from(pid: Pid) -> AnyPid {
+        AnyPid::Local(pid)
+    }
+}
+
+impl From<RemotePid> for AnyPid {
+    fn from(pid: RemotePid) -> AnyPid {
+        AnyPid::Remote(pid)
+    }
+}
+
 /// A local port identifier, `#Port<0.Id>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PortId(pub u64);

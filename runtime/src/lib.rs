@@ -260,7 +260,7 @@ pub use core::{CoreConfig, TraceCore};
 pub use error::TraceError;
 pub use flags::TraceFlags;
 pub use host_stack::HostStack;
-pub use ids::{Mfa, Pid, PortId, RemotePid};
+pub use ids::{AnyPid, Mfa, Pid, PortId, RemotePid};
 pub use links::LinkSignal;
 pub use messages::Origin;
 pub use ports::Port;

@@ -26,7 +26,7 @@ use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use crate::core::TraceCore;
 use crate::error::TraceError;
 use crate::flags::TimestampKind;
-use crate::ids::Pid;
+use crate::ids::{AnyPid, Pid};
 use crate::tracer::{Enabled, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 /// `seq_trace` flag bits, as ERTS keeps them in a token.
@@ -98,8 +98,9 @@ pub struct SeqToken {
     pub label: Term,
     /// The serial of the last event.
     pub serial: i64,
-    /// The process that made the last event.
-    pub from: Pid,
+    /// The process that made the last event (of another node when the
+    /// token came over distribution).
+    pub from: AnyPid,
     /// The serial its maker had last received.
     pub last_cnt: i64,
 }
@@ -185,7 +186,7 @@ impl SeqState {
 
     /// The token, made first if the process has none (ERTS's
     /// `new_seq_trace_token`).
-    fn ensure(&mut self, me: Pid) -> &mut SeqToken {
+    fn ensure(&mut self, me: AnyPid) -> &mut SeqToken {
         let last_cnt = self.last_cnt;
         let token = self.token.get_or_insert_with(|| {
             Arc::new(SeqToken {
@@ -203,7 +204,7 @@ impl SeqState {
     /// value in `heap`, or `None` for a bad key or value (`badarg`).
     pub fn set(
         &mut self,
-        me: Pid,
+        me: impl Into<AnyPid>,
         key: TermRef<'_>,
         value: TermRef<'_>,
         heap: &mut Heap,
@@ -216,7 +217,7 @@ impl SeqState {
                 Some(Atom::FALSE) => false,
                 _ => return None,
             };
-            let token = self.ensure(me);
+            let token = self.ensure(me.into());
             let old = token.flags & flag != 0;
             if on {
                 token.flags |= flag;
@@ -227,14 +228,14 @@ impl SeqState {
         }
         match key.name() {
             "label" => {
-                let token = self.ensure(me);
+                let token = self.ensure(me.into());
                 let old = std::mem::replace(&mut token.label, value.to_owned());
                 Some(old.as_ref().copy_to(heap))
             }
             "serial" => {
                 let pair = value.as_tuple().filter(|t| t.len() == 2)?;
                 let (prev, curr) = (small(pair.get(0)?)?, small(pair.get(1)?)?);
-                let token = self.ensure(me);
+                let token = self.ensure(me.into());
                 let old = [token.last_cnt, token.serial].map(|n| heap.int(n));
                 token.last_cnt = prev;
                 token.serial = curr;
@@ -255,7 +256,7 @@ impl SeqState {
     /// sets the label, the serial and each flag (as `seq_trace.erl` does,
     /// one component at a time; `From` is not set). `None` for a bad
     /// token.
-    pub fn set_whole(&mut self, me: Pid, token: TermRef<'_>) -> Option<()> {
+    pub fn set_whole(&mut self, me: impl Into<AnyPid>, token: TermRef<'_>) -> Option<()> {
         if token.is_nil() {
             self.token = None;
             return Some(());
@@ -264,7 +265,7 @@ impl SeqState {
         let flags = small(t.get(0)?)?;
         let (serial, last_cnt) = (small(t.get(2)?)?, small(t.get(4)?)?);
         let label = t.get(1)?.to_owned();
-        let token = self.ensure(me);
+        let token = self.ensure(me.into());
         token.label = label;
         token.last_cnt = last_cnt;
         token.serial = serial;
@@ -300,11 +301,11 @@ impl SeqState {
     /// A send or print: `Serial := ++clock`, `LastCnt := lastcnt`, `From
     /// := me` (ERTS's `seq_trace_update_serial`, when the system tracer
     /// allows).
-    pub(crate) fn update_serial(&mut self, me: Pid) {
+    pub(crate) fn update_serial(&mut self, me: impl Into<AnyPid>) {
         let (clock, last_cnt) = (self.clock.wrapping_add(1), self.last_cnt);
         if let Some(token) = &mut self.token {
             let token = Arc::make_mut(token);
-            token.from = me;
+            token.from = me.into();
             token.serial = clock;
             token.last_cnt = last_cnt;
             self.clock = clock;
@@ -376,6 +377,36 @@ impl TraceCore {
         for tracee in self.tracees() {
             tracee.seq.lock().reset();
         }
+    }
+
+    /// The token a message from another node carries, from the token term
+    /// it came with: `{Flags, Label, Serial, From, LastCnt}` (`From` a pid
+    /// of any node), or `[]` for none. `None` if the term is not a token.
+    /// The receiver takes it when it consumes the message
+    /// ([`Process::consume`](crate::Process::consume)).
+    ///
+    /// ```
+    /// use matchspec::term::Term;
+    /// use matchspec_runtime::{CoreConfig, TraceCore};
+    ///
+    /// let core = TraceCore::new(CoreConfig::default());
+    /// let token = Term::parse("{3, 7, 1, #Pid<'b@host'.3.89.0>, 0}")?;
+    /// assert!(core.message_token(token.as_ref()).is_some_and(|t| t.is_some()));
+    /// assert!(core.message_token(Term::nil().as_ref()).is_some_and(|t| !t.is_some()));
+    /// assert!(core.message_token(Term::parse("{3, 7, 1, self, 0}")?.as_ref()).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn message_token(&self, token: TermRef<'_>) -> Option<MessageToken> {
+        if token.is_nil() {
+            return Some(MessageToken::NONE);
+        }
+        let t = token.as_tuple().filter(|t| t.len() == 5)?;
+        let flags = u32::try_from(small(t.get(0)?)?).ok()? & seq_flag::ALL;
+        let (serial, last_cnt) = (small(t.get(2)?)?, small(t.get(4)?)?);
+        let from = AnyPid::from_term(t.get(3)?)?;
+        let label = t.get(1)?.to_owned();
+        let token = SeqToken { flags, label, serial, from, last_cnt };
+        Some(MessageToken::new(Some(Arc::new(token)), self.seq_epoch()))
     }
 
     pub(crate) fn seq_epoch(&self) -> u64 {

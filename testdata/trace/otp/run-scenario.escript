@@ -1145,7 +1145,8 @@ do_event(P, Actions, W) ->
     end.
 
 %% {do, Remote, Actions}: a process of a peer node sends, links, unlinks,
-%% traps exits, sends exit signals or exits.
+%% traps exits, sends exit signals, exits or sets its sequential trace
+%% token.
 remote_do_event(P, Actions, W) ->
     proper_list(Actions) orelse world_error(bad_action),
     lists:member(P, W#w.remotes) orelse world_error(noproc),
@@ -1163,6 +1164,8 @@ is_remote_action({unlink, P}) -> is_spid(P);
 is_remote_action({trap_exit, B}) -> is_boolean(B);
 is_remote_action({exit, _}) -> true;
 is_remote_action({exit, P, _}) -> is_spid(P);
+is_remote_action({seq_trace, _, _}) -> true;
+is_remote_action({seq_trace_token, _}) -> true;
 is_remote_action(_) -> false.
 
 local_do_event(P, Actions, W) ->

@@ -26,7 +26,7 @@ use super::world::{Action, Signal, atom, world};
 use super::{DRIVER, Failure, Reply, Runner};
 use crate::ids::{Mfa, Pid, RemotePid};
 use crate::messages::Origin;
-use crate::seq_trace::MessageToken;
+use crate::seq_trace::{MessageToken, SeqState};
 
 /// The world's view of distribution.
 #[derive(Debug, Default)]
@@ -49,6 +49,8 @@ struct Remote {
     /// Its links to this node's processes.
     links: LinkTree,
     trapping: bool,
+    /// Its sequential trace token, which its messages carry here.
+    seq: SeqState,
 }
 
 /// A signal from a process of this node to a remote one.
@@ -263,10 +265,25 @@ impl Runner {
             return Err(world("noproc"));
         };
         let mut links = PlannedLinks::of(Some(&state.links));
+        // The token as each action finds it: the step's message, which has
+        // none, takes the process's away first.
+        let mut seq = state.seq.clone();
+        seq.adopt(None);
         for (i, action) in actions.iter().enumerate() {
             match action {
                 Action::Send { to, .. } => {
                     self.remote_receiver(to.as_ref())?;
+                }
+                Action::SeqTrace(key, value) => {
+                    let _ = seq.set(remote, key.as_ref(), value.as_ref(), &mut Heap::new());
+                }
+                Action::SeqToken(token) => {
+                    let _ = seq.set_whole(remote, token.as_ref());
+                }
+                // What exit signals with a token do across nodes is not
+                // measured against OTP.
+                Action::ExitSignal(..) | Action::Exit(_) if seq.token().is_some() => {
+                    return Err(world("unsupported"));
                 }
                 Action::Link(p) if !self.is_puppet(*p) => return Err(world("noproc")),
                 Action::Link(p) => links.link(LinkKey::Process(*p)).map_err(world)?,
@@ -276,6 +293,9 @@ impl Runner {
                 Action::TrapExit(_) | Action::ExitSignal(..) | Action::Exit(_) => {}
                 _ => return Err(world("unsupported")),
             }
+        }
+        if let Some(state) = self.world.nodes.remotes.get_mut(&remote) {
+            state.seq.adopt(None);
         }
         for action in &actions {
             self.perform_as_remote(remote, action);
@@ -302,12 +322,26 @@ impl Runner {
         let Some(state) = self.world.nodes.remotes.get_mut(&remote) else { return };
         match action {
             Action::Send { to, message } => {
+                // Its node has no system tracer: the serial moves on.
+                let token = match state.seq.token() {
+                    Some(_) => {
+                        state.seq.update_serial(remote);
+                        let token = state.seq.token_arc().cloned();
+                        MessageToken::new(token, self.core.seq_epoch())
+                    }
+                    None => MessageToken::NONE,
+                };
                 if let Ok(Some(receiver)) = self.remote_receiver(to.as_ref()) {
                     let from = Origin::Remote(remote);
-                    let token = MessageToken::NONE;
                     let signal = Signal::Message { from, message: message.clone(), token };
                     self.world.pending.push_back((receiver, signal));
                 }
+            }
+            Action::SeqTrace(key, value) => {
+                let _ = state.seq.set(remote, key.as_ref(), value.as_ref(), &mut Heap::new());
+            }
+            Action::SeqToken(token) => {
+                let _ = state.seq.set_whole(remote, token.as_ref());
             }
             Action::Link(p) => {
                 state.links.insert(LinkKey::Process(*p));
