@@ -96,6 +96,7 @@
             links = #{},       % puppet -> [puppet] (asking the VM would
                                % schedule the puppet in: see wait_state/2)
             sessions = #{},    % session name -> handle
+            owners = #{},      % port literal -> the puppet that opened it
             order = []}).      % tracers in print order: the driver, then
                                % collectors in the order they were made
 
@@ -797,10 +798,18 @@ load_act_module() ->
         "act({register, N}) -> register(N, self());\n"
         "act({register, N, P}) -> register(N, port(P));\n"
         "act({open_port, P, Prog}) ->\n"
-        "    put({port, P}, open_port({spawn, atom_to_list(Prog)}, [binary]));\n"
+        "    Port = open_port({spawn, atom_to_list(Prog)}, [binary]),\n"
+        "    put({owned, Port}, true),\n"
+        "    put({port, P}, Port);\n"
+        "%% Only the owner (the puppet that opened it) gets the echo.\n"
         "act({port_command, P0, Data}) ->\n"
         "    P = port(P0), port_command(P, Data),\n"
-        "    receive {P, {data, _}} = M -> M end;\n"
+        "    case get({owned, P}) of\n"
+        "        true -> receive {P, {data, _}} = M -> M end;\n"
+        "        undefined -> true\n"
+        "    end;\n"
+        "act({port_control, P, Op, Data}) -> catch port_control(port(P), Op, Data);\n"
+        "act({port_call, P, Op, T}) -> catch erlang:port_call(port(P), Op, T);\n"
         "act({port_close, P}) -> port_close(port(P));\n"
         "act({spawn, C}) when is_atom(C) -> erlang:spawn(rnode(C), scenario, idle, []);\n"
         "act({spawn, _}) -> erlang:spawn(scenario, idle, []);\n"
@@ -1203,7 +1212,7 @@ local_do_event(P, Actions, W) ->
             RemoteBefore = [{N, remote_idle(N)}
                             || N <- lists:usort([rpid_node(C) || C <- Children,
                                                                  is_rpid(C)])],
-            Watch = watch_opens(Pid, Actions),
+            Watch = watch_opens(P, Pid, Actions, W),
             Pid ! {?STEP, {do, real(Actions, W)}},
             await_opens(Watch),
             W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
@@ -1234,23 +1243,33 @@ local_do_event(P, Actions, W) ->
 %% would schedule it in). A private session made before the first term (see
 %% watch_session/0), which the scenario's sessions never see, traces its
 %% receipt of the answers while the step runs.
-watch_opens(Pid, Actions) ->
-    case length([O || {Op, O, _} <- Actions, Op =:= open_port orelse Op =:= port_command]) of
-        0 -> none;
-        N ->
+%% The echo of a command goes to the port's owner, which is not the puppet
+%% when another opened the port.
+watch_opens(P, Pid, Actions, W) ->
+    Opened = [O || {open_port, O, _} <- Actions],
+    Owner = fun(O) ->
+                    case lists:member(O, Opened) of
+                        true -> Pid;
+                        false -> maps:get(maps:get(O, W#w.owners, P), W#w.pids)
+                    end
+            end,
+    Waits = [Pid || _ <- Opened] ++ [Owner(O) || {port_command, O, _} <- Actions],
+    case Waits of
+        [] -> none;
+        _ ->
             S = get(watch_session),
-            1 = trace:process(S, Pid, true, ['receive']),
-            {S, Pid, N}
+            [1 = trace:process(S, Who, true, ['receive']) || Who <- lists:usort(Waits)],
+            {S, Waits}
     end.
 
 await_opens(none) -> ok;
-await_opens({S, Pid, N}) ->
+await_opens({S, Waits}) ->
     [receive
-         {trace, Pid, 'receive', {Ref, Port}} when is_reference(Ref), is_port(Port) -> ok;
-         {trace, Pid, 'receive', {Port, {data, _}}} when is_port(Port) -> ok
-     after ?WAIT_MS -> error({port_answer, Pid})
-     end || _ <- lists:seq(1, N)],
-    1 = trace:process(S, Pid, false, ['receive']),
+         {trace, Who, 'receive', {Ref, Port}} when is_reference(Ref), is_port(Port) -> ok;
+         {trace, Who, 'receive', {Port, {data, _}}} when is_port(Port) -> ok
+     after ?WAIT_MS -> error({port_answer, Who})
+     end || Who <- Waits],
+    [1 = trace:process(S, Who, false, ['receive']) || Who <- lists:usort(Waits)],
     ok.
 
 %% The session of watch_opens/2, made while no puppet exists (destroying a
@@ -1326,7 +1345,7 @@ bind_opened(Actions, Before, W) ->
 relink(P, {spawn_link, C}, W) ->
     relink(P, {link, C}, W);
 relink(P, {open_port, O, _}, W) ->
-    relink(P, {link, O}, W);
+    relink(P, {link, O}, W#w{owners = (W#w.owners)#{O => P}});
 relink(P, {port_close, O}, W) ->
     L = maps:map(fun(_, Ps) -> Ps -- [O] end, maps:remove(O, W#w.links)),
     W#w{links = L#{P => maps:get(P, L, []) -- [O]}};
@@ -1373,6 +1392,8 @@ is_action({register, N, P}) -> is_atom(N) andalso is_sport(P);
 is_action({open_port, P, Prog}) -> is_sport(P) andalso is_atom(Prog);
 is_action({port_command, P, D}) -> is_sport(P) andalso is_binary(D);
 is_action({port_close, P}) -> is_sport(P);
+is_action({port_control, P, Op, D}) -> is_sport(P) andalso is_integer(Op) andalso is_binary(D);
+is_action({port_call, P, Op, _}) -> is_sport(P) andalso is_integer(Op);
 is_action({spawn, C}) -> is_spid(C) orelse is_rpid(C);
 is_action({spawn_link, C}) -> is_rpid(C);
 is_action({register, N}) -> is_atom(N) andalso not is_spid(N);

@@ -3,7 +3,7 @@
 //! action on one makes the events OTP 27 makes for it, in OTP's order (see
 //! docs/scenarios.md: measured with `testdata/trace/otp/run-scenario.escript`).
 
-use matchspec::term::{Atom, Heap, Term};
+use matchspec::term::{Atom, Heap, Term, Word};
 
 use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::world::{Signal, atom, world};
@@ -30,11 +30,17 @@ pub(super) struct WorldPort {
 pub(super) enum PortAction {
     /// `{open_port, Port, Program}`: `open_port({spawn, Program}, [binary])`.
     Open(PortId, Atom),
-    /// `{port_command, Port, Data}`: the owner sends binary `Data` and
-    /// waits for the echo.
+    /// `{port_command, Port, Data}`: a process sends binary `Data`; the
+    /// owner gets the echo (and waits for it if it sent the data).
     Command(PortId, Term),
-    /// `{port_close, Port}`: the owner closes the port.
+    /// `{port_close, Port}`: a process closes the port.
     Close(PortId),
+    /// `{port_control, Port, Op, Data}`: `port_control/3`, which a
+    /// `cat` port does not take (`badarg`, caught).
+    Control(PortId, i64, Term),
+    /// `{port_call, Port, Op, Term}`: `erlang:port_call/3`, which a
+    /// `cat` port does not take either (the port shows neither).
+    Call(PortId),
     /// `{link, Port}`.
     Link(PortId),
     /// `{unlink, Port}`.
@@ -69,20 +75,15 @@ impl Runner {
         self.world.names.contains_key(&name) || self.port_named(name).is_some()
     }
 
-    /// Refuses a port action of `pid` that does not fit the world; `linked`
-    /// and `opened` follow the actions checked before it.
+    /// Refuses a port action that does not fit the world; `linked` and
+    /// `opened` follow the actions checked before it.
     pub(super) fn check_port_action(
         &self,
-        pid: Pid,
         action: &PortAction,
         links: &mut PlannedLinks,
         opened: &mut Vec<PortId>,
     ) -> Result<(), Failure> {
         let open = |id: &PortId| self.world.ports.contains_key(id) || opened.contains(id);
-        let owner = |id: &PortId| match self.world.ports.get(id) {
-            Some(p) => p.owner == pid,
-            None => opened.contains(id),
-        };
         match action {
             PortAction::Open(id, _) => {
                 if self.world.ports_ever.contains(id) || opened.contains(id) {
@@ -91,14 +92,12 @@ impl Runner {
                 opened.push(*id);
                 links.link(LinkKey::Port(*id)).map_err(world)?;
             }
-            PortAction::Command(id, _) | PortAction::Close(id) => {
+            PortAction::Command(id, _)
+            | PortAction::Close(id)
+            | PortAction::Control(id, ..)
+            | PortAction::Call(id) => {
                 if !open(id) {
                     return Err(world("noport"));
-                }
-                // Any process may close a port; only the owner gets the
-                // echo of a command, so only it sends one here.
-                if matches!(action, PortAction::Command(..)) && !owner(id) {
-                    return Err(world("not_owner"));
                 }
                 if matches!(action, PortAction::Close(_)) {
                     opened.retain(|p| p != id);
@@ -129,6 +128,19 @@ impl Runner {
         match action {
             PortAction::Open(id, program) => self.open_port(pid, *id, *program),
             PortAction::Command(id, data) => self.port_command(pid, *id, data),
+            PortAction::Control(id, op, data) => {
+                let Some(wp) = self.world.ports.get(id) else { return };
+                let mut heap = Heap::new();
+                let words = [Word::small(*op).expect("a u32"), data.as_ref().copy_to(&mut heap)];
+                let request = heap.tuple(&words);
+                let control = heap.tuple(&[atom("control"), request]);
+                port_task(&wp.port, Some("control"), |port| port.received(pid, heap.view(control)));
+            }
+            // The port takes the call in a task and shows nothing else.
+            PortAction::Call(id) => {
+                let Some(wp) = self.world.ports.get(id) else { return };
+                port_task(&wp.port, Some("call"), |_| {});
+            }
             PortAction::Close(id) => self.port_close(pid, *id),
             PortAction::Link(id) => {
                 if !self.world.ports.contains_key(id) {
@@ -191,11 +203,13 @@ impl Runner {
         self.take_from_port(pid, id, &reply);
     }
 
-    /// `port_command/2` and a wait for the echo: the port takes the data in
-    /// a `command` task, and sends `{Port, {data, Data}}` to its owner from
-    /// an I/O task while the owner waits.
+    /// `port_command/2`: the port takes the data in a `command` task, and
+    /// sends `{Port, {data, Data}}` to its owner from an I/O task: at once,
+    /// while the owner waits in the step that sent it; after the step when
+    /// another process sent it.
     fn port_command(&mut self, pid: Pid, id: PortId, data: &Term) {
         let Some(wp) = self.world.ports.get(&id) else { return };
+        let owner = wp.owner;
         let mut heap = Heap::new();
         let data_word = data.copy_to(&mut heap);
         let command = heap.tuple(&[atom("command"), data_word]);
@@ -204,6 +218,10 @@ impl Runner {
         let echo_data = heap.tuple(&[atom("data"), data_word]);
         let echo = heap.tuple(&[port_word, echo_data]);
         let echo = Term::from_parts(heap, echo);
+        if owner != pid {
+            self.world.port_output.push_back((id, owner, echo));
+            return;
+        }
         let mut to = Heap::new();
         let to_word = pid.to_word(&mut to);
         self.wait_for_port(pid, id, act_mfa(), |port| {
@@ -250,6 +268,25 @@ impl Runner {
                 port_task(&wp.port, None, task);
             }
         });
+    }
+
+    /// What ports send after the step, each from an I/O task, joins the
+    /// receivers' signals.
+    pub(super) fn run_port_output(&mut self) {
+        for (id, to, message) in std::mem::take(&mut self.world.port_output) {
+            let Some(wp) = self.world.ports.get(&id) else { continue };
+            let exists = self.processes.contains_key(&to);
+            let mut heap = Heap::new();
+            let to_word = to.to_word(&mut heap);
+            port_task(&wp.port, None, |port| {
+                port.sent(heap.view(to_word), message.as_ref(), exists)
+            });
+            if exists {
+                let from = Origin::Port(id);
+                let signal = Signal::Message { from, message, token: MessageToken::NONE };
+                self.world.pending.push_back((to, signal));
+            }
+        }
     }
 
     /// Process `pid` is scheduled out in `current`, `meanwhile` happens,

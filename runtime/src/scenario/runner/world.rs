@@ -72,6 +72,10 @@ pub(super) struct World {
     trapping: rustc_hash::FxHashSet<Pid>,
     /// Signals not yet handled, in the order sent.
     pub(super) pending: VecDeque<(Pid, Signal)>,
+    /// What ports send from I/O tasks after the step (the echo of a
+    /// command another process than the owner sent): port, receiver,
+    /// message.
+    pub(super) port_output: VecDeque<(PortId, Pid, Term)>,
     /// The puppet running the current step.
     active: Option<Pid>,
     /// The node's name, the peer nodes and their processes.
@@ -207,7 +211,7 @@ impl Runner {
                     if pid == DRIVER {
                         return Err(world("unsupported"));
                     }
-                    self.check_port_action(pid, action, &mut links, &mut opened)?;
+                    self.check_port_action(action, &mut links, &mut opened)?;
                 }
                 Action::Receive => {
                     queued = queued.checked_sub(1).ok_or(world("empty_queue"))?;
@@ -446,6 +450,7 @@ impl Runner {
     /// [`Runner::run_signals`] while process `away` waits in a BIF: it
     /// runs after the others, so its signals stay pending.
     pub(super) fn run_signals_but(&mut self, away: Option<Pid>) {
+        self.run_port_output();
         loop {
             while let Some((receiver, _)) =
                 self.world.pending.iter().find(|(to, _)| Some(*to) != away)
@@ -835,6 +840,18 @@ impl Action {
                 Action::Port(PortAction::Command(PortId::from_term(arg(1)?)?, arg(2)?.to_owned()))
             }
             ("port_close", 2) => Action::Port(PortAction::Close(PortId::from_term(arg(1)?)?)),
+            ("port_control", 4) if matches!(arg(3)?.kind(), Kind::Bits(b) if b.is_binary()) => {
+                let op = arg(2)?.as_i64().filter(|op| u32::try_from(*op).is_ok())?;
+                Action::Port(PortAction::Control(
+                    PortId::from_term(arg(1)?)?,
+                    op,
+                    arg(3)?.to_owned(),
+                ))
+            }
+            ("port_call", 4) => {
+                arg(2)?.as_i64().filter(|op| u32::try_from(*op).is_ok())?;
+                Action::Port(PortAction::Call(PortId::from_term(arg(1)?)?))
+            }
             ("unregister", 2) => Action::Unregister(arg(1)?.as_atom()?),
             ("trap_exit", 2) => Action::TrapExit(match arg(1)?.as_atom()? {
                 Atom::TRUE => true,
