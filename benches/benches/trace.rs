@@ -10,6 +10,10 @@
 //! the core hears of traced calls only.
 //! `trace/is_traced` times the check alone that a host makes before
 //! calling into the core: one atomic load and a branch.
+//! `trace/host_stack/frames_alone` times what a host that keeps its stack
+//! does on a call and return without any tracing: pushing and popping a
+//! frame like [`HostStack`](matchspec_runtime::HostStack)'s. What
+//! `trace/host_stack/untraced` costs on top of it is the core's share.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -18,7 +22,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use matchspec::term::Atom;
 use matchspec_jit::Engine;
 use matchspec_runtime::workload::{TraceCase, TraceWorkload};
-use matchspec_runtime::{CoreConfig, StackKeeper, TraceCore};
+use matchspec_runtime::{CoreConfig, Mfa, StackKeeper, TraceCore};
 
 /// Calls per timed batch.
 const CALLS: u64 = 1_000;
@@ -52,6 +56,22 @@ fn trace(c: &mut Criterion) {
                 traced += u32::from(black_box(&entry).is_traced());
             }
             traced
+        });
+    });
+    group.bench_function("host_stack/frames_alone", |b| {
+        // A `HostStack` frame: the function, `catches`, the watch.
+        let mfa = black_box(entry.mfa());
+        let mut frames: Vec<(Mfa, bool, bool)> = vec![(mfa, false, false)];
+        b.iter(|| {
+            for _ in 0..CALLS {
+                frames.push((black_box(mfa), false, false));
+                let top = frames.pop().expect("pushed");
+                if let Some(caller) = frames.last_mut() {
+                    caller.1 = false;
+                }
+                black_box(top.2);
+            }
+            frames.len()
         });
     });
     group.finish();
