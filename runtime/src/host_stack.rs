@@ -83,11 +83,16 @@ impl HostStack {
         style: CallStyle,
     ) -> Result<(), StackError> {
         let watch = match style {
-            CallStyle::Body => self.body_call(process, entry, args, remote)?,
-            CallStyle::Try => {
-                let top = self.frames.last_mut().ok_or(StackError::NoActiveFunction)?;
-                top.catches = true;
-                self.body_call(process, entry, args, remote)?
+            CallStyle::Body | CallStyle::Try => {
+                if style == CallStyle::Try {
+                    let top = self.frames.last_mut().ok_or(StackError::NoActiveFunction)?;
+                    top.catches = true;
+                }
+                if entry.is_traced() {
+                    self.traced_call(process, entry, args, remote)?
+                } else {
+                    Watch::Unwatched
+                }
             }
             CallStyle::Tail => {
                 let replaced = self.frames.pop().ok_or(StackError::NoActiveFunction)?;
@@ -106,21 +111,6 @@ impl HostStack {
         };
         self.frames.push(HostFrame { mfa: entry.mfa(), catches: false, watch });
         Ok(())
-    }
-
-    #[inline]
-    fn body_call(
-        &self,
-        process: &mut Process,
-        entry: &FunctionEntry,
-        args: &TermRef<'_>,
-        remote: bool,
-    ) -> Result<Watch, StackError> {
-        if entry.is_traced() {
-            self.traced_call(process, entry, args, remote)
-        } else {
-            Ok(Watch::Unwatched)
-        }
     }
 
     // The traced paths stay out of line, so that inlining `call` and
