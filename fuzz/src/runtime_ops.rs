@@ -90,9 +90,9 @@ use matchspec_runtime::pattern::{
 };
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, FunctionEntry, GcEvent, GcInfo, HostStack, LinkSignal, ManualClock,
-    MessageToken, Mfa, Origin, Pid, Port, PortId, Process, ProcessTracer, Raised, RemotePid,
-    SessionRef, StackError, TraceCore, TraceError, TraceFlags,
+    AnyPid, CallStyle, CoreConfig, FunctionEntry, GcEvent, GcInfo, HostStack, LinkSignal,
+    ManualClock, MessageToken, Mfa, Origin, Pid, Port, PortId, Process, ProcessTracer, Raised,
+    RemotePid, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
 };
 
 /// Largest input the target reads; longer ones are rejected.
@@ -2367,9 +2367,15 @@ fn seq_info_ok(info: TermRef<'_>) -> bool {
     let kind = t.get(0).and_then(|k| k.as_atom()).map(Atom::name);
     let counts = t.get(1).and_then(|c| c.as_tuple()).filter(|c| c.len() == 2);
     let counts_ok = counts.is_some_and(|c| c.iter().all(|n| n.as_i64().is_some()));
-    let from_ok = t.get(2).and_then(Pid::from_term).is_some();
+    // A token that came from another node names its remote sender; a
+    // send to another node names the destination as the sender wrote it.
+    let from_ok = t.get(2).and_then(AnyPid::from_term).is_some();
     let to = t.get(3).expect("five elements");
-    let to_ok = to.is_nil() || Pid::from_term(to).is_some();
+    let name_at_node = to
+        .as_tuple()
+        .filter(|t| t.len() == 2)
+        .is_some_and(|t| t.iter().all(|e| e.as_atom().is_some()));
+    let to_ok = to.is_nil() || AnyPid::from_term(to).is_some() || name_at_node;
     matches!(kind, Some("send" | "receive" | "print")) && counts_ok && from_ok && to_ok
 }
 

@@ -16,7 +16,11 @@ mod runtime_ops;
 mod replay;
 
 /// Every saved input and the root cause of its failure.
-const CASES: &[(&str, &str)] = &[];
+const CASES: &[(&str, &str)] = &[(
+    "runtime_ops-fe8f7205.bin",
+    "the checker took a seq_trace event whose From is a remote pid (a token that came from \
+     another node, as OTP reports it) for a malformed message",
+)];
 
 #[test]
 fn runtime_ops_fuzz_crashes_stay_fixed() {
