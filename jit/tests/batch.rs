@@ -86,7 +86,7 @@ fn trace_batches_agree_with_the_interpreter() {
         let engine_spec = EngineSpec::new(spec.clone(), engine);
         let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
         let mut got = Vec::new();
-        let mut record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
+        let mut record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
             got.push(format!("{i}: {}", outcome.map_or_else(|e| e.to_string(), |o| show(&o))));
         };
         if every {
@@ -144,7 +144,7 @@ fn buffered_and_immediate_results_interleave() {
             let engine_spec = EngineSpec::new(spec.clone(), engine);
             let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
             let mut got = Vec::new();
-            let mut record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
+            let mut record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
                 got.push(format!("{i}: {}", show(&outcome.expect("runs"))));
             };
             if every {
@@ -248,7 +248,7 @@ fn outcomes_come_before_the_next_inputs_host_effects() {
         let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut host = Logging { log: log.clone(), inner: TestHost::default() };
         let mut scratch = Scratch::new();
-        let record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
+        let record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
             log.borrow_mut().push(format!("{i}: {}", show(&outcome.expect("runs"))));
         };
         if every {
