@@ -151,7 +151,7 @@ impl EngineSpec {
         host: &mut dyn Host,
         each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         match self.batch_code(inputs.len()) {
             Some(jit) => jit.run_each(&self.spec, heap, inputs, scratch, host, each),
@@ -170,7 +170,7 @@ impl EngineSpec {
         host: &mut dyn Host,
         each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         match self.batch_code(inputs.len()) {
             Some(jit) => jit.run_matching(&self.spec, heap, inputs, scratch, host, each),

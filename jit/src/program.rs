@@ -243,7 +243,7 @@ impl JitProgram {
         host: &mut dyn Host,
         each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         if spec.program().id() != self.program_id || heap.space() != Space::Heap {
             return spec.run_each(heap, inputs, scratch, host, each);
@@ -266,7 +266,7 @@ impl JitProgram {
         host: &mut dyn Host,
         each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         if spec.program().id() != self.program_id || heap.space() != Space::Heap {
             return spec.run_matching(heap, inputs, scratch, host, each);
@@ -289,7 +289,7 @@ impl JitProgram {
         every: bool,
         mut each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         let Some(mut frame) = Frame::for_heap(spec.program(), heap, scratch, host) else {
             return;
@@ -311,7 +311,7 @@ impl JitProgram {
         let no_matches = |delivered: &mut usize, upto: usize, each: &mut F| {
             if every {
                 for i in *delivered..upto {
-                    each(i, Ok(Outcome::NoMatch));
+                    each(i, Ok(&Outcome::NoMatch));
                 }
             }
             *delivered = upto;
@@ -326,15 +326,20 @@ impl JitProgram {
             let pending = std::mem::take(&mut ctx.pending) as usize;
             let kept = if ctx.panic.is_some() { ctx.keep as usize } else { pending };
             ctx.build = 0;
-            let heaps = frame.term(Word::NIL).heaps();
+            // One outcome for them all, lent to `each`: only its word
+            // changes from one to the next.
+            let result = frame.term(Word::NIL);
+            let mut outcome = Outcome::Match(Matched { result, flags: Flags::default() });
             // SAFETY: the code wrote the `pending` results it buffered, and
             // `kept` is at most that.
             let (indexes, words) = unsafe { ctx.results(kept) };
             for (&index, &word) in indexes.iter().zip(words) {
                 let index = index as usize;
                 no_matches(&mut delivered, index, &mut each);
-                let result = heaps.term(Word::from_bits(word));
-                each(index, Ok(Outcome::Match(Matched { result, flags: Flags::default() })));
+                if let Outcome::Match(matched) = &mut outcome {
+                    matched.result.set_word(Word::from_bits(word));
+                }
+                each(index, Ok(&outcome));
                 delivered = index + 1;
             }
             let code = exit & u64::from(u32::MAX);
@@ -350,14 +355,14 @@ impl JitProgram {
                 abi::EXIT_FULL => {}
                 abi::EXIT_MATCHED => {
                     no_matches(&mut delivered, index, &mut each);
-                    each(index, Ok(frame.outcome(Reg((exit >> 32) as u32))));
+                    each(index, Ok(&frame.outcome(Reg((exit >> 32) as u32))));
                     delivered = index + 1;
                 }
                 abi::EXIT_NO_MATCH => no_matches(&mut delivered, index + 1, &mut each),
                 abi::EXIT_SKIPPED => {
                     no_matches(&mut delivered, index, &mut each);
                     if let Some(err) = ctx.error.take() {
-                        each(index, Err(*err));
+                        each(index, Err(&err));
                         delivered = index + 1;
                     }
                 }

@@ -80,7 +80,7 @@ pub(crate) fn translate(
     let index = b.declare_var(I64);
     let first = b.ins().load(I64, mem(), params[0], abi::CTX_NEXT);
     b.def_var(index, first);
-    let looping = Looping::new(&mut b, params[0]);
+    let looping = Looping::new(&mut b, params[0], program.code().len());
     b.ins().jump(loop_head, &[]);
     // Laid out right after the last test, which falls through to it.
     let done = b.create_block();

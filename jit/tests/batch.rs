@@ -47,13 +47,13 @@ fn batches_agree_with_single_runs_on_every_engine() {
             let mut got = Vec::with_capacity(inputs.len());
             engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, |i, outcome| {
                 assert_eq!(i, got.len());
-                got.push(show(&outcome.expect("runs")));
+                got.push(show(outcome.expect("runs")));
             });
             assert!(got == expected, "{name} on {}: batch answers differ", engine.name());
             // Only the matches, with their indices.
             let mut matching = Vec::new();
             engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |i, outcome| {
-                matching.push((i, show(&outcome.expect("runs"))));
+                matching.push((i, show(outcome.expect("runs"))));
             });
             let expected_matches: Vec<(usize, String)> = expected
                 .iter()
@@ -86,8 +86,8 @@ fn trace_batches_agree_with_the_interpreter() {
         let engine_spec = EngineSpec::new(spec.clone(), engine);
         let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
         let mut got = Vec::new();
-        let mut record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
-            got.push(format!("{i}: {}", outcome.map_or_else(|e| e.to_string(), |o| show(&o))));
+        let mut record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
+            got.push(format!("{i}: {}", outcome.map_or_else(|e| e.to_string(), show)));
         };
         if every {
             engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut record);
@@ -144,8 +144,8 @@ fn buffered_and_immediate_results_interleave() {
             let engine_spec = EngineSpec::new(spec.clone(), engine);
             let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
             let mut got = Vec::new();
-            let mut record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
-                got.push(format!("{i}: {}", show(&outcome.expect("runs"))));
+            let mut record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
+                got.push(format!("{i}: {}", show(outcome.expect("runs"))));
             };
             if every {
                 engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut record);
@@ -248,8 +248,8 @@ fn outcomes_come_before_the_next_inputs_host_effects() {
         let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut host = Logging { log: log.clone(), inner: TestHost::default() };
         let mut scratch = Scratch::new();
-        let record = |i: usize, outcome: Result<Outcome<'_>, matchspec::EvalError>| {
-            log.borrow_mut().push(format!("{i}: {}", show(&outcome.expect("runs"))));
+        let record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
+            log.borrow_mut().push(format!("{i}: {}", show(outcome.expect("runs"))));
         };
         if every {
             engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, record);

@@ -58,7 +58,7 @@ fn check_pairs_with(spec: &str, extra: &str) {
     }
     let mut batch = Vec::new();
     jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| {
-        batch.push(show(o.expect("runs")));
+        batch.push(show(*o.expect("runs")));
     });
     for (i, &input) in inputs.iter().enumerate() {
         let input = heap.view(input);
@@ -285,7 +285,9 @@ fn check_args(spec: &str) {
         single.push(show(jit.run(&compiled, heap.view(input), &mut scratch, &mut host)));
     }
     let mut batch = Vec::new();
-    jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| batch.push(show(o)));
+    jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| {
+        batch.push(show(o.copied().map_err(Clone::clone)));
+    });
     assert_eq!(batch.len(), inputs.len(), "{spec}: batch outcomes");
     for (i, &input) in inputs.iter().enumerate() {
         let input = heap.view(input);

@@ -106,7 +106,8 @@ fn batch(spec: &CompiledSpec, jit: Option<&JitProgram>, every: bool) -> (Vec<usi
     let mut host = Panicky(Recording::new(TestHost::default()));
     let mut scratch = Scratch::new();
     let mut seen = Vec::new();
-    let mut each = |i: usize, _: Result<matchspec::Outcome<'_>, matchspec::EvalError>| seen.push(i);
+    let mut each =
+        |i: usize, _: Result<&matchspec::Outcome<'_>, &matchspec::EvalError>| seen.push(i);
     let result = catch_unwind(AssertUnwindSafe(|| match (jit, every) {
         (None, false) => spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut each),
         (None, true) => spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut each),

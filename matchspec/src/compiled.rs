@@ -119,7 +119,9 @@ impl CompiledSpec {
     /// Runs the spec on each of `inputs`, terms of `heap`, with the
     /// interpreter, and hands each outcome to `each` (with the input's
     /// index) before the next run: what a filter does, without the cost of
-    /// starting a run per input. Trace actions go to `host`.
+    /// starting a run per input. Trace actions go to `host`. The outcome is
+    /// lent for the call (copy it to keep it): an engine that hands over
+    /// many results of one run then writes only what changes between them.
     ///
     /// ```
     /// use matchspec::{CompiledSpec, Config, TestHost, Scratch, spec::Kind, syntax::parse_terms_into, term::Heap};
@@ -143,7 +145,7 @@ impl CompiledSpec {
         host: &mut dyn Host,
         each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         crate::interp::run_each(&self.program, heap, inputs, scratch, host, true, each);
     }
@@ -159,7 +161,7 @@ impl CompiledSpec {
         host: &mut dyn Host,
         each: F,
     ) where
-        F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         crate::interp::run_each(&self.program, heap, inputs, scratch, host, false, each);
     }

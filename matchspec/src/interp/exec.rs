@@ -24,14 +24,14 @@ pub(crate) fn run_each<F>(
     every: bool,
     mut each: F,
 ) where
-    F: FnMut(usize, Result<Outcome<'_>, EvalError>),
+    F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
 {
     if heap.space() != Space::Heap {
         // A heap in another space: one run per input, copying each.
         for (i, &input) in inputs.iter().enumerate() {
             match run(program, heap.view(input), scratch, host) {
                 Ok(Outcome::NoMatch) if !every => {}
-                outcome => each(i, outcome),
+                outcome => each(i, outcome.as_ref()),
             }
         }
         return;
@@ -39,7 +39,7 @@ pub(crate) fn run_each<F>(
     let Some(mut frame) = Frame::for_heap(program, heap, scratch, host) else { return };
     for (i, &input) in inputs.iter().enumerate() {
         if let Err(err) = frame.reset(input) {
-            each(i, Err(err));
+            each(i, Err(&err));
             continue;
         }
         let mut ops = from(program, frame.enter());
@@ -53,8 +53,8 @@ pub(crate) fn run_each<F>(
             }
         };
         match result {
-            Some(result) => each(i, Ok(frame.outcome(result))),
-            None if every => each(i, Ok(Outcome::NoMatch)),
+            Some(result) => each(i, Ok(&frame.outcome(result))),
+            None if every => each(i, Ok(&Outcome::NoMatch)),
             None => {}
         }
     }

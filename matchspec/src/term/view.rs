@@ -202,6 +202,15 @@ impl<'a> TermRef<'a> {
         TermRef { heaps: self.heaps, word }
     }
 
+    /// Makes this view read `word` through the same heaps, in place: what
+    /// [`with_word`](Self::with_word) gives, without copying the heaps (an
+    /// engine handing many results of one run over by reference rewrites
+    /// only the word).
+    #[inline]
+    pub fn set_word(&mut self, word: Word) {
+        self.word = word;
+    }
+
     /// Decodes the term's kind and contents.
     #[inline]
     pub fn kind(self) -> Kind<'a> {
