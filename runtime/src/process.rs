@@ -110,19 +110,11 @@ pub(crate) enum Callers<'a> {
 impl<'a> Callers<'a> {
     /// The active functions, innermost first.
     pub(crate) fn functions(self) -> impl Iterator<Item = Mfa> + 'a {
-        let mut core = match self {
-            Callers::Core(stack) => Some(active_functions(stack)),
-            Callers::Host(_) => None,
+        let (core, host) = match self {
+            Callers::Core(stack) => (Some(active_functions(stack)), None),
+            Callers::Host(stack) => (None, Some((0..).map_while(|depth| stack.function(depth)))),
         };
-        let mut depth = 0;
-        std::iter::from_fn(move || match self {
-            Callers::Core(_) => core.as_mut()?.next(),
-            Callers::Host(stack) => {
-                let mfa = stack.function(depth)?;
-                depth += 1;
-                Some(mfa)
-            }
-        })
+        core.into_iter().flatten().chain(host.into_iter().flatten())
     }
 }
 
@@ -312,19 +304,12 @@ impl Process {
             _ => return Err(StackError::NoActiveFunction),
         }
         // Trace frames between it and the function returned to.
-        loop {
-            match self.stack.last_mut() {
-                Some(Frame::Function { catches, .. }) => {
-                    // A `try` around the call is over.
-                    *catches = false;
-                    break;
-                }
-                Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. }) => {
-                    let frame = self.stack.pop().expect("a frame");
-                    self.on_return_frame(frame, value, None);
-                }
-                None => break,
-            }
+        while let Some(frame) = self.pop_trace_frame() {
+            self.on_return_frame(frame, value, None);
+        }
+        if let Some(Frame::Function { catches, .. }) = self.stack.last_mut() {
+            // A `try` around the call is over.
+            *catches = false;
         }
         if self.stack.is_empty() {
             let normal = Term::atom(Atom::new("normal"));
@@ -332,6 +317,17 @@ impl Process {
             self.exit();
         }
         Ok(())
+    }
+
+    /// The trace frame on top of the stack, popped; `None` if a function
+    /// frame is on top, or nothing.
+    fn pop_trace_frame(&mut self) -> Option<Frame> {
+        match self.stack.last()? {
+            Frame::Function { .. } => None,
+            Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. } => {
+                self.stack.pop()
+            }
+        }
     }
 
     /// The innermost function raises `reason` of `class` (`error`, `exit`

@@ -27,13 +27,14 @@ use matchspec::term::{Atom, TermRef};
 
 use super::{Frame, Process, Raised, StackError, Unwinding};
 use crate::breakpoint::FunctionEntry;
+use crate::ids::Mfa;
 
 /// A host's stack as the core reads it while a trace needs it (`{caller}`,
 /// `{current_stacktrace}`, `return_to`).
 pub trait CallStack {
     /// The active function `depth` frames down from the top (0: the
     /// innermost), or `None` below the bottom.
-    fn function(&self, depth: usize) -> Option<crate::Mfa>;
+    fn function(&self, depth: usize) -> Option<Mfa>;
 }
 
 /// Who keeps a process's stack.
@@ -151,17 +152,11 @@ impl Process {
         stack: &dyn CallStack,
     ) -> Result<(), StackError> {
         self.in_host_mode()?;
-        match self.stack.pop() {
-            Some(Frame::Function { .. }) => {}
-            other => {
-                self.stack.extend(other);
-                return Err(StackError::NoWatchedFrame);
-            }
+        if !matches!(self.stack.last(), Some(Frame::Function { .. })) {
+            return Err(StackError::NoWatchedFrame);
         }
-        while let Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. }) =
-            self.stack.last()
-        {
-            let frame = self.stack.pop().expect("the frame just seen");
+        self.stack.pop();
+        while let Some(frame) = self.pop_trace_frame() {
             self.on_return_frame(frame, value, Some(stack));
         }
         Ok(())
@@ -175,7 +170,7 @@ impl Process {
         class: Atom,
         reason: TermRef<'_>,
         watched: usize,
-        catcher: Option<crate::Mfa>,
+        catcher: Option<Mfa>,
     ) -> Result<Raised, StackError> {
         self.in_host_mode()?;
         let functions = self.stack.iter().filter(|f| matches!(f, Frame::Function { .. }));
@@ -184,13 +179,10 @@ impl Process {
         }
         let mut unwinding = Unwinding::new(class, reason, catcher.is_some());
         for _ in 0..watched {
-            let Some(Frame::Function { .. }) = self.stack.pop() else {
-                unreachable!("a watched frame is on top between calls")
-            };
-            while let Some(Frame::ReturnTrace(_) | Frame::ReturnTo { .. } | Frame::CallAcc { .. }) =
-                self.stack.last()
-            {
-                let frame = self.stack.pop().expect("the frame just seen");
+            // A watched frame is on top between calls (its trace frames
+            // under it), and enough of them were counted above.
+            self.stack.pop();
+            while let Some(frame) = self.pop_trace_frame() {
                 unwinding.trace_frame(self, frame);
             }
         }

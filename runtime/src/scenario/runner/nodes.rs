@@ -274,11 +274,8 @@ impl Runner {
                 Action::Send { to, .. } => {
                     self.remote_receiver(to.as_ref())?;
                 }
-                Action::SeqTrace(key, value) => {
-                    let _ = seq.set(remote, key.as_ref(), value.as_ref(), &mut Heap::new());
-                }
-                Action::SeqToken(token) => {
-                    let _ = seq.set_whole(remote, token.as_ref());
+                Action::SeqTrace(..) | Action::SeqToken(_) => {
+                    set_remote_token(&mut seq, remote, action)
                 }
                 // What exit signals with a token do across nodes is not
                 // measured against OTP.
@@ -337,11 +334,8 @@ impl Runner {
                     self.world.pending.push_back((receiver, signal));
                 }
             }
-            Action::SeqTrace(key, value) => {
-                let _ = state.seq.set(remote, key.as_ref(), value.as_ref(), &mut Heap::new());
-            }
-            Action::SeqToken(token) => {
-                let _ = state.seq.set_whole(remote, token.as_ref());
+            Action::SeqTrace(..) | Action::SeqToken(_) => {
+                set_remote_token(&mut state.seq, remote, action);
             }
             Action::Link(p) => {
                 state.links.insert(LinkKey::Process(*p));
@@ -473,6 +467,21 @@ impl Runner {
             let signal = Signal::Exit { from, reason: reason.clone(), token, linked: true };
             self.world.pending.push_back((pid, signal));
         }
+    }
+}
+
+/// A remote process's `seq_trace` action on its token `seq`. A bad key,
+/// value or token fails in the process (badarg) and changes nothing, as
+/// for this node's puppets.
+fn set_remote_token(seq: &mut SeqState, remote: RemotePid, action: &Action) {
+    match action {
+        Action::SeqTrace(key, value) => {
+            let _ = seq.set(remote, key.as_ref(), value.as_ref(), &mut Heap::new());
+        }
+        Action::SeqToken(token) => {
+            let _ = seq.set_whole(remote, token.as_ref());
+        }
+        _ => {}
     }
 }
 
