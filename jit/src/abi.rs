@@ -323,11 +323,15 @@ pub(crate) enum HelperId {
     NumDiv,
     NumCompare,
     MapGet,
+    NumAddCompare,
+    NumSubCompare,
+    NumMulCompare,
+    NumDivCompare,
 }
 
 impl HelperId {
     /// Every helper, in `HelperId` order.
-    pub(crate) const ALL: [HelperId; 16] = [
+    pub(crate) const ALL: [HelperId; 20] = [
         HelperId::Step,
         HelperId::Call,
         HelperId::Compare,
@@ -344,6 +348,10 @@ impl HelperId {
         HelperId::NumDiv,
         HelperId::NumCompare,
         HelperId::MapGet,
+        HelperId::NumAddCompare,
+        HelperId::NumSubCompare,
+        HelperId::NumMulCompare,
+        HelperId::NumDivCompare,
     ];
 
     /// May the helper build terms (and so move the heap)?
@@ -359,7 +367,11 @@ impl HelperId {
             | HelperId::NumSub
             | HelperId::NumMul
             | HelperId::NumDiv
-            | HelperId::MapGet => true,
+            | HelperId::MapGet
+            | HelperId::NumAddCompare
+            | HelperId::NumSubCompare
+            | HelperId::NumMulCompare
+            | HelperId::NumDivCompare => true,
             HelperId::Compare
             | HelperId::TypeTest
             | HelperId::ExactEq
@@ -387,6 +399,18 @@ impl HelperId {
             HelperId::NumDiv => ("msc_num_div", arith::num_div as *const u8, 3),
             HelperId::NumCompare => ("msc_num_compare", lean::num_compare as *const u8, 3),
             HelperId::MapGet => ("msc_map_get", lean::map_get as *const u8, 3),
+            HelperId::NumAddCompare => {
+                ("msc_num_add_compare", arith::num_add_compare as *const u8, 5)
+            }
+            HelperId::NumSubCompare => {
+                ("msc_num_sub_compare", arith::num_sub_compare as *const u8, 5)
+            }
+            HelperId::NumMulCompare => {
+                ("msc_num_mul_compare", arith::num_mul_compare as *const u8, 5)
+            }
+            HelperId::NumDivCompare => {
+                ("msc_num_div_compare", arith::num_div_compare as *const u8, 5)
+            }
         };
         Helper { name, address, params }
     }

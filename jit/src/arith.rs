@@ -15,7 +15,7 @@ use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, Ctx, FAILED, SCRATCH};
-use crate::lean::{boxed, number_cells};
+use crate::lean::{boxed, num_compare, number_cells};
 
 /// One of `+ - * /` as a type, so each helper is compiled for its own.
 trait Arith {
@@ -85,6 +85,179 @@ pub(crate) unsafe extern "C" fn num_div(ctx: *mut c_void, x: u64, y: u64, at: u6
     unsafe { num_arith::<Div>(ctx, x, y, at) }
 }
 
+/// `msc_num_add_compare(ctx, op, x, y, at, other)`: `x + y` compared
+/// with `other` by [`num_arith_compare`].
+///
+/// # Safety
+///
+/// As [`num_arith_compare`].
+pub(crate) unsafe extern "C" fn num_add_compare(
+    ctx: *mut c_void,
+    op: u64,
+    x: u64,
+    y: u64,
+    at: u64,
+    other: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { num_arith_compare::<Add>(ctx, op, x, y, at, other) }
+}
+
+/// `msc_num_sub_compare(ctx, op, x, y, at, other)`: `x - y` compared
+/// with `other` by [`num_arith_compare`].
+///
+/// # Safety
+///
+/// As [`num_arith_compare`].
+pub(crate) unsafe extern "C" fn num_sub_compare(
+    ctx: *mut c_void,
+    op: u64,
+    x: u64,
+    y: u64,
+    at: u64,
+    other: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { num_arith_compare::<Sub>(ctx, op, x, y, at, other) }
+}
+
+/// `msc_num_mul_compare(ctx, op, x, y, at, other)`: `x * y` compared
+/// with `other` by [`num_arith_compare`].
+///
+/// # Safety
+///
+/// As [`num_arith_compare`].
+pub(crate) unsafe extern "C" fn num_mul_compare(
+    ctx: *mut c_void,
+    op: u64,
+    x: u64,
+    y: u64,
+    at: u64,
+    other: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { num_arith_compare::<Mul>(ctx, op, x, y, at, other) }
+}
+
+/// `msc_num_div_compare(ctx, op, x, y, at, other)`: `x / y` compared
+/// with `other` by [`num_arith_compare`].
+///
+/// # Safety
+///
+/// As [`num_arith_compare`].
+pub(crate) unsafe extern "C" fn num_div_compare(
+    ctx: *mut c_void,
+    op: u64,
+    x: u64,
+    y: u64,
+    at: u64,
+    other: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { num_arith_compare::<Div>(ctx, op, x, y, at, other) }
+}
+
+/// Does comparison `op` (an index of [`CMPS`](abi::CMPS)) hold of `x`
+/// `A` `y` and `other`? 1 if so; 0 if not, or if `A` fails (a guard's
+/// arithmetic and comparison fused, failing to the same place: see
+/// `fuse.rs`).
+///
+/// The usual case, a float or a bignum and a small integer compared with
+/// a small integer by one of `< =< > >= == /=`, is decided from the
+/// result's value without building it, as [`lean::num_compare`] decides
+/// it, from one read of the first's header and without saving registers.
+/// Anything else is built at `at`, as [`num_arith`] builds it, and
+/// compared by `msc_num_compare`, out of line.
+///
+/// # Safety
+///
+/// As [`num_arith`] and [`abi::compare`].
+///
+/// [`lean::num_compare`]: crate::lean::num_compare
+#[inline(always)]
+unsafe fn num_arith_compare<A: Arith>(
+    ctx: *mut c_void,
+    op: u64,
+    x: u64,
+    y: u64,
+    at: u64,
+    other: u64,
+) -> u64 {
+    if (y | other) & layout::TAG_MASK == layout::TAG_SMALL
+        && let Some(&holds) = HOLDS.get(op as usize)
+    {
+        // SAFETY: as this function's contract.
+        if let Some(order) = unsafe { small_order(ctx.cast_const().cast(), A::BIF, x, y, other) } {
+            return (u64::from(holds) >> (order + 1)) & 1;
+        }
+    }
+    // SAFETY: as this function's contract.
+    unsafe { built_compare::<A>(ctx, op, x, y, at, other) }
+}
+
+/// For each comparison but `=:=` and `=/=` (which tell floats from
+/// integers), in [`CMPS`](abi::CMPS) order: the orders it holds for, as
+/// bits 0 (less), 1 (equal) and 2 (greater).
+const HOLDS: [u8; 6] = [0b001, 0b011, 0b100, 0b110, 0b010, 0b101];
+
+/// The order (-1, 0 or 1) of `bif` on the float or bignum `x` and the
+/// small integer `y` against the small integer `t`, if [`with_small`]
+/// computes the result and its order against `t` is a machine comparison
+/// (as `lean::key_order` decides it): a bignum lies beyond every small
+/// integer, and a float compares with an integer a float holds exactly.
+///
+/// # Safety
+///
+/// As [`num_arith`].
+#[inline(always)]
+unsafe fn small_order(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64, t: u64) -> Option<i64> {
+    const LIMIT: i64 = 1 << 53;
+    // SAFETY: as this function's contract.
+    let order = match unsafe { with_small(ctx, bif, x, y)? } {
+        Ok([header, bits, _]) if header == layout::FLOAT_HEADER => {
+            let t = (t as i64) >> layout::TAG_BITS;
+            if !(-LIMIT..=LIMIT).contains(&t) {
+                return None;
+            }
+            f64::from_bits(bits).partial_cmp(&(t as f64))?
+        }
+        Ok([header, ..]) => {
+            if header & layout::HEADER_KIND_MASK == layout::HEADER_NEG_BIG {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        }
+        // Small integers compare as their words.
+        Err(word) => (word as i64).cmp(&(t as i64)),
+    };
+    Some(order as i64)
+}
+
+/// [`num_arith_compare`] by building the result: 0 if `A` fails, else
+/// `msc_num_compare` of it and `other`.
+///
+/// # Safety
+///
+/// As [`num_arith_compare`].
+#[inline(never)]
+unsafe fn built_compare<A: Arith>(
+    ctx: *mut c_void,
+    op: u64,
+    x: u64,
+    y: u64,
+    at: u64,
+    other: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    let word = unsafe { num_arith::<A>(ctx, x, y, at) };
+    if word == FAILED {
+        return 0;
+    }
+    // SAFETY: as this function's contract.
+    unsafe { num_compare(ctx, op, word, other) }
+}
+
 /// [`abi::call`] of `A` (`+`, `-`, `*` or `/`), computing itself what
 /// the interpreter's fast path computes for numbers in the input or the
 /// run's heap: a float if either is a float (or for `/`), if finite; else
@@ -105,18 +278,22 @@ pub(crate) unsafe extern "C" fn num_div(ctx: *mut c_void, x: u64, y: u64, at: u6
 unsafe fn num_arith<A: Arith>(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
     if y & layout::TAG_MASK == layout::TAG_SMALL {
         // SAFETY: as this function's contract.
-        if let Some(word) = unsafe { with_small(ctx.cast(), A::BIF, x, y, at) } {
-            return word;
+        match unsafe { with_small(ctx.cast(), A::BIF, x, y) } {
+            // SAFETY: as this function's contract.
+            Some(Ok(words)) => return unsafe { build(ctx.cast(), at, words) },
+            Some(Err(word)) => return word,
+            None => {}
         }
     }
     // SAFETY: as this function's contract.
     unsafe { general::<A>(ctx, x, y, at) }
 }
 
-/// `bif` on the float or bignum `x` and the small integer `y`, built at
-/// `at`, as [`num_arith`] computes it; `None` if `x` is not one with two
-/// words after its header, or the result is not a finite float or an
-/// integer of at most 127 bits, for [`general`] to decide.
+/// `bif` on the float or bignum `x` and the small integer `y`, as
+/// [`num_arith`] computes it: the words of a float or bignum (`Ok`) or a
+/// small integer's word (`Err`); `None` if `x` is not one with two words
+/// after its header, or the result is not a finite float or an integer of
+/// at most 127 bits, for [`general`] to decide.
 ///
 /// A bignum is worked on as it is stored, a sign and a magnitude (of one
 /// or two words): a small integer is smaller than any bignum, so a sum or
@@ -127,7 +304,12 @@ unsafe fn num_arith<A: Arith>(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 
 ///
 /// As [`num_arith`].
 #[inline(always)]
-unsafe fn with_small(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> Option<u64> {
+unsafe fn with_small(
+    ctx: *const Ctx<'_>,
+    bif: Bif,
+    x: u64,
+    y: u64,
+) -> Option<Result<[u64; 3], u64>> {
     const ONE: u64 = 1 << layout::HEADER_KIND_BITS;
     // SAFETY: as this function's contract; `boxed` checked that the header
     // and the two words after it are inside.
@@ -137,7 +319,7 @@ unsafe fn with_small(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> Op
     let s = (y as i64) >> layout::TAG_BITS;
     let words = if header == layout::FLOAT_HEADER {
         let r = bif::float_arith(bif, f64::from_bits(lo), s as f64)?;
-        [layout::FLOAT_HEADER, r.to_bits(), 0]
+        Ok([layout::FLOAT_HEADER, r.to_bits(), 0])
     } else {
         // A bignum of one or two words, positive or negative, less the
         // first: 0, 1, `ONE` or `ONE + 1`.
@@ -170,13 +352,9 @@ unsafe fn with_small(ctx: *mut Ctx<'_>, bif: Bif, x: u64, y: u64, at: u64) -> Op
                 (kind, sum)
             }
         };
-        match big_words(kind, magnitude) {
-            Ok(words) => words,
-            Err(word) => return Some(word),
-        }
+        big_words(kind, magnitude)
     };
-    // SAFETY: as this function's contract.
-    Some(unsafe { build(ctx, at, words) })
+    Some(words)
 }
 
 /// `a * b`, if below 2^127 (as the interpreter's fast path): two 64-bit

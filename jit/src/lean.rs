@@ -142,6 +142,15 @@ pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y
 /// As [`space`].
 #[inline(always)]
 unsafe fn num_order(ctx: *const Ctx<'_>, op: u64, x: u64, y: u64) -> Option<bool> {
+    // SAFETY: as this function's contract.
+    let (p, q) = unsafe { (key_of(ctx, x)?, key_of(ctx, y)?) };
+    key_order(op, p, q)
+}
+
+/// Does comparison `op` (an index of [`CMPS`]) hold of numbers `p` and
+/// `q`, if their keys decide it (as [`num_compare`] decides it)?
+#[inline(always)]
+fn key_order(op: u64, p: Key, q: Key) -> Option<bool> {
     use std::cmp::Ordering::{Greater, Less};
     const LIMIT: i64 = 1 << 53;
     // A float, or a small integer a float holds exactly.
@@ -150,8 +159,6 @@ unsafe fn num_order(ctx: *const Ctx<'_>, op: u64, x: u64, y: u64) -> Option<bool
         Key::Float(f) => Some(f),
         Key::Small(_) | Key::Big(_) => None,
     };
-    // SAFETY: as this function's contract.
-    let (p, q) = unsafe { (key_of(ctx, x)?, key_of(ctx, y)?) };
     let order = match (p, q) {
         (Key::Small(_), Key::Big(negative)) => {
             if negative {

@@ -78,6 +78,7 @@ mod divide;
 mod effects;
 mod engine;
 mod error;
+mod fuse;
 mod lean;
 mod looping;
 mod prefix;

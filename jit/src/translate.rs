@@ -31,6 +31,7 @@ use matchspec::term::{Space, Word};
 use crate::abi::{self, HelperId};
 use crate::divide::Magic;
 use crate::effects::{Effects, effects};
+use crate::fuse::{self, Fused};
 use crate::looping::{Loop, Looping};
 use crate::prefix;
 
@@ -114,6 +115,7 @@ pub(crate) fn translate(
     for &(_, to) in redirects.iter().flatten() {
         targets[to] = true;
     }
+    let fused = fuse::fusions(program, &targets, &slots);
     let mut t = Translator {
         program,
         slots,
@@ -134,6 +136,7 @@ pub(crate) fn translate(
         effects,
         targets,
         redirects,
+        fused,
         pc: 0,
         vars,
         constants,
@@ -268,6 +271,9 @@ struct Translator<'p, 'f, 'd> {
     /// For each op, if its jumps to the next clause go elsewhere: that
     /// clause's start and the op they go to (see `prefix.rs`).
     redirects: Vec<Option<(Label, usize)>>,
+    /// For each op, its part in a fusion of arithmetic into a comparison
+    /// (see `fuse.rs`).
+    fused: Vec<Fused>,
     /// The op being translated.
     pc: usize,
     /// The SSA variable of each register.
@@ -532,8 +538,15 @@ impl Translator<'_, '_, '_> {
                 self.store(dst, v);
                 self.next(pc);
             }
-            Op::Call { bif, args, dst, fail } => self.call(pc, bif, args, dst, fail),
-            Op::Compare { op, a, b, fail } => self.compare(pc, op, a, b, fail),
+            Op::Call { bif, args, dst, fail } => match self.fused[pc] {
+                // Computed by the comparison it feeds.
+                Fused::Deferred(_) => self.next(pc),
+                Fused::No | Fused::Computes(_) => self.call(pc, bif, args, dst, fail),
+            },
+            Op::Compare { op, a, b, fail } => match self.fused[pc] {
+                Fused::Computes(arith) => self.fused_compare(pc, arith, op, a, b, fail),
+                Fused::No | Fused::Deferred(_) => self.compare(pc, op, a, b, fail),
+            },
             Op::TypeTest { test, src, expect, fail } => self.type_test(pc, test, src, expect, fail),
             Op::BoolBranch { src, when, target, other } => {
                 let (stop, go_on) = if when { (TRUE, FALSE) } else { (FALSE, TRUE) };
@@ -763,24 +776,8 @@ impl Translator<'_, '_, '_> {
                 Bif::Mul => HelperId::NumMul,
                 _ => HelperId::NumDiv,
             };
-            let build = match self.heap {
-                Some(region) => region.build,
-                None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
-            };
-            let at = match at {
-                0 => build,
-                _ => self.b.ins().iadd_imm_s(build, i64::from(at)),
-            };
-            // A small integer constant goes second, where the helper
-            // looks for a small integer first (`+` and `*` commute).
-            let small = |r: Reg| self.constants[r.index()].is_some_and(Word::is_small);
-            let (a, b) = match bif {
-                Bif::Add | Bif::Mul if small(args[0]) && !small(args[1]) => (args[1], args[0]),
-                _ => (args[0], args[1]),
-            };
-            // Constants made again here, so the fast path's stay
-            // immediates.
-            let (x, y) = (self.load(a), self.load(b));
+            let at = self.slot_offset(at);
+            let (x, y) = self.helper_operands(bif, [args[0], args[1]]);
             let value = self.call_helper(helper, &[x, y, at]);
             // Nothing else goes to `slow`: `arith::num_arith` calls `msc_call`.
             return self.word_result(pc, value, dst, fail);
@@ -793,6 +790,229 @@ impl Translator<'_, '_, '_> {
         }
         let value = self.call_helper(HelperId::Call, &params);
         self.word_result(pc, value, dst, fail);
+    }
+
+    /// The heap offset of slot `at` of the region the code builds in.
+    fn slot_offset(&mut self, at: u32) -> Value {
+        let build = match self.heap {
+            Some(region) => region.build,
+            None => self.b.ins().load(I64, mem(), self.ctx, abi::CTX_BUILD),
+        };
+        match at {
+            0 => build,
+            _ => self.b.ins().iadd_imm_s(build, i64::from(at)),
+        }
+    }
+
+    /// The operands of `+ - * /` as its lean helper takes them: a small
+    /// integer constant second, where the helper looks for a small integer
+    /// first (`+` and `*` commute). Constants are made again here, so the
+    /// fast path's stay immediates.
+    fn helper_operands(&mut self, bif: Bif, args: [Reg; 2]) -> (Value, Value) {
+        let small = |r: Reg| self.constants[r.index()].is_some_and(Word::is_small);
+        let (a, b) = match bif {
+            Bif::Add | Bif::Mul if small(args[0]) && !small(args[1]) => (args[1], args[0]),
+            _ => (args[0], args[1]),
+        };
+        (self.load(a), self.load(b))
+    }
+
+    /// `Compare` at `pc` of the result of `arith`, which it computes
+    /// itself (see `fuse.rs`): small integers inline, then compared as
+    /// ever; anything else by `msc_num_*_compare`, which compares floats
+    /// and bignums without building them, and answers 0 when `arith`
+    /// fails (both fail to `fail`).
+    fn fused_compare(
+        &mut self,
+        pc: usize,
+        arith: fuse::Arith,
+        op: Cmp,
+        a: Reg,
+        b: Reg,
+        fail: Label,
+    ) {
+        let numbers = self.b.create_block();
+        if arith.bif == Bif::FloatDiv {
+            self.jump(numbers);
+        } else {
+            let (x, y) = (self.load(arith.args[0]), self.load(arith.args[1]));
+            let fast = self.b.create_block();
+            let smalls = self.both_small(x, y);
+            self.brif_likely(smalls, fast, numbers);
+            self.switch_off(fast);
+            let result = self.small_arith(arith.bif, x, y, numbers);
+            self.store(arith.result, result);
+            self.compare(pc, op, a, b, fail);
+        }
+        self.switch_off(numbers);
+        // `other op result` is `result op' other`.
+        let (other, op) = if a == arith.result { (b, op) } else { (a, fuse::swapped(op)) };
+        let helper = self.b.create_block();
+        if matches!(op, Cmp::ExactEq | Cmp::ExactNe) {
+            self.jump(helper);
+        } else {
+            let (x, y) = self.helper_operands(arith.bif, arith.args);
+            let t = self.load(other);
+            self.fused_number_order(pc, arith.bif, op, [x, y, t], fail, helper);
+        }
+        self.switch_off(helper);
+        let at = self.slot_offset(arith.slot);
+        let (x, y) = self.helper_operands(arith.bif, arith.args);
+        let other = self.load(other);
+        let op_index = self.b.ins().iconst(I64, abi::cmp_index(op) as i64);
+        let helper = match arith.bif {
+            Bif::Add => HelperId::NumAddCompare,
+            Bif::Sub => HelperId::NumSubCompare,
+            Bif::Mul => HelperId::NumMulCompare,
+            _ => HelperId::NumDivCompare,
+        };
+        let answer = self.call_helper(helper, &[op_index, x, y, at, other]);
+        self.branch_on_answer(answer, pc + 1, fail.index());
+    }
+
+    /// The usual case of a fused comparison off the small-integer path,
+    /// inline: `x bif y` for a float or bignum `x` (in the input or the
+    /// run's heap) and a small integer `y`, compared by `op` with the
+    /// small integer `t`, as `msc_num_*_compare` decides it without
+    /// building the result (`arith::small_order`):
+    ///
+    /// * a float result, if finite, against `t` converted, if exactly
+    ///   (within ±2^53);
+    /// * a bignum of one or two words plus or minus `y`, if it stays a
+    ///   bignum of the same sign (two words, or one of at least 2^61), or
+    ///   times `y` (not 0), which only multiplies its magnitude: the sign
+    ///   decides, as a bignum lies beyond every small integer.
+    ///
+    /// Anything else goes on to `helper`.
+    fn fused_number_order(
+        &mut self,
+        pc: usize,
+        bif: Bif,
+        op: Cmp,
+        [x, y, t]: [Value; 3],
+        fail: Label,
+        helper: Block,
+    ) {
+        let (boxed, decode, header, float, finite, exact, bignum, signed) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let smalls = self.both_small(y, t);
+        self.brif(smalls, boxed, helper);
+        self.enter(boxed);
+        let is_boxed = self.has_tag(x, layout::TAG_BOXED);
+        self.brif(is_boxed, decode, helper);
+        // The words of its space (`Ctx::spaces`): none for literals. The
+        // header and the word after it must be inside (and for a bignum,
+        // which may have two, the word after that: below).
+        self.enter(decode);
+        let space = self.b.ins().ushr_imm_s(x, i64::from(layout::SPACE_SHIFT));
+        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
+        let entry = self.b.ins().ishl_imm_s(space, 4);
+        let entry = self.b.ins().iadd(self.ctx, entry);
+        let base = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES);
+        let len = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES + 8);
+        let at = self.b.ins().ushr_imm_s(x, i64::from(layout::OFFSET_SHIFT));
+        let last = self.b.ins().iadd_imm_s(at, 1);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
+        self.brif(inside, header, helper);
+        self.enter(header);
+        let byte_offset = self.b.ins().ishl_imm_s(at, 3);
+        let cells = self.b.ins().iadd(base, byte_offset);
+        let h = self.b.ins().load(I64, mem(), cells, 0);
+        let lo = self.b.ins().load(I64, mem(), cells, 8);
+        let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
+        self.brif(is_float, float, bignum);
+        // A float: the result, if finite (its magnitude's bits below
+        // infinity's), against `t` converted, if exactly.
+        self.enter(float);
+        let f = self.b.ins().bitcast(types::F64, MemFlagsData::new(), lo);
+        let s = self.b.ins().sshr_imm_s(y, i64::from(layout::TAG_BITS));
+        let s = self.b.ins().fcvt_from_sint(types::F64, s);
+        let r = match bif {
+            Bif::Add => self.b.ins().fadd(f, s),
+            Bif::Sub => self.b.ins().fsub(f, s),
+            Bif::Mul => self.b.ins().fmul(f, s),
+            _ => self.b.ins().fdiv(f, s),
+        };
+        let bits = self.b.ins().bitcast(I64, MemFlagsData::new(), r);
+        let magnitude = self.b.ins().band_imm_s(bits, i64::MAX);
+        let is_finite = self.b.ins().icmp_imm_s(
+            IntCC::SignedLessThan,
+            magnitude,
+            f64::INFINITY.to_bits() as i64,
+        );
+        self.brif(is_finite, finite, helper);
+        self.enter(finite);
+        let v = self.b.ins().sshr_imm_s(t, i64::from(layout::TAG_BITS));
+        let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
+        let fits = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
+        self.brif(fits, exact, helper);
+        self.enter(exact);
+        let q = self.b.ins().fcvt_from_sint(types::F64, v);
+        let fcc = match op {
+            Cmp::Lt => FloatCC::LessThan,
+            Cmp::Le => FloatCC::LessThanOrEqual,
+            Cmp::Gt => FloatCC::GreaterThan,
+            Cmp::Ge => FloatCC::GreaterThanOrEqual,
+            Cmp::Eq | Cmp::ExactEq => FloatCC::Equal,
+            Cmp::Ne | Cmp::ExactNe => FloatCC::NotEqual,
+        };
+        let holds = self.b.ins().fcmp(fcc, r, q);
+        self.branch(holds, pc + 1, fail);
+        // A bignum of one or two words (`k`: 0, 1, `ONE` or `ONE + 1`).
+        self.enter(bignum);
+        const ONE: i64 = 1 << layout::HEADER_KIND_BITS;
+        let k = self.b.ins().iadd_imm_s(h, -(ONE | layout::HEADER_POS_BIG as i64));
+        let odd = self.b.ins().band_imm_s(k, !(ONE | 1));
+        let one_or_two = self.b.ins().icmp_imm_s(IntCC::Equal, odd, 0);
+        let negative = self.b.ins().band_imm_s(k, 1);
+        let (keeps, negative) = match bif {
+            Bif::Add | Bif::Sub => {
+                // `y` is below 2^60 in magnitude: two words, or one of at
+                // least 2^61, stay beyond the small integers.
+                let two = self.b.ins().band_imm_s(k, ONE);
+                let large = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, lo, 1 << 61);
+                let large = self.b.ins().uextend(I64, large);
+                let stays = self.b.ins().bor(two, large);
+                let stays = self.b.ins().icmp_imm_s(IntCC::NotEqual, stays, 0);
+                (stays, negative)
+            }
+            Bif::Mul => {
+                // A negative factor turns the sign round.
+                let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, y, 0);
+                let below = self.b.ins().ushr_imm_s(y, 63);
+                (nonzero, self.b.ins().bxor(negative, below))
+            }
+            _ => (self.b.ins().iconst(types::I8, 0), negative),
+        };
+        let decided = self.b.ins().band(one_or_two, keeps);
+        // Two words after the header must be inside for a bignum of two.
+        let last = self.b.ins().iadd_imm_s(at, 2);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
+        let decided = self.b.ins().band(decided, inside);
+        self.brif(decided, signed, helper);
+        // Its sign decides: -1 if negative, else 1, against 0.
+        self.enter(signed);
+        let twice = self.b.ins().ishl_imm_s(negative, 1);
+        let one = self.b.ins().iconst(I64, 1);
+        let order = self.b.ins().isub(one, twice);
+        let cc = match op {
+            Cmp::Lt => IntCC::SignedLessThan,
+            Cmp::Le => IntCC::SignedLessThanOrEqual,
+            Cmp::Gt => IntCC::SignedGreaterThan,
+            Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
+            Cmp::Eq | Cmp::ExactEq => IntCC::Equal,
+            Cmp::Ne | Cmp::ExactNe => IntCC::NotEqual,
+        };
+        let holds = self.b.ins().icmp_imm_s(cc, order, 0);
+        self.branch(holds, pc + 1, fail);
     }
 
     /// `bif` on two small-integer words, leaving for `slow` when the result
@@ -1573,7 +1793,7 @@ const MAX_CLAUSE_WORDS: u32 = 256;
 /// Where each building op of each clause builds in the run's heap, and how
 /// many words that takes at most (clauses reuse the same words: one run
 /// finishes at most one clause's body).
-fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
+pub(crate) fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
     let code = program.code();
     let mut slots = vec![None; code.len()];
     let starts: Vec<usize> = program.clause_starts().iter().map(|l| l.index()).collect();
@@ -1609,7 +1829,7 @@ fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
 }
 
 /// Which ops start a clause or are jumped to.
-fn jump_targets(program: &Program) -> Vec<bool> {
+pub(crate) fn jump_targets(program: &Program) -> Vec<bool> {
     let code = program.code();
     let mut targets = vec![false; code.len()];
     let mut mark = |label: Label| {

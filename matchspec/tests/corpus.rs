@@ -103,7 +103,7 @@ fn nesting_limits() {
 
 #[test]
 fn numbers_at_fast_path_edges() {
-    check_corpus(&otp_corpus("numbers.terms"), 5_362);
+    check_corpus(&otp_corpus("numbers.terms"), 11_470);
 }
 
 /// Cases OTP 27 crashes on, with answers decided by hand (see

@@ -920,4 +920,27 @@ numbers() ->
                          [{{{'-', {'+', '$2', '$1'}, '$1'}, {'*', {'-', '$2', 1}, '$1'},
                            {'+', {'*', '$2', '$1'}, 1}}}]}]],
                 In <- Pairs],
-    Arith ++ Cmp ++ Chain.
+    %% Arithmetic compared at once (the JIT computes the two together,
+    %% deciding floats and bignums without building them): each side, every
+    %% comparison, the other operand a small integer at the edges of what a
+    %% float holds exactly, a failing sum or a non-number.
+    Fused = fun(Guard) -> [{{'$1', '$2'}, [Guard], [true]}, {'_', [], [false]}] end,
+    Left = [run(table, Fused({Op, {A, '$1', C}, '$2'}), {X, Y})
+            || Op <- ['<', '==', '=:='], A <- ['+', '-', '*', '/'], C <- [0, -1, 3, ?P60 - 1],
+               X <- fused_xs(), Y <- fused_ys()],
+    Right = [run(table, Fused({Op, '$2', {A, '$1', 2}}), {X, Y})
+             || Op <- ['>=', '/=', '=<', '>'], A <- ['+', '-', '*', '/'],
+                X <- fused_xs(), Y <- fused_ys()],
+    Arith ++ Cmp ++ Chain ++ Left ++ Right.
+
+%% First operands of a fused comparison: floats (one that overflows when
+%% doubled), bignums of one word below and above 2^61, of two words and of
+%% more, each sign, small integers and a non-number.
+fused_xs() ->
+    [2.5, -2.5, 1.7976931348623157e308, 1.0e16, 0.0, 7, ?P60, -?P60 - 1, 2 * ?P60 - 1,
+     2 * ?P60, -2 * ?P60, ?BIG, -?BIG - 3, ?P127, ?P127 * ?P127, a].
+
+%% The small integers they are compared with: around the float's exact
+%% range and at the small range's edge.
+fused_ys() ->
+    [0, 5, -5, 9007199254740993, -9007199254740993, ?P60 - 1].
