@@ -339,6 +339,27 @@ mod tests {
         assert!(!dead_after(&code, reads, 0, r));
     }
 
+    /// What a sum may move past: pure ops that go on or fail where it
+    /// fails; not host calls, other labels or bodies' `'EXIT'`.
+    #[test]
+    fn only_pure_ops_failing_alike_are_crossed() {
+        let (l, other) = (Label(9), Label(8));
+        let args = [Reg(2), Reg(3), Reg::NONE];
+        let call = |bif, fail| Op::Call { bif, args, dst: Reg(4), fail };
+        assert!(pure_or_fails_to(&call(Bif::Mul, Fail::Jump(l)), l));
+        assert!(pure_or_fails_to(&call(Bif::Element, Fail::Jump(l)), l));
+        assert!(!pure_or_fails_to(&call(Bif::Mul, Fail::Jump(other)), l));
+        assert!(!pure_or_fails_to(&call(Bif::Mul, Fail::Exit), l));
+        assert!(!pure_or_fails_to(&call(Bif::Node0, Fail::Jump(l)), l));
+        assert!(!pure_or_fails_to(&call(Bif::GetTcw, Fail::Jump(l)), l));
+        let compare = |fail| Op::Compare { op: Cmp::Lt, a: Reg(2), b: Reg(3), fail };
+        assert!(pure_or_fails_to(&compare(l), l));
+        assert!(!pure_or_fails_to(&compare(other), l));
+        assert!(pure_or_fails_to(&Op::Move { src: Reg(2), dst: Reg(5) }, l));
+        assert!(!pure_or_fails_to(&Op::Jump { target: l }, l));
+        assert!(!pure_or_fails_to(&Op::Display { src: Reg(2) }, l));
+    }
+
     /// Arithmetic in a body (which makes `'EXIT'` rather than failing) is
     /// never fused.
     #[test]

@@ -17,7 +17,9 @@
 //! shares with the next one goes on past them there. Arithmetic and
 //! comparisons on other numbers (floats, bignums of up to 128 bits), and
 //! map lookups in guards, call lean helpers that compute what the
-//! interpreter's fast paths compute. Everything else (larger bignums, term
+//! interpreter's fast paths compute; a guard's arithmetic whose only use
+//! is the comparison after it is computed by that comparison, which
+//! decides a float or bignum result without building it. Everything else (larger bignums, term
 //! order on compound terms, other map lookups, trace actions) calls one
 //! helper that runs the op with the interpreter's own definition
 //! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines

@@ -842,7 +842,10 @@ impl Translator<'_, '_, '_> {
             self.switch_off(fast);
             let result = self.small_arith(arith.bif, x, y, numbers);
             self.store(arith.result, result);
-            self.compare(pc, op, a, b, fail);
+            // A small result: a bignum or float on the other side goes to
+            // `msc_num_compare` (deciding it inline too would cost every
+            // compile more than it saves).
+            self.compare_with(pc, op, a, b, fail, false);
         }
         self.switch_off(numbers);
         // `other op result` is `result op' other`.
@@ -1214,6 +1217,21 @@ impl Translator<'_, '_, '_> {
     /// (which decides numbers itself and calls `msc_compare` for the rest),
     /// or for `=:=` and `=/=` `msc_compare`.
     fn compare(&mut self, pc: usize, op: Cmp, a: Reg, b: Reg, fail: Label) {
+        let inline_numbers = self.computed[a.index()] || self.computed[b.index()];
+        self.compare_with(pc, op, a, b, fail, inline_numbers);
+    }
+
+    /// [`compare`](Self::compare), deciding a small integer against a
+    /// bignum or a float inline if `inline_numbers`.
+    fn compare_with(
+        &mut self,
+        pc: usize,
+        op: Cmp,
+        a: Reg,
+        b: Reg,
+        fail: Label,
+        inline_numbers: bool,
+    ) {
         let (x, y) = (self.load(a), self.load(b));
         let slow = self.b.create_block();
         let fast = self.b.create_block();
@@ -1234,7 +1252,7 @@ impl Translator<'_, '_, '_> {
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
-            if !equality && (self.computed[a.index()] || self.computed[b.index()]) {
+            if !equality && inline_numbers {
                 // A small integer against a bignum or a float, inline where
                 // they are likely: for the results of arithmetic.
                 self.switch_off(numbers);
