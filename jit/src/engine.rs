@@ -38,9 +38,9 @@ impl Engine {
 /// How many runs [`Engine::Auto`] interprets before compiling.
 ///
 /// Measured on the six benchmark workloads (`benches/README.md`): compiling
-/// takes 80-500 µs (warm) and the machine code saves 5-51 ns per run, so
-/// compiling pays for itself after 4,700 to 15,700 runs (break-even =
-/// compile time / saving per run; median about 11,000). A spec that runs
+/// takes 86-604 µs (warm) and the machine code saves 6-46 ns per run, so
+/// compiling pays for itself after 5,600 to 19,700 runs (break-even =
+/// compile time / saving per run; median about 15,000). A spec that runs
 /// twice the threshold has paid back its compile time in every workload
 /// measured, and a spec that runs only a few thousand times never pays
 /// for a compile. (The threshold was chosen
