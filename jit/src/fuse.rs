@@ -182,23 +182,22 @@ fn pure_or_fails_to(op: &Op, label: Label) -> bool {
 /// Does every path from op `j` on write `r` before reading it, as found
 /// within [`LOOK_AHEAD`] ops (`false` if not found so)?
 fn dead_after(code: &[Op], reads: impl Fn(&Op) -> Vec<Reg>, j: usize, r: Reg) -> bool {
-    let mut seen = vec![false; code.len()];
+    // At most `LOOK_AHEAD` ops are visited: a list, not a set the size of
+    // the program, keeps the whole analysis linear.
+    let mut seen: Vec<usize> = Vec::with_capacity(LOOK_AHEAD);
     let mut pending: Vec<usize> = successors(&code[j], j);
-    let mut budget = LOOK_AHEAD;
     while let Some(pc) = pending.pop() {
-        if seen.get(pc).is_none_or(|&s| s) {
-            // Seen, or past the end (which no well-formed program reaches).
-            if pc >= code.len() {
-                return false;
-            }
-            continue;
-        }
-        seen[pc] = true;
-        let Some(spent) = budget.checked_sub(1) else {
+        let Some(op) = code.get(pc) else {
+            // Past the end, which no well-formed program reaches.
             return false;
         };
-        budget = spent;
-        let op = &code[pc];
+        if seen.contains(&pc) {
+            continue;
+        }
+        if seen.len() == LOOK_AHEAD {
+            return false;
+        }
+        seen.push(pc);
         if reads(op).contains(&r) {
             return false;
         }

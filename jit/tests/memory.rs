@@ -246,6 +246,39 @@ fn a_spec_of_5000_clauses_compiles_and_agrees() {
     assert_eq!(answers, ["{4999,7000}", "nomatch", "{0,x}", "{4998,4999}", "nomatch", "{1,1.5}"]);
 }
 
+/// `n` clauses `{{'$1', N}, [{'>', {'*', '$1', 2}, N}], [{{N, '$1'}}]}`:
+/// each guard's product is computed by its comparison (`fuse.rs`).
+fn many_fused_clauses(n: usize) -> String {
+    let clauses: Vec<String> = (0..n)
+        .map(|i| {
+            format!("{{{{'$1', {i}}}, [{{'>', {{'*', '$1', 2}}, {i}}}], [{{{{{i}, '$1'}}}}]}}")
+        })
+        .collect();
+    format!("[{}]", clauses.join(", "))
+}
+
+#[test]
+fn a_spec_of_4000_fused_comparisons_compiles_and_agrees() {
+    let big = "1180591620717411303424";
+    let answers = huge(
+        "4000 fused clauses",
+        // Seven ops a clause: 4,000 stay below the JIT's limit of ops.
+        &many_fused_clauses(4000),
+        &[
+            "{7000, 3999}",
+            "{1, 2}",
+            "{x, 0}",
+            "{2.5, 4}",
+            &format!("{{{big}, 17}}"),
+            &format!("{{-{big}, 17}}"),
+        ],
+    );
+    assert_eq!(
+        answers,
+        ["{3999,7000}", "nomatch", "nomatch", "{4,2.5}", &format!("{{17,{big}}}"), "nomatch"]
+    );
+}
+
 #[test]
 fn a_guard_of_3000_comparisons_compiles_and_agrees() {
     let inputs = ["{2999, a}", "{3000, b}", "{1.0, c}", "{foo, d}", "{0, e}"];
