@@ -45,116 +45,48 @@ impl Arith for Div {
     const BIF: Bif = Bif::FloatDiv;
 }
 
-/// `msc_num_add(ctx, x, y, at)`: `x + y` by [`num_arith`].
-///
-/// # Safety
-///
-/// As [`num_arith`].
-pub(crate) unsafe extern "C" fn num_add(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith::<Add>(ctx, x, y, at) }
+/// The two helpers of each of `+ - * /`: `msc_num_OP(ctx, x, y, at)`, the
+/// result by [`num_arith`], and `msc_num_OP_compare(ctx, op, x, y, at,
+/// other)`, whether it stands in comparison `op` to `other`, by
+/// [`num_arith_compare`].
+macro_rules! arith_helpers {
+    ($($arith:ty: $result:ident, $compare:ident, $symbol:literal;)*) => {$(
+        #[doc = concat!("`msc_", stringify!($result), "(ctx, x, y, at)`: `x ", $symbol,
+                        " y` by [`num_arith`].")]
+        ///
+        /// # Safety
+        ///
+        /// As [`num_arith`].
+        pub(crate) unsafe extern "C" fn $result(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
+            // SAFETY: as this function's contract.
+            unsafe { num_arith::<$arith>(ctx, x, y, at) }
+        }
+
+        #[doc = concat!("`msc_", stringify!($compare), "(ctx, op, x, y, at, other)`: `x ",
+                        $symbol, " y` compared with `other` by [`num_arith_compare`].")]
+        ///
+        /// # Safety
+        ///
+        /// As [`num_arith_compare`].
+        pub(crate) unsafe extern "C" fn $compare(
+            ctx: *mut c_void,
+            op: u64,
+            x: u64,
+            y: u64,
+            at: u64,
+            other: u64,
+        ) -> u64 {
+            // SAFETY: as this function's contract.
+            unsafe { num_arith_compare::<$arith>(ctx, op, x, y, at, other) }
+        }
+    )*};
 }
 
-/// `msc_num_sub(ctx, x, y, at)`: `x - y` by [`num_arith`].
-///
-/// # Safety
-///
-/// As [`num_arith`].
-pub(crate) unsafe extern "C" fn num_sub(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith::<Sub>(ctx, x, y, at) }
-}
-
-/// `msc_num_mul(ctx, x, y, at)`: `x * y` by [`num_arith`].
-///
-/// # Safety
-///
-/// As [`num_arith`].
-pub(crate) unsafe extern "C" fn num_mul(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith::<Mul>(ctx, x, y, at) }
-}
-
-/// `msc_num_div(ctx, x, y, at)`: `x / y` by [`num_arith`].
-///
-/// # Safety
-///
-/// As [`num_arith`].
-pub(crate) unsafe extern "C" fn num_div(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith::<Div>(ctx, x, y, at) }
-}
-
-/// `msc_num_add_compare(ctx, op, x, y, at, other)`: `x + y` compared
-/// with `other` by [`num_arith_compare`].
-///
-/// # Safety
-///
-/// As [`num_arith_compare`].
-pub(crate) unsafe extern "C" fn num_add_compare(
-    ctx: *mut c_void,
-    op: u64,
-    x: u64,
-    y: u64,
-    at: u64,
-    other: u64,
-) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith_compare::<Add>(ctx, op, x, y, at, other) }
-}
-
-/// `msc_num_sub_compare(ctx, op, x, y, at, other)`: `x - y` compared
-/// with `other` by [`num_arith_compare`].
-///
-/// # Safety
-///
-/// As [`num_arith_compare`].
-pub(crate) unsafe extern "C" fn num_sub_compare(
-    ctx: *mut c_void,
-    op: u64,
-    x: u64,
-    y: u64,
-    at: u64,
-    other: u64,
-) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith_compare::<Sub>(ctx, op, x, y, at, other) }
-}
-
-/// `msc_num_mul_compare(ctx, op, x, y, at, other)`: `x * y` compared
-/// with `other` by [`num_arith_compare`].
-///
-/// # Safety
-///
-/// As [`num_arith_compare`].
-pub(crate) unsafe extern "C" fn num_mul_compare(
-    ctx: *mut c_void,
-    op: u64,
-    x: u64,
-    y: u64,
-    at: u64,
-    other: u64,
-) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith_compare::<Mul>(ctx, op, x, y, at, other) }
-}
-
-/// `msc_num_div_compare(ctx, op, x, y, at, other)`: `x / y` compared
-/// with `other` by [`num_arith_compare`].
-///
-/// # Safety
-///
-/// As [`num_arith_compare`].
-pub(crate) unsafe extern "C" fn num_div_compare(
-    ctx: *mut c_void,
-    op: u64,
-    x: u64,
-    y: u64,
-    at: u64,
-    other: u64,
-) -> u64 {
-    // SAFETY: as this function's contract.
-    unsafe { num_arith_compare::<Div>(ctx, op, x, y, at, other) }
+arith_helpers! {
+    Add: num_add, num_add_compare, "+";
+    Sub: num_sub, num_sub_compare, "-";
+    Mul: num_mul, num_mul_compare, "*";
+    Div: num_div, num_div_compare, "/";
 }
 
 /// Does comparison `op` (an index of [`CMPS`](abi::CMPS)) hold of `x`

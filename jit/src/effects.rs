@@ -63,12 +63,8 @@ pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
             },
             // A function may fall back to the interpreter's, and a few ask
             // the host.
-            Op::Call { bif, .. } => match bif {
-                Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
-                    Effects::Host
-                }
-                _ => Effects::Heap,
-            },
+            Op::Call { bif, .. } if asks_host(bif) => Effects::Host,
+            Op::Call { .. } => Effects::Heap,
             Op::MakeMap { .. } | Op::SetFlag { .. } => Effects::Heap,
             Op::SelfPid { .. }
             | Op::Display { .. }
@@ -84,4 +80,10 @@ pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
         })
         .max()
         .unwrap_or(Effects::None)
+}
+
+/// Does a call of `bif` ask the host (for its node, or its trace control
+/// word)?
+pub(crate) fn asks_host(bif: Bif) -> bool {
+    matches!(bif, Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake)
 }

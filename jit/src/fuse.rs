@@ -30,6 +30,8 @@
 use matchspec::bif::Bif;
 use matchspec::ir::{Cmp, Fail, Label, Op, Program, Reg};
 
+use crate::effects::asks_host;
+use crate::prefix;
 use crate::program::op_labels;
 use crate::translate::{reads, writes};
 
@@ -126,56 +128,13 @@ fn is_arithmetic(bif: Bif) -> bool {
 }
 
 /// Is `op` a pure function of its registers and the input, going on to
-/// the next op or failing to `label`?
+/// the next op or failing to `label`? The ops a common beginning of
+/// clauses may hold (`prefix.rs`), and calls of functions that do not ask
+/// the host.
 fn pure_or_fails_to(op: &Op, label: Label) -> bool {
     match *op {
-        Op::GetArg { .. }
-        | Op::GetElement { .. }
-        | Op::GetHead { .. }
-        | Op::GetTail { .. }
-        | Op::Move { .. } => true,
-        Op::IsArity { fail, .. }
-        | Op::IsTuple { fail, .. }
-        | Op::IsElement { fail, .. }
-        | Op::IsCons { fail, .. }
-        | Op::IsMap { fail, .. }
-        | Op::GetMapValue { fail, .. }
-        | Op::IsWord { fail, .. }
-        | Op::IsExactEq { fail, .. }
-        | Op::Compare { fail, .. }
-        | Op::TypeTest { fail, .. } => fail == label,
-        // Functions of their arguments; those that ask the host are not.
-        Op::Call { bif, fail, .. } => {
-            fail == Fail::Jump(label)
-                && !matches!(
-                    bif,
-                    Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake
-                )
-        }
-        // Lists of arguments, building, branches with two targets, trace
-        // actions, ends.
-        Op::GetArgList { .. }
-        | Op::BoolBranch { .. }
-        | Op::Logic { .. }
-        | Op::Jump { .. }
-        | Op::MakeTuple { .. }
-        | Op::MakeCons { .. }
-        | Op::MakeList { .. }
-        | Op::MakeMap { .. }
-        | Op::SelfPid { .. }
-        | Op::SetFlag { .. }
-        | Op::Display { .. }
-        | Op::IsSeqTrace { .. }
-        | Op::SetSeqToken { .. }
-        | Op::GetSeqToken { .. }
-        | Op::ProcessDump { .. }
-        | Op::ChangeTrace { .. }
-        | Op::Caller { .. }
-        | Op::CallerLine { .. }
-        | Op::CurrentStacktrace { .. }
-        | Op::Silent { .. }
-        | Op::Succeed { .. }
-        | Op::NoMatch => false,
+        Op::Call { bif, fail, .. } => fail == Fail::Jump(label) && !asks_host(bif),
+        _ => prefix::pure(op).is_some_and(|(_, fail)| fail.is_none_or(|fail| fail == label)),
     }
 }
 

@@ -116,7 +116,7 @@ fn fail_label(op: &Op) -> Option<Label> {
 /// `op` with its fail label set to 0 for comparing, and that label, if it
 /// may be part of a common beginning: a pure function of its registers
 /// and the input that goes on to the next op when it holds.
-fn pure(op: &Op) -> Option<(Op, Option<Label>)> {
+pub(crate) fn pure(op: &Op) -> Option<(Op, Option<Label>)> {
     let mut relabeled = *op;
     let fail = match &mut relabeled {
         Op::IsArity { fail, .. }

@@ -324,6 +324,16 @@ struct Known {
     map: Option<(Value, Value)>,
 }
 
+/// Where a number lies (see [`Translator::number_cells`]).
+struct NumberCells {
+    /// The address of its header.
+    cells: Value,
+    /// The header's offset in its space.
+    at: Value,
+    /// The space's length, in words.
+    len: Value,
+}
+
 /// Registers and the input are plain aligned memory that never traps (the
 /// translator checks register numbers; input reads are bounds-checked).
 fn mem() -> MemFlagsData {
@@ -896,9 +906,7 @@ impl Translator<'_, '_, '_> {
         fail: Label,
         helper: Block,
     ) {
-        let (boxed, decode, header, float, finite, exact, bignum, signed) = (
-            self.b.create_block(),
-            self.b.create_block(),
+        let (boxed, float, finite, exact, bignum, signed) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -909,25 +917,9 @@ impl Translator<'_, '_, '_> {
         let smalls = self.both_small(y, t);
         self.brif(smalls, boxed, helper);
         self.enter(boxed);
-        let is_boxed = self.has_tag(x, layout::TAG_BOXED);
-        self.brif(is_boxed, decode, helper);
-        // The words of its space (`Ctx::spaces`): none for literals. The
-        // header and the word after it must be inside (and for a bignum,
-        // which may have two, the word after that: below).
-        self.enter(decode);
-        let space = self.b.ins().ushr_imm_s(x, i64::from(layout::SPACE_SHIFT));
-        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
-        let entry = self.b.ins().ishl_imm_s(space, 4);
-        let entry = self.b.ins().iadd(self.ctx, entry);
-        let base = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES);
-        let len = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES + 8);
-        let at = self.b.ins().ushr_imm_s(x, i64::from(layout::OFFSET_SHIFT));
-        let last = self.b.ins().iadd_imm_s(at, 1);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
-        self.brif(inside, header, helper);
-        self.enter(header);
-        let byte_offset = self.b.ins().ishl_imm_s(at, 3);
-        let cells = self.b.ins().iadd(base, byte_offset);
+        // For a bignum, which may have two words, the word after the
+        // header's is checked below.
+        let NumberCells { cells, at, len } = self.number_cells(x, helper);
         let h = self.b.ins().load(I64, mem(), cells, 0);
         let lo = self.b.ins().load(I64, mem(), cells, 8);
         let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
@@ -959,14 +951,7 @@ impl Translator<'_, '_, '_> {
         self.brif(fits, exact, helper);
         self.enter(exact);
         let q = self.b.ins().fcvt_from_sint(types::F64, v);
-        let fcc = match op {
-            Cmp::Lt => FloatCC::LessThan,
-            Cmp::Le => FloatCC::LessThanOrEqual,
-            Cmp::Gt => FloatCC::GreaterThan,
-            Cmp::Ge => FloatCC::GreaterThanOrEqual,
-            Cmp::Eq | Cmp::ExactEq => FloatCC::Equal,
-            Cmp::Ne | Cmp::ExactNe => FloatCC::NotEqual,
-        };
+        let fcc = float_cc(op);
         let holds = self.b.ins().fcmp(fcc, r, q);
         self.branch(holds, pc + 1, fail);
         // A bignum of one or two words (`k`: 0, 1, `ONE` or `ONE + 1`).
@@ -1006,14 +991,7 @@ impl Translator<'_, '_, '_> {
         let twice = self.b.ins().ishl_imm_s(negative, 1);
         let one = self.b.ins().iconst(I64, 1);
         let order = self.b.ins().isub(one, twice);
-        let cc = match op {
-            Cmp::Lt => IntCC::SignedLessThan,
-            Cmp::Le => IntCC::SignedLessThanOrEqual,
-            Cmp::Gt => IntCC::SignedGreaterThan,
-            Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
-            Cmp::Eq | Cmp::ExactEq => IntCC::Equal,
-            Cmp::Ne | Cmp::ExactNe => IntCC::NotEqual,
-        };
+        let cc = int_cc(op);
         let holds = self.b.ins().icmp_imm_s(cc, order, 0);
         self.branch(holds, pc + 1, fail);
     }
@@ -1241,14 +1219,7 @@ impl Translator<'_, '_, '_> {
         let mut numbers = if exact { slow } else { self.b.create_block() };
         self.brif_likely(decided, fast, numbers);
         self.switch_off(fast);
-        let cc = match op {
-            Cmp::Lt => IntCC::SignedLessThan,
-            Cmp::Le => IntCC::SignedLessThanOrEqual,
-            Cmp::Gt => IntCC::SignedGreaterThan,
-            Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
-            Cmp::Eq | Cmp::ExactEq => IntCC::Equal,
-            Cmp::Ne | Cmp::ExactNe => IntCC::NotEqual,
-        };
+        let cc = int_cc(op);
         let holds = self.b.ins().icmp(cc, x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
@@ -1291,9 +1262,7 @@ impl Translator<'_, '_, '_> {
         fail: Label,
         helper: Block,
     ) {
-        let (check, decode, header, bignum, float, exact, result) = (
-            self.b.create_block(),
-            self.b.create_block(),
+        let (check, bignum, float, exact, result) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -1307,23 +1276,7 @@ impl Translator<'_, '_, '_> {
         let s_small = self.has_tag(s, layout::TAG_SMALL);
         self.brif(s_small, check, helper);
         self.enter(check);
-        let boxed = self.has_tag(o, layout::TAG_BOXED);
-        self.brif(boxed, decode, helper);
-        // The words of its space (`Ctx::spaces`): none for literals.
-        self.enter(decode);
-        let space = self.b.ins().ushr_imm_s(o, i64::from(layout::SPACE_SHIFT));
-        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
-        let entry = self.b.ins().ishl_imm_s(space, 4);
-        let entry = self.b.ins().iadd(self.ctx, entry);
-        let base = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES);
-        let len = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES + 8);
-        let at = self.b.ins().ushr_imm_s(o, i64::from(layout::OFFSET_SHIFT));
-        let last = self.b.ins().iadd_imm_s(at, 1);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
-        self.brif(inside, header, helper);
-        self.enter(header);
-        let byte_offset = self.b.ins().ishl_imm_s(at, 3);
-        let cells = self.b.ins().iadd(base, byte_offset);
+        let NumberCells { cells, .. } = self.number_cells(o, helper);
         let h = self.b.ins().load(I64, mem(), cells, 0);
         let is_float = self.b.ins().icmp_imm_s(IntCC::Equal, h, layout::FLOAT_HEADER as i64);
         self.brif(is_float, float, bignum);
@@ -1366,6 +1319,31 @@ impl Translator<'_, '_, '_> {
         let holds = self.b.ins().icmp_imm_s(cc, order, 0);
         self.branch(holds, pc + 1, fail);
         // `helper` is the caller's to fill.
+    }
+
+    /// The cells of the boxed term `w` points at, if it lies in the input
+    /// or the run's heap (`Ctx::spaces`; literals have no words there) with
+    /// the header and the word after it inside; else on to `otherwise`.
+    /// Goes on in a block of its own.
+    fn number_cells(&mut self, w: Value, otherwise: Block) -> NumberCells {
+        let (decode, header) = (self.b.create_block(), self.b.create_block());
+        let is_boxed = self.has_tag(w, layout::TAG_BOXED);
+        self.brif(is_boxed, decode, otherwise);
+        self.enter(decode);
+        let space = self.b.ins().ushr_imm_s(w, i64::from(layout::SPACE_SHIFT));
+        let space = self.b.ins().band_imm_s(space, layout::SPACE_MASK as i64);
+        let entry = self.b.ins().ishl_imm_s(space, 4);
+        let entry = self.b.ins().iadd(self.ctx, entry);
+        let base = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES);
+        let len = self.b.ins().load(I64, mem(), entry, abi::CTX_SPACES + 8);
+        let at = self.b.ins().ushr_imm_s(w, i64::from(layout::OFFSET_SHIFT));
+        let last = self.b.ins().iadd_imm_s(at, 1);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, last, len);
+        self.brif(inside, header, otherwise);
+        self.enter(header);
+        let byte_offset = self.b.ins().ishl_imm_s(at, 3);
+        let cells = self.b.ins().iadd(base, byte_offset);
+        NumberCells { cells, at, len }
     }
 
     /// `TypeTest`: the tests a word's tag decides, inline; boxed terms go
@@ -1957,6 +1935,33 @@ pub(crate) fn needs_args(program: &Program) -> bool {
         | Op::Succeed { .. }
         | Op::NoMatch => false,
     })
+}
+
+/// `op` on two small-integer words (or the order -1, 0, 1 against 0), as
+/// a signed machine comparison; `=:=` and `=/=` as `==` and `/=`, which
+/// they are for small integers.
+fn int_cc(op: Cmp) -> IntCC {
+    match op {
+        Cmp::Lt => IntCC::SignedLessThan,
+        Cmp::Le => IntCC::SignedLessThanOrEqual,
+        Cmp::Gt => IntCC::SignedGreaterThan,
+        Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
+        Cmp::Eq | Cmp::ExactEq => IntCC::Equal,
+        Cmp::Ne | Cmp::ExactNe => IntCC::NotEqual,
+    }
+}
+
+/// `op` on two floats (neither is NaN: Erlang has none), as a machine
+/// comparison.
+fn float_cc(op: Cmp) -> FloatCC {
+    match op {
+        Cmp::Lt => FloatCC::LessThan,
+        Cmp::Le => FloatCC::LessThanOrEqual,
+        Cmp::Gt => FloatCC::GreaterThan,
+        Cmp::Ge => FloatCC::GreaterThanOrEqual,
+        Cmp::Eq | Cmp::ExactEq => FloatCC::Equal,
+        Cmp::Ne | Cmp::ExactNe => FloatCC::NotEqual,
+    }
 }
 
 /// Which registers some `+ - * /` writes.
