@@ -15,7 +15,7 @@ use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, Ctx, FAILED, SCRATCH};
-use crate::lean::{boxed, num_compare, number_cells};
+use crate::lean::{Key, boxed, key_cmp, num_compare, number_cells};
 
 /// One of `+ - * /` as a type, so each helper is compiled for its own.
 trait Arith {
@@ -134,35 +134,22 @@ const HOLDS: [u8; 6] = [0b001, 0b011, 0b100, 0b110, 0b010, 0b101];
 
 /// The order (-1, 0 or 1) of `bif` on the float or bignum `x` and the
 /// small integer `y` against the small integer `t`, if [`with_small`]
-/// computes the result and its order against `t` is a machine comparison
-/// (as `lean::key_order` decides it): a bignum lies beyond every small
-/// integer, and a float compares with an integer a float holds exactly.
+/// computes the result and their keys decide its order
+/// ([`lean::key_cmp`](crate::lean::key_cmp), as `msc_num_compare` would
+/// on the built result).
 ///
 /// # Safety
 ///
 /// As [`num_arith`].
 #[inline(always)]
 unsafe fn small_order(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64, t: u64) -> Option<i64> {
-    const LIMIT: i64 = 1 << 53;
     // SAFETY: as this function's contract.
-    let order = match unsafe { with_small(ctx, bif, x, y)? } {
-        Ok([header, bits, _]) if header == layout::FLOAT_HEADER => {
-            let t = (t as i64) >> layout::TAG_BITS;
-            if !(-LIMIT..=LIMIT).contains(&t) {
-                return None;
-            }
-            f64::from_bits(bits).partial_cmp(&(t as f64))?
-        }
-        Ok([header, ..]) => {
-            if header & layout::HEADER_KIND_MASK == layout::HEADER_NEG_BIG {
-                std::cmp::Ordering::Less
-            } else {
-                std::cmp::Ordering::Greater
-            }
-        }
-        // Small integers compare as their words.
-        Err(word) => (word as i64).cmp(&(t as i64)),
+    let result = match unsafe { with_small(ctx, bif, x, y)? } {
+        Ok([header, bits, _]) if header == layout::FLOAT_HEADER => Key::Float(f64::from_bits(bits)),
+        Ok([header, ..]) => Key::Big(header & layout::HEADER_KIND_MASK == layout::HEADER_NEG_BIG),
+        Err(word) => Key::Small((word as i64) >> layout::TAG_BITS),
     };
+    let order = key_cmp(result, Key::Small((t as i64) >> layout::TAG_BITS))?;
     Some(order as i64)
 }
 

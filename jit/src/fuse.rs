@@ -28,7 +28,7 @@
 //!   [`LOOK_AHEAD`] ops, so the whole analysis is linear in the program.
 
 use matchspec::bif::Bif;
-use matchspec::ir::{Cmp, Fail, Label, Op, Program, Reg};
+use matchspec::ir::{Fail, Label, Op, Program, Reg};
 
 use crate::effects::asks_host;
 use crate::prefix;
@@ -111,17 +111,6 @@ pub(crate) fn fusions(program: &Program, targets: &[bool], slots: &[Option<u32>]
     fused
 }
 
-/// The comparison that holds of `b` and `a` when `op` holds of `a` and `b`.
-pub(crate) fn swapped(op: Cmp) -> Cmp {
-    match op {
-        Cmp::Lt => Cmp::Gt,
-        Cmp::Le => Cmp::Ge,
-        Cmp::Gt => Cmp::Lt,
-        Cmp::Ge => Cmp::Le,
-        Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe => op,
-    }
-}
-
 /// `+ - * /`, the functions with lean helpers that build their result.
 fn is_arithmetic(bif: Bif) -> bool {
     matches!(bif, Bif::Add | Bif::Sub | Bif::Mul | Bif::FloatDiv)
@@ -179,6 +168,7 @@ fn successors(op: &Op, pc: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use matchspec::ir::Cmp;
     use matchspec::spec::Kind;
     use matchspec::{CompiledSpec, Config};
 
@@ -324,14 +314,5 @@ mod tests {
     fn body_arithmetic_is_not_fused() {
         let (fused, dump) = fusions_of("[{{'$1','$2'},[],[{'+','$2',1}]}]");
         assert!(fused.iter().all(|&f| f == Fused::No), "{dump}");
-    }
-
-    #[test]
-    fn swapping_twice_is_the_identity() {
-        for op in [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne, Cmp::ExactEq, Cmp::ExactNe]
-        {
-            assert_eq!(swapped(swapped(op)), op);
-            assert_ne!(swapped(op) == op, matches!(op, Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge));
-        }
     }
 }

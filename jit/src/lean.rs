@@ -11,6 +11,7 @@
 //! helper's panic, harmlessly. Every read is bounds-checked against the
 //! lengths in the [`Ctx`], which every helper that may build refreshes.
 
+use std::cmp::Ordering;
 use std::ffi::c_void;
 
 use matchspec::bif::Bif;
@@ -84,8 +85,10 @@ pub(crate) unsafe fn number_cells(ctx: *const Ctx<'_>, w: u64) -> Option<(*const
 
 /// A number as comparisons see it, from its header alone.
 #[derive(Clone, Copy)]
-enum Key {
+pub(crate) enum Key {
+    /// A small integer's value.
     Small(i64),
+    /// A float's value.
     Float(f64),
     /// A bignum: negative?
     Big(bool),
@@ -143,15 +146,25 @@ pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y
 #[inline(always)]
 unsafe fn num_order(ctx: *const Ctx<'_>, op: u64, x: u64, y: u64) -> Option<bool> {
     // SAFETY: as this function's contract.
-    let (p, q) = unsafe { (key_of(ctx, x)?, key_of(ctx, y)?) };
-    key_order(op, p, q)
+    let order = unsafe { key_cmp(key_of(ctx, x)?, key_of(ctx, y)?)? };
+    match CMPS.get(op as usize)? {
+        Cmp::Lt => Some(order == Ordering::Less),
+        Cmp::Le => Some(order != Ordering::Greater),
+        Cmp::Gt => Some(order == Ordering::Greater),
+        Cmp::Ge => Some(order != Ordering::Less),
+        Cmp::Eq => Some(order.is_eq()),
+        Cmp::Ne => Some(order.is_ne()),
+        Cmp::ExactEq | Cmp::ExactNe => None,
+    }
 }
 
-/// Does comparison `op` (an index of [`CMPS`]) hold of numbers `p` and
-/// `q`, if their keys decide it (as [`num_compare`] decides it)?
+/// The order of numbers `p` and `q` (as `==` sees them), if their keys
+/// decide it with a machine comparison: two small integers; a small
+/// integer against a bignum, which lies beyond every small integer (its
+/// sign decides); floats and small integers a float holds exactly
+/// (within ±2^53).
 #[inline(always)]
-fn key_order(op: u64, p: Key, q: Key) -> Option<bool> {
-    use std::cmp::Ordering::{Greater, Less};
+pub(crate) fn key_cmp(p: Key, q: Key) -> Option<Ordering> {
     const LIMIT: i64 = 1 << 53;
     // A float, or a small integer a float holds exactly.
     let exact = |k: Key| match k {
@@ -159,31 +172,12 @@ fn key_order(op: u64, p: Key, q: Key) -> Option<bool> {
         Key::Float(f) => Some(f),
         Key::Small(_) | Key::Big(_) => None,
     };
-    let order = match (p, q) {
-        (Key::Small(_), Key::Big(negative)) => {
-            if negative {
-                Greater
-            } else {
-                Less
-            }
-        }
-        (Key::Big(negative), Key::Small(_)) => {
-            if negative {
-                Less
-            } else {
-                Greater
-            }
-        }
-        _ => exact(p)?.partial_cmp(&exact(q)?)?,
-    };
-    match CMPS.get(op as usize)? {
-        Cmp::Lt => Some(order == Less),
-        Cmp::Le => Some(order != Greater),
-        Cmp::Gt => Some(order == Greater),
-        Cmp::Ge => Some(order != Less),
-        Cmp::Eq => Some(order.is_eq()),
-        Cmp::Ne => Some(order.is_ne()),
-        Cmp::ExactEq | Cmp::ExactNe => None,
+    let below = |negative: bool| if negative { Ordering::Less } else { Ordering::Greater };
+    match (p, q) {
+        (Key::Small(a), Key::Small(b)) => Some(a.cmp(&b)),
+        (Key::Small(_), Key::Big(negative)) => Some(below(negative).reverse()),
+        (Key::Big(negative), Key::Small(_)) => Some(below(negative)),
+        _ => exact(p)?.partial_cmp(&exact(q)?),
     }
 }
 

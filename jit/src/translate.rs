@@ -859,7 +859,7 @@ impl Translator<'_, '_, '_> {
         }
         self.switch_off(numbers);
         // `other op result` is `result op' other`.
-        let (other, op) = if a == arith.result { (b, op) } else { (a, fuse::swapped(op)) };
+        let (other, op) = if a == arith.result { (b, op) } else { (a, op.swapped()) };
         let helper = self.b.create_block();
         if matches!(op, Cmp::ExactEq | Cmp::ExactNe) {
             self.jump(helper);
@@ -906,8 +906,7 @@ impl Translator<'_, '_, '_> {
         fail: Label,
         helper: Block,
     ) {
-        let (boxed, float, finite, exact, bignum, signed) = (
-            self.b.create_block(),
+        let (boxed, float, finite, bignum, signed) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -945,14 +944,8 @@ impl Translator<'_, '_, '_> {
         );
         self.brif(is_finite, finite, helper);
         self.enter(finite);
-        let v = self.b.ins().sshr_imm_s(t, i64::from(layout::TAG_BITS));
-        let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
-        let fits = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
-        self.brif(fits, exact, helper);
-        self.enter(exact);
-        let q = self.b.ins().fcvt_from_sint(types::F64, v);
-        let fcc = float_cc(op);
-        let holds = self.b.ins().fcmp(fcc, r, q);
+        let q = self.exact_float(t, helper);
+        let holds = self.b.ins().fcmp(float_cc(op), r, q);
         self.branch(holds, pc + 1, fail);
         // A bignum of one or two words (`k`: 0, 1, `ONE` or `ONE + 1`).
         self.enter(bignum);
@@ -991,8 +984,7 @@ impl Translator<'_, '_, '_> {
         let twice = self.b.ins().ishl_imm_s(negative, 1);
         let one = self.b.ins().iconst(I64, 1);
         let order = self.b.ins().isub(one, twice);
-        let cc = int_cc(op);
-        let holds = self.b.ins().icmp_imm_s(cc, order, 0);
+        let holds = self.b.ins().icmp_imm_s(int_cc(op), order, 0);
         self.branch(holds, pc + 1, fail);
     }
 
@@ -1219,8 +1211,7 @@ impl Translator<'_, '_, '_> {
         let mut numbers = if exact { slow } else { self.b.create_block() };
         self.brif_likely(decided, fast, numbers);
         self.switch_off(fast);
-        let cc = int_cc(op);
-        let holds = self.b.ins().icmp(cc, x, y);
+        let holds = self.b.ins().icmp(int_cc(op), x, y);
         self.branch(holds, pc + 1, fail);
         if !exact {
             if !equality && inline_numbers {
@@ -1228,7 +1219,7 @@ impl Translator<'_, '_, '_> {
                 // they are likely: for the results of arithmetic.
                 self.switch_off(numbers);
                 let helper = self.b.create_block();
-                self.number_order(pc, cc, x, y, fail, helper);
+                self.number_order(pc, op, x, y, fail, helper);
                 numbers = helper;
             }
             // `msc_num_compare` decides numbers itself, the rest through
@@ -1248,22 +1239,13 @@ impl Translator<'_, '_, '_> {
         self.branch_on_answer(answer, pc + 1, fail.index());
     }
 
-    /// The order `cc` of `x` and `y` when one is a small integer and the
+    /// Comparison `op` (not `=:=` or `=/=`) of `x` and `y` when one is a small integer and the
     /// other a bignum (whose sign decides) or a float (compared as one,
     /// if the integer converts exactly: within ±2^53), as
     /// `msc_num_compare` decides it, in the input or the run's heap; else
     /// on to `helper`.
-    fn number_order(
-        &mut self,
-        pc: usize,
-        cc: IntCC,
-        x: Value,
-        y: Value,
-        fail: Label,
-        helper: Block,
-    ) {
-        let (check, bignum, float, exact, result) = (
-            self.b.create_block(),
+    fn number_order(&mut self, pc: usize, op: Cmp, x: Value, y: Value, fail: Label, helper: Block) {
+        let (check, bignum, float, result) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -1293,20 +1275,10 @@ impl Translator<'_, '_, '_> {
         // A float: the integer converted, if exactly; compared as `x`
         // against `y` both ways round, one of which is the answer.
         self.enter(float);
-        let v = self.b.ins().sshr_imm_s(s, i64::from(layout::TAG_BITS));
-        let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
-        let fits = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
-        self.brif(fits, exact, helper);
-        self.enter(exact);
-        let p = self.b.ins().fcvt_from_sint(types::F64, v);
+        let p = self.exact_float(s, helper);
         let bits = self.b.ins().load(I64, mem(), cells, 8);
         let q = self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits);
-        let fcc = match cc {
-            IntCC::SignedLessThan => FloatCC::LessThan,
-            IntCC::SignedLessThanOrEqual => FloatCC::LessThanOrEqual,
-            IntCC::SignedGreaterThan => FloatCC::GreaterThan,
-            _ => FloatCC::GreaterThanOrEqual,
-        };
+        let fcc = float_cc(op);
         let small_first = self.b.ins().fcmp(fcc, p, q);
         let small_second = self.b.ins().fcmp(fcc, q, p);
         let holds = self.b.ins().select(x_small, small_first, small_second);
@@ -1316,9 +1288,22 @@ impl Translator<'_, '_, '_> {
         self.enter(result);
         let reversed = self.b.ins().ineg(order);
         let order = self.b.ins().select(x_small, order, reversed);
-        let holds = self.b.ins().icmp_imm_s(cc, order, 0);
+        let holds = self.b.ins().icmp_imm_s(int_cc(op), order, 0);
         self.branch(holds, pc + 1, fail);
         // `helper` is the caller's to fill.
+    }
+
+    /// The small integer word `w` as a float, if a float holds it exactly
+    /// (within ±2^53, as `msc_num_compare` converts); else on to
+    /// `otherwise`. Goes on in a block of its own.
+    fn exact_float(&mut self, w: Value, otherwise: Block) -> Value {
+        let exact = self.b.create_block();
+        let v = self.b.ins().sshr_imm_s(w, i64::from(layout::TAG_BITS));
+        let shifted = self.b.ins().iadd_imm_s(v, 1 << 53);
+        let fits = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, shifted, 1 << 54);
+        self.brif(fits, exact, otherwise);
+        self.enter(exact);
+        self.b.ins().fcvt_from_sint(types::F64, v)
     }
 
     /// The cells of the boxed term `w` points at, if it lies in the input

@@ -421,6 +421,26 @@ impl Cmp {
         }
     }
 
+    /// The comparison that holds of `b` and `a` exactly when this one
+    /// holds of `a` and `b` (`<` for `>`; the equalities are their own).
+    ///
+    /// ```
+    /// use matchspec::ir::Cmp;
+    ///
+    /// assert_eq!(Cmp::Lt.swapped(), Cmp::Gt);
+    /// assert_eq!(Cmp::Ge.swapped(), Cmp::Le);
+    /// assert_eq!(Cmp::ExactNe.swapped(), Cmp::ExactNe);
+    /// ```
+    pub fn swapped(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe => self,
+        }
+    }
+
     /// Its Erlang spelling.
     pub fn name(self) -> &'static str {
         match self {
@@ -528,6 +548,20 @@ impl Cmp {
                     Cmp::ExactEq | Cmp::ExactNe => false,
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swapping_twice_is_the_identity() {
+        for op in [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne, Cmp::ExactEq, Cmp::ExactNe]
+        {
+            assert_eq!(op.swapped().swapped(), op);
+            assert_ne!(op.swapped() == op, matches!(op, Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge));
         }
     }
 }
