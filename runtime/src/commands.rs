@@ -102,8 +102,7 @@ fn change(
         match link {
             Some(l) => {
                 // One tracer per process and session, unless the old one is gone.
-                let busy = l.flags.intersects(TraceFlags::TRACEE)
-                    && !l.tracer.same_as(&**tracer)
+                let busy = !l.tracer.same_as(&**tracer)
                     && l.tracer.enabled(TraceTag::TraceStatus, id) != Enabled::Remove;
                 if busy {
                     return Err(TraceError::AlreadyTraced);
@@ -358,10 +357,10 @@ pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>>
             sessions.retain(|s| staged.on_load.contains_key(&s.id()));
         }
         "new" | "new_processes" => {
-            sessions.retain(|s| s.new_processes().flags.intersects(TraceFlags::TRACEE));
+            sessions.retain(|s| !s.new_processes().flags.is_empty());
         }
         "new_ports" => {
-            sessions.retain(|s| s.new_ports().flags.intersects(TraceFlags::TRACEE));
+            sessions.retain(|s| !s.new_ports().flags.is_empty());
         }
         "send" => sessions.retain(|s| !matches!(*s.send_pattern(), EventPattern::Off)),
         "receive" => sessions.retain(|s| !matches!(*s.receive_pattern(), EventPattern::Off)),

@@ -385,7 +385,7 @@ impl TraceCore {
                 continue;
             }
             let new = session.new_processes();
-            if let Some(tracer) = new.tracer.filter(|_| new.flags.intersects(TraceFlags::TRACEE)) {
+            if let Some(tracer) = new.tracer {
                 links.push(TracerLink { session: session.clone(), tracer, flags: new.flags });
             }
         }

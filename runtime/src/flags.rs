@@ -104,9 +104,6 @@ impl TimestampKind {
 }
 
 impl TraceFlags {
-    /// Every flag a tracee can have (what `all` means), timestamps excluded.
-    pub const TRACEE: TraceFlags = TraceFlags::from_bits_truncate(bit::ALL);
-
     /// The three timestamp flags.
     pub const TIMESTAMPS: TraceFlags = TraceFlags::TIMESTAMP
         .union(TraceFlags::MONOTONIC_TIMESTAMP)

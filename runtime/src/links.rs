@@ -72,7 +72,7 @@ impl Process {
                 let first = link.flags.contains(TraceFlags::SET_ON_FIRST_LINK);
                 inherit.push(Inherited {
                     session: link.session.clone(),
-                    on: link.flags & TraceFlags::TRACEE,
+                    on: link.flags,
                     off: if first { ON_LINK } else { TraceFlags::empty() },
                     tracer: link.tracer.clone(),
                 });

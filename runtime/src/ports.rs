@@ -36,7 +36,7 @@ impl TraceCore {
         let mut links = Vec::new();
         for session in self.sessions() {
             let new = session.new_ports();
-            if let Some(tracer) = new.tracer.filter(|_| new.flags.intersects(TraceFlags::TRACEE)) {
+            if let Some(tracer) = new.tracer {
                 links.push(TracerLink { session, tracer, flags: new.flags });
             }
         }

@@ -19,7 +19,7 @@ use crate::host::ProcessHost;
 use crate::ids::{Mfa, Pid};
 use crate::pin::HitPin;
 use crate::session::{SessionId, SessionRef};
-use crate::tracee::{LinksCache, LinksOf, Tracee};
+use crate::tracee::{LinksCache, LinksOf, Tracee, TracerLink};
 use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 mod watched;
@@ -716,20 +716,17 @@ impl Process {
         tag: TraceTag,
         extra: TermRef<'_>,
     ) {
-        if !session.is_alive() {
-            return;
-        }
         let Process { tracee, links, message, scheduler_id, .. } = self;
         let id = tracee.id();
+        // A process frame reports through the process's link in the
+        // session, as it is now (a destroyed session has none, and without
+        // `call` there is no report); a meta frame to the tracer it
+        // captured, session or not (`erts_trace_return` with a tracer).
         let (tracer, flags) = match tracer {
-            FrameTracer::Process => {
-                match links.load().iter().find(|l| Arc::ptr_eq(&l.session, session)) {
-                    Some(link) if link.flags.contains(TraceFlags::CALL) => {
-                        (&link.tracer, link.flags)
-                    }
-                    _ => return,
-                }
-            }
+            FrameTracer::Process => match live_link(links, session) {
+                Some(link) if link.flags.contains(TraceFlags::CALL) => (&link.tracer, link.flags),
+                _ => return,
+            },
             FrameTracer::Meta(tracer) => (tracer, TraceFlags::CALL | TraceFlags::TIMESTAMP),
         };
         // ERTS asks the tracer nothing here (`erts_trace_return`,
@@ -747,16 +744,12 @@ impl Process {
 
     /// `return_to` into `into` (`undefined` when it is not a function).
     fn emit_return_to(&mut self, session: &SessionRef, into: Option<Mfa>) {
-        if !session.is_alive() {
-            return;
-        }
         let Process { tracee, links, message, scheduler_id, .. } = self;
         let id = tracee.id();
-        let links = links.load();
-        let Some(link) = links.iter().find(|l| Arc::ptr_eq(&l.session, session)) else { return };
-        if !link.flags.contains(TraceFlags::CALL | TraceFlags::RETURN_TO)
-            || link.flags.contains(TraceFlags::SILENT)
-        {
+        // Only the `return_to` flag counts now (`i_return_to_trace`):
+        // `call` and `silent` were decided when the frame was pushed.
+        let Some(link) = live_link(links, session) else { return };
+        if !link.flags.contains(TraceFlags::RETURN_TO) {
             return;
         }
         // No enabled check either (`erts_trace_return_to`).
@@ -774,6 +767,16 @@ impl Process {
             &opts,
         );
     }
+}
+
+/// The process's link in `session`, if the session is alive and traces it
+/// (ERTS finds the tracer ref from the frame's session id; a destroyed
+/// session's refs are gone).
+fn live_link<'a>(links: &'a mut LinksCache, session: &SessionRef) -> Option<&'a TracerLink> {
+    if !session.is_alive() {
+        return None;
+    }
+    links.load().iter().find(|l| Arc::ptr_eq(&l.session, session))
 }
 
 /// An exception on its way down the stack.

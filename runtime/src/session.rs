@@ -57,8 +57,9 @@ pub(crate) struct NewTracing {
 }
 
 impl NewTracing {
-    /// Sets (`on`, with `tracer`) or clears `flags`; without tracee flags
-    /// left, nothing is traced and the tracer is dropped.
+    /// Sets (`on`, with `tracer`) or clears `flags`; without flags left,
+    /// nothing is traced and the tracer is dropped (so the tracer is set
+    /// exactly when some flag is).
     pub(crate) fn change(&mut self, on: bool, flags: TraceFlags, tracer: Option<TracerRef>) {
         if on {
             self.flags |= flags;
@@ -66,7 +67,7 @@ impl NewTracing {
         } else {
             self.flags -= flags;
         }
-        if !self.flags.intersects(TraceFlags::TRACEE) {
+        if self.flags.is_empty() {
             *self = NewTracing::default();
         }
     }

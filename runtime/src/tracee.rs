@@ -137,7 +137,9 @@ impl Tracee {
     }
 
     /// Changes the link of `session`: `change` sees it (or `None`) and
-    /// leaves it as it should be; a link without tracee flags is removed.
+    /// leaves it as it should be; a link without flags is removed (a
+    /// timestamp flag alone keeps it, and its tracer, as ERTS's
+    /// `TRACEE_FLAGS` include the timestamp kinds).
     pub(crate) fn update<R>(
         &self,
         session: &SessionRef,
@@ -148,7 +150,7 @@ impl Tracee {
         let at = links.iter().position(|l| Arc::ptr_eq(&l.session, session));
         let mut link = at.map(|i| links.remove(i));
         let answer = change(&mut link);
-        if let Some(link) = link.filter(|l| l.flags.intersects(TraceFlags::TRACEE)) {
+        if let Some(link) = link.filter(|l| !l.flags.is_empty()) {
             links.insert(at.unwrap_or(links.len()).min(links.len()), link);
         }
         self.publish(links);
