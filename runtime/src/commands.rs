@@ -334,11 +334,12 @@ pub fn session_info_port(core: &TraceCore, port: PortId, heap: &mut Heap) -> Wor
     }
 }
 
-/// The weak references of the live sessions tracing `tracee`.
+/// The weak references of the live sessions tracing `tracee`, oldest link
+/// first (ERTS conses the list walking the links newest first).
 fn sessions_of(tracee: &Tracee, heap: &mut Heap) -> Word {
     let links: Arc<Vec<TracerLink>> = tracee.links();
-    let refs: Vec<Word> =
-        links.iter().filter(|l| l.session.is_alive()).map(|l| l.session.weak_ref(heap)).collect();
+    let live = links.iter().rev().filter(|l| l.session.is_alive());
+    let refs: Vec<Word> = live.map(|l| l.session.weak_ref(heap)).collect();
     heap.list(&refs)
 }
 
@@ -347,9 +348,7 @@ fn sessions_of(tracee: &Tracee, heap: &mut Heap) -> Word {
 /// `new`/`new_processes` (sessions that trace new processes). `None` for
 /// anything else.
 pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>> {
-    let mut sessions = core.sessions();
-    // The legacy session is the list's tail, as ERTS builds it.
-    sessions.rotate_left(1);
+    let mut sessions = core.sessions_legacy_last();
     match what.name() {
         "all" => {}
         "on_load" => {

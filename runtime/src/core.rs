@@ -212,6 +212,16 @@ impl TraceCore {
         self.sessions.read().clone()
     }
 
+    /// Every live session, oldest first and the legacy one last: the order
+    /// in which ERTS, walking its session list (legacy, then newest first)
+    /// and putting each new tracer link in front, leaves the links of a new
+    /// process or port; and `trace:session_info/1`'s order.
+    pub(crate) fn sessions_legacy_last(&self) -> Vec<SessionRef> {
+        let mut sessions = self.sessions();
+        sessions.rotate_left(1);
+        sessions
+    }
+
     /// The live session named `name` (the newest, if several share it).
     pub fn session_named(&self, name: Atom) -> Option<SessionRef> {
         self.sessions.read().iter().rev().find(|s| s.name() == name).cloned()
@@ -374,19 +384,28 @@ impl TraceCore {
         child
     }
 
+    /// A new process's links, as ERTS makes them: first each session's
+    /// settings for new processes, then what the parent passes on
+    /// (`inherited`, in the parent's order), which replaces a session's
+    /// settings where it has them, in their place, and goes in front
+    /// where not.
     fn spawn_with(
         self: &Arc<Self>,
-        mut links: Vec<TracerLink>,
+        inherited: Vec<TracerLink>,
         pid: Pid,
         initial: Option<Mfa>,
     ) -> Process {
-        for session in self.sessions() {
-            if links.iter().any(|l| Arc::ptr_eq(&l.session, &session)) {
-                continue;
-            }
+        let mut links = Vec::new();
+        for session in self.sessions_legacy_last() {
             let new = session.new_processes();
             if let Some(tracer) = new.tracer {
                 links.push(TracerLink { session: session.clone(), tracer, flags: new.flags });
+            }
+        }
+        for link in inherited {
+            match links.iter_mut().find(|l| Arc::ptr_eq(&l.session, &link.session)) {
+                Some(default) => *default = link,
+                None => links.insert(0, link),
             }
         }
         let tracee = Arc::new(Tracee::new(TraceeId::Process(pid), links));

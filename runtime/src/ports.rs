@@ -34,7 +34,7 @@ impl TraceCore {
     /// `{trace, Port, open, Opener, Driver}`.
     pub fn open_port(self: &Arc<Self>, id: PortId, opener: Pid, driver: Atom) -> Port {
         let mut links = Vec::new();
-        for session in self.sessions() {
+        for session in self.sessions_legacy_last() {
             let new = session.new_ports();
             if let Some(tracer) = new.tracer {
                 links.push(TracerLink { session, tracer, flags: new.flags });

@@ -57,7 +57,10 @@ pub(crate) struct NewTracing {
 }
 
 impl NewTracing {
-    /// Sets (`on`, with `tracer`) or clears `flags`; without flags left,
+    /// Sets `flags` with `tracer` (`on`), or turns tracing of new
+    /// processes off altogether: ERTS's `erts_change_new_p_tracing` sets
+    /// the command's tracer either way, and a command turning flags off
+    /// has none, which takes every flag with it. Without flags left,
     /// nothing is traced and the tracer is dropped (so the tracer is set
     /// exactly when some flag is).
     pub(crate) fn change(&mut self, on: bool, flags: TraceFlags, tracer: Option<TracerRef>) {
@@ -65,9 +68,9 @@ impl NewTracing {
             self.flags |= flags;
             self.tracer = tracer;
         } else {
-            self.flags -= flags;
+            self.tracer = None;
         }
-        if self.flags.is_empty() {
+        if self.flags.is_empty() || self.tracer.is_none() {
             *self = NewTracing::default();
         }
     }

@@ -151,7 +151,9 @@ impl Tracee {
         let mut link = at.map(|i| links.remove(i));
         let answer = change(&mut link);
         if let Some(link) = link.filter(|l| !l.flags.is_empty()) {
-            links.insert(at.unwrap_or(links.len()).min(links.len()), link);
+            // A new link goes in front, as ERTS's `new_tracer_ref` puts a
+            // new tracer ref first in the tracee's list.
+            links.insert(at.unwrap_or(0).min(links.len()), link);
         }
         self.publish(links);
         answer
