@@ -78,6 +78,15 @@ pub(crate) enum CliError {
         /// How many cases were run.
         total: usize,
     },
+    /// `msc trace --expect` found lines that differ from the golden file
+    /// (each was reported).
+    #[error("msc: {differences} line(s) differ from {golden}")]
+    GoldenMismatch {
+        /// The golden file.
+        golden: String,
+        /// How many lines differ.
+        differences: usize,
+    },
     /// A spec did not compile.
     #[error("{0}")]
     Compile(#[from] CompileError),

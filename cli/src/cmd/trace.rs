@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use matchspec_runtime::scenario::{Options, StackKeeper, run as run_scenario};
+use matchspec_runtime::scenario::{Options, StackKeeper, compare, run as run_scenario};
 
 use super::EngineArg;
 use crate::CliError;
@@ -27,6 +27,11 @@ pub(crate) struct Args {
     /// traced calls and watched frames only). The output is the same.
     #[arg(long, value_enum, default_value_t = StackArg::Core)]
     pub(crate) stack: StackArg,
+    /// Compare the output with this golden file (as OTP made it, masked)
+    /// term by term instead of printing it: print the lines that differ and
+    /// exit with status 1 if any do.
+    #[arg(long, value_name = "GOLDEN")]
+    pub(crate) expect: Option<String>,
 }
 
 /// `--stack`.
@@ -45,12 +50,33 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         StackArg::Core => StackKeeper::Core,
         StackArg::Host => StackKeeper::Host,
     };
-    let options =
-        Options { engine: args.engine.engine(), mask_timestamps: args.mask_timestamps, stack };
+    let mask_timestamps = args.mask_timestamps || args.expect.is_some();
+    let options = Options { engine: args.engine.engine(), mask_timestamps, stack };
     let output = run_scenario(&text, &options)
         .map_err(|source| CliError::Parse { path: args.scenario.clone(), source })?;
-    for line in &output.lines {
-        outln!(out, "{line}")?;
+    let Some(golden) = args.expect else {
+        for line in &output.lines {
+            outln!(out, "{line}")?;
+        }
+        return Ok(());
+    };
+    let expected = read_text(&golden)?;
+    let differences = compare(&output, &expected)
+        .map_err(|source| CliError::Parse { path: golden.clone(), source })?;
+    for d in &differences {
+        let shown = |line: &Option<String>| line.clone().unwrap_or_else(|| "(nothing)".into());
+        outln!(out, "line {}: got      {}", d.line, shown(&d.got))?;
+        outln!(
+            out,
+            "{:width$}  expected {}",
+            "",
+            shown(&d.expected),
+            width = 5 + d.line.to_string().len()
+        )?;
     }
-    Ok(())
+    if differences.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::GoldenMismatch { golden, differences: differences.len() })
+    }
 }

@@ -193,3 +193,38 @@ pub fn mask_output_term(term: TermRef<'_>) -> Term {
         _ => term.to_owned(),
     }
 }
+
+/// A line where a scenario's output and its golden file differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The line's number, from 1.
+    pub line: usize,
+    /// What the scenario printed there (`None` past its end).
+    pub got: Option<String>,
+    /// What the golden file has there (`None` past its end).
+    pub expected: Option<String>,
+}
+
+/// Compares a scenario's output with a golden file's text term by term,
+/// timestamps masked on both sides ([`mask_output_term`]) and strings read
+/// as the lists of character codes they are (OTP prints `~w`): the lines
+/// that differ, none if they agree.
+pub fn compare(output: &Output, golden: &str) -> Result<Vec<Difference>, ParseError> {
+    let got = masked_lines(&parse_terms(&output.lines.join("\n"))?);
+    let expected = masked_lines(&parse_terms(golden)?);
+    Ok((0..got.len().max(expected.len()))
+        .filter(|&i| got.get(i) != expected.get(i))
+        .map(|i| Difference {
+            line: i + 1,
+            got: got.get(i).cloned(),
+            expected: expected.get(i).cloned(),
+        })
+        .collect())
+}
+
+fn masked_lines(terms: &[Term]) -> Vec<String> {
+    terms
+        .iter()
+        .map(|t| mask_output_term(t.as_ref()).as_ref().without_strings().to_string())
+        .collect()
+}

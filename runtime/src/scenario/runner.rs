@@ -134,6 +134,9 @@ impl Runner {
             .and_then(|t| t.as_atom())
             .unwrap_or(Atom::UNDEFINED);
         let reply = self.execute(tag, term);
+        if let Some(pid) = asked_process(tag, term) {
+            self.asked(pid);
+        }
         // The step's process blocks again; then the processes its signals
         // woke run, one after the other.
         self.end_step();
@@ -190,6 +193,9 @@ impl Runner {
     fn execute(&mut self, tag: Atom, term: TermRef<'_>) -> Reply {
         let args: Vec<TermRef<'_>> =
             term.as_tuple().map(|t| t.iter().skip(1).collect()).unwrap_or_default();
+        if is_command(tag) {
+            self.name_tracers(term);
+        }
         match (tag.name(), args.as_slice()) {
             ("session_create", [name, tracer, opts]) => self.session_create(*name, *tracer, *opts),
             ("session_destroy", [name]) => {
@@ -365,6 +371,21 @@ impl Runner {
             self.add_process(process);
         }
         tracer
+    }
+
+    /// The tracer processes a command names come to exist as it starts,
+    /// whether it then succeeds or not: every pid in a tracer position that
+    /// was never a process (a session's tracer, `{tracer | meta, Pid}`
+    /// anywhere in the term, the collector in a tracer module's state), in
+    /// the order named.
+    fn name_tracers(&mut self, command: TermRef<'_>) {
+        let mut pids = Vec::new();
+        tracer_positions(command, &mut pids);
+        for pid in pids {
+            if !self.world.pids_ever.contains(&pid) {
+                self.tracer(pid);
+            }
+        }
     }
 
     /// A tracer given as a pid, `{tracer|meta, Pid}` or `{tracer|meta,
@@ -773,6 +794,7 @@ impl Runner {
     /// options say.
     fn add_process(&mut self, mut process: Process) {
         let pid = process.pid();
+        self.world.pids_ever.insert(pid);
         if self.options.stack == StackKeeper::Host {
             let stack = HostStack::new(&mut process, Some(idle()))
                 .expect("a fresh process has no trace frames");
@@ -884,4 +906,91 @@ fn message_pattern(
     }
     let n = commands::set_message_pattern(core, session, event, pattern)?;
     Ok(Term::from(n as i64))
+}
+
+/// Commands (configuration and questions), as opposed to host events.
+fn is_command(tag: Atom) -> bool {
+    matches!(
+        tag.name(),
+        "session_create"
+            | "session_info"
+            | "process"
+            | "port"
+            | "function"
+            | "send"
+            | "recv"
+            | "info"
+            | "erlang_trace"
+            | "erlang_trace_pattern"
+            | "erlang_trace_info"
+            | "system_tracer"
+    )
+}
+
+/// The pids in tracer positions of `command`, in order: the tracer of
+/// `session_create` and `system_tracer` (a pid, or the collector in a
+/// module's `{Module, {Decisions, Collector, Extra}}`), and anywhere in
+/// the term `{tracer | meta, Pid}` and `{tracer | meta, Module, State}`.
+fn tracer_positions(command: TermRef<'_>, pids: &mut Vec<Pid>) {
+    let Some(t) = command.as_tuple() else { return };
+    let tracer_arg = match t.get(0).and_then(|k| k.as_atom()).map(Atom::name) {
+        Some("system_tracer") if t.len() == 2 => t.get(1),
+        Some("session_create") if t.len() == 4 => t.get(2),
+        _ => None,
+    };
+    let Some(tracer) = tracer_arg else { return positions_in(command, pids) };
+    match tracer.as_tuple() {
+        Some(module) if module.len() == 2 => state_collector(module.get(1), pids),
+        _ => pids.extend(Pid::from_term(tracer)),
+    }
+    if let Some(opts) = t.get(3).filter(|_| t.len() == 4) {
+        positions_in(opts, pids);
+    }
+}
+
+/// `{tracer | meta, Pid}` and `{tracer | meta, Module, State}` in `term`
+/// (walked with an explicit stack, in order).
+fn positions_in(term: TermRef<'_>, pids: &mut Vec<Pid>) {
+    let mut stack = vec![term];
+    while let Some(term) = stack.pop() {
+        let items: Vec<TermRef<'_>> = if let Some(t) = term.as_tuple() {
+            let key = t.get(0).and_then(|k| k.as_atom()).map(Atom::name);
+            let tracer_key = matches!(key, Some("tracer" | "meta"));
+            if tracer_key && t.len() == 2 {
+                let pid = t.get(1).expect("two elements");
+                pids.extend(Pid::from_term(pid));
+                vec![pid]
+            } else if tracer_key && t.len() == 3 {
+                let state = t.get(2).expect("three elements");
+                pids.extend(Pid::from_term(state));
+                state_collector(Some(state), pids);
+                vec![state]
+            } else {
+                t.iter().collect()
+            }
+        } else {
+            term.list_items().collect()
+        };
+        stack.extend(items.into_iter().rev());
+    }
+}
+
+/// The collector of a tracer module's state `{Decisions, Collector, ...}`.
+fn state_collector(state: Option<TermRef<'_>>, pids: &mut Vec<Pid>) {
+    let collector =
+        state.and_then(|s| s.as_tuple()).filter(|s| s.len() >= 2).and_then(|s| s.get(1));
+    pids.extend(collector.and_then(Pid::from_term));
+}
+
+/// The process a question is about, if it is one the process answers
+/// itself: `info`, `erlang_trace_info` and `session_info` of a pid (not
+/// `seq_token`: `process_info/2` reads the token without it).
+fn asked_process(tag: Atom, term: TermRef<'_>) -> Option<Pid> {
+    let t = term.as_tuple()?;
+    let about = match (tag.name(), t.len()) {
+        ("info", 4) => t.get(2)?,
+        ("erlang_trace_info", 3) | ("session_info", 2) => t.get(1)?,
+        _ => return None,
+    };
+    Pid::from_term(about)
 }

@@ -96,6 +96,7 @@
             links = #{},       % puppet -> [puppet] (asking the VM would
                                % schedule the puppet in: see wait_state/2)
             sessions = #{},    % session name -> handle
+            tracers = #{},     % session name -> its tracer (real)
             owners = #{},      % port literal -> the puppet that opened it
             order = []}).      % tracers in print order: the driver, then
                                % collectors in the order they were made
@@ -281,7 +282,8 @@ do_term({session_create, Name, Tracer, Opts} = T, W0) ->
     case call(fun() -> trace:session_create(Name, real(Tracer, W),
                                             real(Opts, W)) end) of
         {ok, Handle} ->
-            {Name, W#w{sessions = (W#w.sessions)#{Name => Handle}}};
+            {Name, W#w{sessions = (W#w.sessions)#{Name => Handle},
+                       tracers = (W#w.tracers)#{Name => real(Tracer, W)}}};
         Error ->
             {Error, W}
     end;
@@ -297,12 +299,16 @@ do_term({session_info, What} = T, W0) ->
      end, W};
 do_term({process, S, Spec, How, Flags} = T, W0) ->
     W = prepare(T, W0),
-    {count(Spec, procs,
-           fun() -> trace:process(session(S, W), real(Spec, W), real(How, W),
+    Session = session(S, W),
+    New = new_tracer(real(Flags, W), maps:get(S, W#w.tracers, undefined)),
+    Kept = kept(fun(P) -> trace:info(Session, P, tracer) end, How, New),
+    {count(Spec, procs, Kept,
+           fun() -> trace:process(Session, real(Spec, W), real(How, W),
                                   real(Flags, W)) end, W), W};
 do_term({port, S, Spec, How, Flags} = T, W0) ->
     W = prepare(T, W0),
     {count(Spec, case port_visits(Flags) of true -> ports; false -> none end,
+           fun(_) -> false end,
            fun() -> trace:port(session(S, W), real(Spec, W), real(How, W),
                                real(Flags, W)) end, W), W};
 do_term({function, S, MFA, Pattern, Flags} = T, W0) ->
@@ -328,7 +334,9 @@ do_term({erlang_trace, Spec, How, Flags} = T, W0) ->
                {procs, true} -> procs_and_ports;
                {What0, _} -> What0
            end,
-    {count(Spec, What,
+    New = new_tracer(real(Flags, W), self()),
+    Kept = kept(fun(P) -> erlang:trace_info(P, tracer) end, How, New),
+    {count(Spec, What, Kept,
            fun() -> erlang:trace(real(Spec, W), real(How, W),
                                  real(Flags, W)) end, W), W};
 do_term({erlang_trace_pattern, MFA, Pattern, Flags} = T, W0) ->
@@ -452,17 +460,19 @@ procs_or_ports(Flags) ->
 
 %% The count a VM holding only the scenario's processes would return: the real
 %% count minus every live process outside the scenario world (the group
-%% leader too: it is in the world only to print it) and every port outside
-%% it, of the kinds ERTS visited (What: procs, ports, both or none). 'new'
-%% specs and single pids are returned as they are.
-count(Spec, What, Fun, W) ->
+%% leader too: it is in the world only to print it) that the command counted
+%% (not Kept(P)) and every port outside it, of the kinds ERTS visited (What:
+%% procs, ports, both or none). 'new' specs and single pids are returned as
+%% they are.
+count(Spec, What, Kept, Fun, W) ->
     case call(Fun) of
         {ok, N} when is_integer(N) ->
             Procs = [all, existing, processes, existing_processes],
             Ports = [all, existing, ports, existing_ports],
             OutsideProcs = length([P || P <- processes(),
                                         not maps:is_key(P, W#w.rev)
-                                            orelse P =:= group_leader()]),
+                                            orelse P =:= group_leader(),
+                                        not Kept(P)]),
             OutsidePorts = length([P || P <- erlang:ports(),
                                         not maps:is_key(P, W#w.rev)]),
             SubProcs = lists:member(What, [procs, procs_and_ports])
@@ -474,6 +484,40 @@ count(Spec, What, Fun, W) ->
         {ok, Other} -> pretty(Other, W);
         Error -> Error
     end.
+
+%% The tracer that turning flags on sets: {tracer, T} in the flags, else
+%% Default (the session's, or the caller for erlang:trace/3), as trace
+%% info shows it.
+new_tracer(Flags, Default) ->
+    Items = case proper_list(Flags) of
+                true -> Flags;
+                false -> []
+            end,
+    case [T || {tracer, _} = T <- Items] ++ [T || {tracer, _, _} = T <- Items] of
+        [{tracer, T} | _] -> T;
+        [{tracer, erl_tracer, T} | _] -> T;
+        [{tracer, M, S} | _] -> {M, S};
+        [] -> Default
+    end.
+
+%% Is P left as it is by a command turning flags on (How) with tracer New?
+%% ERTS's start_trace leaves, and does not count, a process traced in the
+%% session by another tracer that is still enabled. Asked after the command:
+%% a process it changed has New by then. Info(P) is the tracer info of P in
+%% the command's session.
+kept(Info, How, New) ->
+    fun(P) ->
+            How =:= true andalso
+                case catch Info(P) of
+                    {tracer, Old} when Old =/= [], Old =/= New -> enabled_tracer(Old, P);
+                    _ -> false
+                end
+    end.
+
+enabled_tracer(Pid, _) when is_pid(Pid) -> is_process_alive(Pid);
+enabled_tracer({M, S}, P) ->
+    erlang:module_loaded(M) andalso (catch M:enabled(trace_status, S, P)) =/= remove;
+enabled_tracer(_, _) -> false.
 
 %% ERTS visits the existing ports only for a port flag or a modifier.
 port_visits(Flags) ->
@@ -719,7 +763,7 @@ declare_module(M, Fs0, W) ->
              false -> world_error(bad_module)
          end,
     Src = module_source(M, Fs),
-    {ok, M, Bin} = compile_source(Src),
+    {ok, M, Bin} = compile_cached(Src),
     case code:is_loaded(M) of
         {file, _} ->
             %% Redeclaration: the new code replaces the old one.
@@ -729,6 +773,41 @@ declare_module(M, Fs0, W) ->
     {module, M} = code:load_binary(M, "scenario_" ++ atom_to_list(M) ++ ".erl",
                                    Bin),
     {ok, W#w{modules = (W#w.modules)#{M => Fs}}}.
+
+%% Compiling a scenario module takes seconds (its 16 receive slots per
+%% function); with SCENARIO_CACHE set to a directory, the binary of each
+%% source is kept there, named by the source's MD5, for the next run.
+compile_cached(Src) ->
+    case os:getenv("SCENARIO_CACHE") of
+        false -> compile_source(Src);
+        Dir ->
+            Key = binary:encode_hex(erlang:md5(Src), lowercase),
+            File = filename:join(Dir, <<Key/binary, ".beam">>),
+            case file:read_file(File) of
+                {ok, Bin} ->
+                    {ok, {Mod, _}} = beam_lib:chunks(Bin, []),
+                    {ok, Mod, Bin};
+                {error, _} ->
+                    {ok, Mod, Bin} = compile_source(Src),
+                    ok = filelib:ensure_dir(File),
+                    ok = write_whole(File, Bin),
+                    {ok, Mod, Bin}
+            end
+    end.
+
+%% Writes under a temporary name, then renames, so that runs in parallel
+%% never read half a file.
+write_whole(File, Bin) ->
+    Tmp = iolist_to_binary([File, ".", os:getpid()]),
+    ok = file:write_file(Tmp, Bin),
+    file:rename(Tmp, File).
+
+%% The directory of this script (of its module, when generate.sh runs it
+%% compiled).
+script_dir() ->
+    try filename:dirname(filename:absname(escript:script_name()))
+    catch _:_ -> filename:dirname(code:which(?MODULE))
+    end.
 
 compile_source(Src) ->
     {ok, Toks, _} = erl_scan:string(Src),
@@ -846,8 +925,7 @@ names_atom(_, _) -> false.
 %% Module tracer_test: the erl_tracer callbacks enabled/3 and trace/5 are the
 %% NIFs of tracer_test.so (see tracer_test.c), loaded by its on_load function.
 load_tracer_test() ->
-    So = filename:join(filename:dirname(filename:absname(escript:script_name())),
-                       "tracer_test"),
+    So = filename:join(script_dir(), "tracer_test"),
     Src = io_lib:format(
             "-module(tracer_test).\n"
             "-export([enabled/3, trace/5]).\n"
@@ -861,7 +939,7 @@ load_tracer_test() ->
     %% On the code path, so that code:load_file/1 and loading on demand
     %% (erlang:trace/3 calling tracer_test:enabled/3) find it.
     Dir = filename:dirname(So),
-    ok = file:write_file(filename:join(Dir, "tracer_test.beam"), Bin),
+    ok = write_whole(filename:join(Dir, "tracer_test.beam"), Bin),
     true = code:add_patha(Dir),
     {module, tracer_test} = code:load_file(tracer_test),
     ok.
@@ -1232,7 +1310,9 @@ local_do_event(P, Actions, W) ->
                     W4 = bind_spawned_remote(Actions, RemoteBefore, W3),
                     {ok, bump_if_frame(P, W4)};
                 _ ->
-                    after_end(P, Pid, [], W1)
+                    %% exit/1: an exception like {raise, P, exit, R},
+                    %% caught by a pending try_call or the end.
+                    after_end(P, Pid, unwind(Stack), W1)
             end
     end.
 

@@ -68,6 +68,8 @@ pub(super) struct World {
     pub(super) ports: rustc_hash::FxHashMap<PortId, WorldPort>,
     /// Every port ever opened (a port identifier is never reused).
     pub(super) ports_ever: rustc_hash::FxHashSet<PortId>,
+    /// Every pid that has been a process of this node (never reused).
+    pub(super) pids_ever: rustc_hash::FxHashSet<Pid>,
     /// Processes that trap exits.
     trapping: rustc_hash::FxHashSet<Pid>,
     /// Signals not yet handled, in the order sent.
@@ -328,6 +330,9 @@ impl Runner {
         if let Action::ExitSignal(to, reason) = action {
             return self.send_exit_signal(pid, *to, reason);
         }
+        if let Action::Exit(reason) = action {
+            return self.exit_in_step(pid, reason.as_ref());
+        }
         if let Action::ReceiveTimeout = action {
             return self.receive_timeout(pid);
         }
@@ -342,6 +347,7 @@ impl Runner {
             | Action::Remote(_)
             | Action::Spawn(_)
             | Action::ExitSignal(..)
+            | Action::Exit(_)
             | Action::ReceiveTimeout => {
                 unreachable!("handled above")
             }
@@ -403,11 +409,6 @@ impl Runner {
             Action::SeqToken(token) => {
                 let _ = process.seq_trace_set_token(token.as_ref());
             }
-            Action::Exit(reason) => {
-                // exit/1: the process exits with `reason` (not caught).
-                process.exit_with(reason.as_ref());
-                self.ended(pid, reason.clone());
-            }
             Action::GarbageCollect => {
                 // The world has no heap: the figures are zeros (and masked
                 // in golden files, where OTP's are real).
@@ -435,6 +436,22 @@ impl Runner {
         {
             p.schedule_out();
             super::trace_schedule(p, self.host_stacks.get(&pid), false);
+        }
+    }
+
+    /// Process `pid` answers a question the driver asked about it (trace
+    /// info, session info): in ERTS the process
+    /// handles the request signal itself, so it is scheduled in and out.
+    pub(super) fn asked(&mut self, pid: Pid) {
+        if pid == DRIVER {
+            return;
+        }
+        if let Some(p) = self.processes.get_mut(&pid)
+            && p.tracee().is_alive()
+        {
+            p.schedule_in();
+            super::trace_schedule(p, self.host_stacks.get(&pid), true);
+            self.schedule_out(pid);
         }
     }
 
@@ -669,6 +686,16 @@ impl Runner {
                 _ => Term::atom(Atom::new("normal")),
             };
             self.ended(pid, reason);
+        }
+    }
+
+    /// `exit(Reason)` in a step: an exception of class `exit` raised in the
+    /// innermost function, as `{raise, P, exit, Reason}` is: a pending
+    /// `try_call` catches it (the process goes on), else the process ends
+    /// with `Reason`.
+    fn exit_in_step(&mut self, pid: Pid, reason: TermRef<'_>) {
+        if let Ok(raised) = self.raise(pid, Atom::new("exit"), reason) {
+            self.after_end(pid, Some(raised));
         }
     }
 

@@ -1,0 +1,684 @@
+#!/usr/bin/env escript
+%% -*- erlang -*-
+%% random-scenarios.escript SEED COUNT DIR [FIRST]
+%%
+%% Writes COUNT random trace scenarios (docs/scenarios.md) to DIR, named
+%% random-SEED-NNNNN.scenario for NNNNN = FIRST .. FIRST + COUNT - 1 (FIRST
+%% defaults to 1). Scenario NNNNN depends only on SEED and NNNNN, so any
+%% one of them can be made again alone. generate.sh --random runs this and
+%% then makes each scenario's golden file with run-scenario.escript; the
+%% generator itself needs nothing but an Erlang/OTP (the goldens are made
+%% with OTP 27).
+%%
+%% What the scenarios do
+%% ---------------------
+%% A scenario declares two modules, creates up to three sessions beside the
+%% legacy one, spawns up to ten puppets, and then interleaves, at random:
+%%
+%% * host events: remote, local, tail and try calls, returns and raises
+%%   (caught at various depths or not at all), spawns, allocations, and
+%%   `do` steps (sends, receives, links, unlinks, trap_exit, exit signals,
+%%   sequential tracing, garbage collection);
+%% * configuration changes: trace:process/4 (one puppet, all, existing, new)
+%%   and erlang:trace/3 with every process flag on and off, trace:function/4
+%%   and erlang:trace_pattern/3 (local, global, meta, call_count, call_time,
+%%   call_memory; true, false, pause, restart and match specs with
+%%   return_trace, exception_trace, message, silent, caller, trace,
+%%   enable_trace, disable_trace, seq tokens), send and receive patterns,
+%%   sessions created and destroyed, tracer processes killed, the system
+%%   sequential tracer, tracer modules;
+%% * questions: trace:info/3, erlang:trace_info/2, trace:session_info/1.
+%%
+%% Each puppet aims at a stack depth drawn anew from time to time, so that
+%% frames stay pending while the configuration changes under them, which is
+%% where a trace core that decides at the wrong moment shows.
+%%
+%% The generator keeps a model of the world (stacks, queues, links, who is
+%% alive) so that most events are valid; it stays inside what both the
+%% scenario world of msc and run-scenario.escript define (no module_info
+%% calls, no more than 16 non-tail steps in one activation, no `'_'`
+%% module wildcards, no send/receive/running tracing of the driver and the
+%% collectors), and out of the differences testdata/trace/README.md lists.
+
+-mode(compile).
+
+-define(STEP_LIMIT, 16).
+-define(DRIVER, '$spid<0.70.0>').
+
+%% A frame: {Module, Function, Arity, Catches, NonTailSteps}, innermost
+%% first; Catches: the frame below called this one inside try ... catch.
+-define(IDLE, {scenario, idle, 0, false, 0}).
+
+-record(proc, {stack = [?IDLE],
+               queue = 0,          % messages waiting in its queue
+               links = [],         % puppets it is linked to
+               trap = false,
+               target = 2}).       % the stack depth it aims at
+
+-record(st, {out = [],             % terms, newest first
+             procs = #{},          % puppet name => #proc{}
+             spawned = 0,          % puppets made so far (<0.80.0> ...)
+             sessions = #{},       % name => tracer (a collector, undefined or a module)
+             destroyed = [],       % sessions destroyed (names may come back)
+             collectors = [],      % collectors named so far
+             dead_collectors = [],
+             system_tracer = false,
+             %% Whether sessions may be destroyed. ERTS then schedules every
+             %% process in at some later moment to drop its links to the
+             %% session, which running tracing would show at no fixed
+             %% place: a scenario either destroys sessions or traces
+             %% running, not both.
+             destroys = false}).
+
+main([Seed, Count, Dir]) ->
+    main([Seed, Count, Dir, "1"]);
+main([Seed0, Count0, Dir, First0]) ->
+    [Seed, Count, First] = [list_to_integer(A) || A <- [Seed0, Count0, First0]],
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    lists:foreach(
+      fun(I) ->
+              rand:seed(exsss, {Seed, I, 16#5ce}),
+              Terms = scenario(),
+              Name = io_lib:format("random-~w-~5..0w.scenario", [Seed, I]),
+              Head = io_lib:format("% Random scenario ~w of seed ~w "
+                                   "(testdata/trace/otp/random-scenarios.escript).~n",
+                                   [I, Seed]),
+              ok = file:write_file(filename:join(Dir, Name),
+                                   [Head, [format(T) || T <- Terms]])
+      end, lists:seq(First, First + Count - 1));
+main(_) ->
+    io:format(standard_error, "usage: random-scenarios.escript SEED COUNT DIR [FIRST]~n", []),
+    halt(1).
+
+%% Scenario pid literals are written as the atoms '$spid<A.B.C>' while
+%% generating, and printed as <A.B.C>.
+format(T) ->
+    Text = io_lib:format("~tkw.~n", [T]),
+    re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1", [global, unicode, {return, binary}]).
+
+spid(N) -> list_to_atom("$spid<0." ++ integer_to_list(N) ++ ".0>").
+
+%%% The world ---------------------------------------------------------------
+
+modules() ->
+    [{ma, [{f, 1}, {g, 1}, {h, 0}, {t, 2}, {l, 1, local}, {k, 0, local}]},
+     {mb, [{f, 1}, {r, 1}, {l, 1, local}]}].
+
+exported(M) -> [{F, A} || {F, A} <- proplists:get_value(M, modules())].
+declared(M) -> [{F, A} || {F, A} <- exported(M)] ++
+                   [{F, A} || {F, A, local} <- proplists:get_value(M, modules())].
+
+scenario() ->
+    St0 = lists:foldl(fun({M, Fs}, St) -> emit({module, M, Fs}, St) end,
+                      #st{destroys = chance(50)}, modules()),
+    St1 = start(St0),
+    Len = 40 + rand:uniform(80),
+    St = steps(Len, St1),
+    lists:reverse(St#st.out).
+
+emit(T, St) -> St#st{out = [T | St#st.out]}.
+
+%% A session or two and a puppet or two to begin with.
+start(St0) ->
+    St1 = create_session(St0),
+    St2 = case rand:uniform(2) of 1 -> create_session(St1); 2 -> St1 end,
+    St3 = spawn_puppet(?DRIVER, St2),
+    case rand:uniform(2) of 1 -> spawn_puppet(?DRIVER, St3); 2 -> St3 end.
+
+steps(0, St) -> St;
+steps(N, St) -> steps(N - 1, step(St)).
+
+step(St) ->
+    Live = maps:keys(St#st.procs),
+    Choices =
+        [{30, fun host_event/1} || Live =/= []] ++
+        [{6, fun process_command/1},
+         {6, fun function_command/1},
+         {2, fun legacy_trace/1},
+         {2, fun legacy_pattern/1},
+         {4, fun info/1},
+         {1, fun message_pattern/1},
+         {1, fun session_change/1},
+         {1, fun rare/1},
+         {2, fun(S) -> spawn_puppet(spawner(S), S) end}],
+    (pick(Choices))(St).
+
+spawner(St) ->
+    case [P || P <- maps:keys(St#st.procs), can_step(P, St)] of
+        [] -> ?DRIVER;
+        Ps -> one_of([?DRIVER | Ps])
+    end.
+
+%%% Random helpers ------------------------------------------------------------
+
+pick(Weighted) ->
+    Total = lists:sum([W || {W, _} <- Weighted]),
+    pick(rand:uniform(Total), Weighted).
+
+pick(R, [{W, X} | _]) when R =< W -> X;
+pick(R, [{W, _} | T]) -> pick(R - W, T).
+
+one_of(L) -> lists:nth(rand:uniform(length(L)), L).
+
+chance(Percent) -> rand:uniform(100) =< Percent.
+
+some_of(L, Max) ->
+    N = rand:uniform(Max),
+    lists:usort([one_of(L) || _ <- lists:seq(1, N)]).
+
+value() -> one_of([1, 2, 3, 42, a, b, ok, {x}, [1, 2], {y, 7}, <<"bin">>]).
+
+%%% Sessions and tracers --------------------------------------------------------
+
+create_session(St) ->
+    Free = [S || S <- [s1, s2, s3], not maps:is_key(S, St#st.sessions)],
+    case Free of
+        [] -> St;
+        _ ->
+            S = one_of(Free),
+            Tracer = case rand:uniform(10) of
+                         1 -> undefined;
+                         2 -> tracer_module(St);
+                         _ -> collector(St)
+                     end,
+            St1 = named(Tracer, emit({session_create, S, Tracer, []}, St)),
+            St1#st{sessions = (St1#st.sessions)#{S => Tracer}}
+    end.
+
+%% A collector for a new tracer position: a fresh one mostly, sometimes one
+%% in use (one tracer for several sessions or roles).
+collector(St) ->
+    Used = St#st.collectors -- St#st.dead_collectors,
+    Fresh = [spid(N) || N <- lists:seq(90, 99)] -- St#st.collectors,
+    case {Used, Fresh} of
+        {[], []} -> undefined;
+        {_, []} -> one_of(Used);
+        {[], _} -> hd(Fresh);
+        _ -> case chance(30) of true -> one_of(Used); false -> hd(Fresh) end
+    end.
+
+named(undefined, St) -> St;
+named({tracer_test, {_, C, _}}, St) -> named(C, St);
+named(C, St) ->
+    case lists:member(C, St#st.collectors) of
+        true -> St;
+        false -> St#st{collectors = St#st.collectors ++ [C]}
+    end.
+
+%% {tracer_test, {Decisions, Collector, Extra}}: the tracer_SUITE module.
+%% Its answers are trace or discard (remove is answered by ERTS at every
+%% schedule-in, which the worlds do not model alike).
+tracer_module(St) ->
+    case collector(St) of
+        undefined -> undefined;
+        C ->
+            Tags = [call, return_to, return_from, exception_from, spawn, exit,
+                    link, send, 'receive', trace_status],
+            Decisions = maps:from_list([{T, one_of([trace, trace, discard])}
+                                        || T <- some_of(Tags, 6)]),
+            {tracer_test, {Decisions, C, one_of([extra, 1, []])}}
+    end.
+
+live_sessions(St) -> maps:keys(St#st.sessions).
+
+session_change(St) ->
+    case {live_sessions(St), chance(50)} of
+        {[], _} -> create_session(St);
+        {_, true} -> create_session(St);
+        {_, false} when not St#st.destroys -> create_session(St);
+        {Ss, false} ->
+            S = one_of(Ss),
+            St1 = emit({session_destroy, S}, St),
+            St1#st{sessions = maps:remove(S, St1#st.sessions),
+                   destroyed = [S | St1#st.destroyed]}
+    end.
+
+%% A session name: a live one mostly, sometimes a destroyed or unknown one.
+session(St) ->
+    case {live_sessions(St), rand:uniform(20)} of
+        {[], _} -> one_of([s1, s2, s3]);
+        {_, 1} -> one_of([s1, s2, s3]);
+        {Ss, _} -> one_of(Ss)
+    end.
+
+%%% Processes -------------------------------------------------------------------
+
+puppets(St) -> maps:keys(St#st.procs).
+
+%% Can P take one more non-tail step in its innermost activation?
+can_step(P, St) ->
+    case maps:find(P, St#st.procs) of
+        {ok, #proc{stack = [{scenario, idle, 0, _, _} | _]}} -> true;
+        {ok, #proc{stack = [{_, _, _, _, N} | _]}} -> N < ?STEP_LIMIT;
+        error -> false
+    end.
+
+bump(P, St) ->
+    update(P, fun(#proc{stack = [{M, F, A, C, N} | Rest]} = Pr) ->
+                      Pr#proc{stack = [{M, F, A, C, N + 1} | Rest]}
+              end, St).
+
+update(P, Fun, St) ->
+    case maps:find(P, St#st.procs) of
+        {ok, Pr} -> St#st{procs = (St#st.procs)#{P := Fun(Pr)}};
+        error -> St
+    end.
+
+spawn_puppet(Parent, St) ->
+    case St#st.spawned < 10 of
+        false -> St;
+        true ->
+            Child = spid(80 + St#st.spawned),
+            St1 = case Parent of
+                      ?DRIVER -> emit({spawn, ?DRIVER, Child}, St);
+                      _ ->
+                          case chance(50) of
+                              true -> bump(Parent, emit({spawn, Parent, Child}, St));
+                              false -> bump(Parent, emit({do, Parent, [{spawn, Child}]}, St))
+                          end
+                  end,
+            St1#st{spawned = St1#st.spawned + 1,
+                   procs = (St1#st.procs)#{Child => #proc{target = rand:uniform(5)}}}
+    end.
+
+%%% Host events -------------------------------------------------------------------
+
+host_event(St) ->
+    P = one_of(puppets(St)),
+    #proc{stack = Stack, target = Target} = maps:get(P, St#st.procs),
+    Depth = length(Stack),
+    St1 = case chance(8) of
+              true -> update(P, fun(Pr) -> Pr#proc{target = rand:uniform(6)} end, St);
+              false -> St
+          end,
+    Deeper = case Depth < Target of true -> 6; false -> 1 end,
+    Shallower = case Depth > Target of true -> 6; false -> 1 end,
+    Choices =
+        [{4 * Deeper, fun call/2} || can_step(P, St1)] ++
+        [{2 * Shallower, fun return/2} || Depth > 1] ++
+        [{1, fun return/2} || Depth =:= 1, chance(10)] ++
+        [{Shallower, fun raise/2} || Depth > 1] ++
+        [{1, fun tail_call/2}] ++
+        [{3, fun do/2} || can_step(P, St1)] ++
+        [{1, fun allocate/2} || can_step(P, St1)],
+    (pick(Choices))(P, St1).
+
+call(P, St) ->
+    #proc{stack = [{M0, _, _, _, _} | _] = Stack} = maps:get(P, St#st.procs),
+    Kinds = [{5, call}, {3, try_call}] ++ [{4, local_call} || M0 =/= scenario],
+    Kind = pick(Kinds),
+    {M, F, A} = callee(Kind, M0),
+    Args = [value() || _ <- lists:seq(1, A)],
+    [{TM, TF, TA, TC, TN} | Rest] = Stack,
+    Stack1 = [{M, F, A, Kind =:= try_call, 0}, {TM, TF, TA, TC, TN + 1} | Rest],
+    St1 = emit({Kind, P, {M, F, Args}}, St),
+    set_stack(P, Stack1, St1).
+
+callee(local_call, M0) ->
+    {F, A} = one_of(declared(M0)),
+    {M0, F, A};
+callee(_, _) ->
+    M = one_of([ma, ma, mb]),
+    {F, A} = one_of(exported(M)),
+    {M, F, A}.
+
+tail_call(P, St) ->
+    #proc{stack = [{M0, _, _, C, _} | Rest]} = maps:get(P, St#st.procs),
+    Local = M0 =/= scenario andalso chance(50),
+    {Kind, {M, F, A}} = case Local of
+                            true -> {local_tail_call, callee(local_call, M0)};
+                            false -> {tail_call, callee(call, M0)}
+                        end,
+    Args = [value() || _ <- lists:seq(1, A)],
+    St1 = emit({Kind, P, {M, F, Args}}, St),
+    set_stack(P, [{M, F, A, C, 0} | Rest], St1).
+
+set_stack(P, Stack, St) ->
+    update(P, fun(Pr) -> Pr#proc{stack = Stack} end, St).
+
+return(P, St) ->
+    #proc{stack = [_ | Rest]} = maps:get(P, St#st.procs),
+    St1 = emit({return, P, value()}, St),
+    case Rest of
+        [] -> exited(P, normal, St1);
+        _ -> set_stack(P, Rest, St1)
+    end.
+
+raise(P, St) ->
+    #proc{stack = Stack} = maps:get(P, St#st.procs),
+    Class = one_of([error, throw, exit]),
+    Reason = one_of([boom, badarg, {bad, 1}]),
+    St1 = emit({raise, P, Class, Reason}, St),
+    case unwind(Stack) of
+        {caught, Rest} -> set_stack(P, Rest, St1);
+        uncaught ->
+            ExitReason = case Class of
+                             exit -> Reason;
+                             error -> {Reason, []};
+                             throw -> {{nocatch, Reason}, []}
+                         end,
+            exited(P, ExitReason, St1)
+    end.
+
+%% The frames left after an exception: the raising frame goes, and frames
+%% down to the first one called inside a try, which goes too; the one below
+%% caught it.
+unwind([{_, _, _, true, _} | Rest]) -> {caught, Rest};
+unwind([_ | []]) -> uncaught;
+unwind([_ | Rest]) -> unwind(Rest).
+
+allocate(P, St) ->
+    bump(P, emit({allocate, P, rand:uniform(50)}, St)).
+
+%%% Deaths --------------------------------------------------------------------------
+
+%% P is gone with Reason: linked puppets get the exit signal.
+exited(P, Reason, St) ->
+    case maps:find(P, St#st.procs) of
+        error -> St;
+        {ok, #proc{links = Links}} ->
+            St1 = St#st{procs = maps:remove(P, St#st.procs)},
+            lists:foldl(fun(Q, Acc) -> exit_signal(Q, P, Reason, linked, Acc) end,
+                        St1, Links)
+    end.
+
+%% Q gets an exit signal from P (through a link, or exit/2).
+exit_signal(Q, P, Reason, How, St) ->
+    case maps:find(Q, St#st.procs) of
+        error -> St;
+        {ok, #proc{trap = Trap} = Pr} ->
+            Pr1 = case How of
+                      linked -> Pr#proc{links = Pr#proc.links -- [P]};
+                      signal -> Pr
+                  end,
+            St1 = St#st{procs = (St#st.procs)#{Q := Pr1}},
+            if
+                Reason =:= kill, How =:= signal -> exited(Q, killed, St1);
+                Trap -> update(Q, fun(X) -> X#proc{queue = X#proc.queue + 1} end, St1);
+                Reason =:= normal, Q =/= P -> St1;
+                Reason =:= normal -> exited(Q, normal, St1);
+                true -> exited(Q, reason(Reason), St1)
+            end
+    end.
+
+reason(killed) -> killed;
+reason(R) -> R.
+
+%%% do steps ---------------------------------------------------------------------------
+
+do(P, St) ->
+    Others = puppets(St) -- [P],
+    #proc{queue = Q, links = Links} = maps:get(P, St#st.procs),
+    Choices =
+        [{5, send} || Others =/= []] ++
+        [{4, 'receive'} || Q > 0] ++
+        [{1, receive_timeout} || Q =:= 0] ++
+        [{2, link} || Others -- Links =/= []] ++
+        [{2, unlink} || Links =/= []] ++
+        [{2, trap_exit}, {1, garbage_collect}] ++
+        [{2, seq_trace} || Others =/= []] ++
+        [{1, exit_other} || Others =/= []] ++
+        [{1, exit_self}],
+    Action = pick(Choices),
+    action(Action, P, Others, St).
+
+action(send, P, Others, St) ->
+    To = one_of(Others),
+    St1 = bump(P, emit({do, P, [{send, To, value()}]}, St)),
+    queued(To, St1);
+action('receive', P, _, St) ->
+    St1 = bump(P, emit({do, P, ['receive']}, St)),
+    update(P, fun(Pr) -> Pr#proc{queue = Pr#proc.queue - 1} end, St1);
+action(receive_timeout, P, _, St) ->
+    bump(P, emit({do, P, [receive_timeout]}, St));
+action(link, P, Others, St) ->
+    #proc{links = Links} = maps:get(P, St#st.procs),
+    Q = one_of(Others -- Links),
+    St1 = bump(P, emit({do, P, [{link, Q}]}, St)),
+    St2 = update(P, fun(Pr) -> Pr#proc{links = [Q | Pr#proc.links]} end, St1),
+    update(Q, fun(Pr) -> Pr#proc{links = [P | Pr#proc.links]} end, St2);
+action(unlink, P, _, St) ->
+    #proc{links = Links} = maps:get(P, St#st.procs),
+    Q = one_of(Links),
+    St1 = bump(P, emit({do, P, [{unlink, Q}]}, St)),
+    St2 = update(P, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [Q]} end, St1),
+    update(Q, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [P]} end, St2);
+action(trap_exit, P, _, St) ->
+    B = one_of([true, false]),
+    St1 = bump(P, emit({do, P, [{trap_exit, B}]}, St)),
+    update(P, fun(Pr) -> Pr#proc{trap = B} end, St1);
+action(garbage_collect, P, _, St) ->
+    bump(P, emit({do, P, [garbage_collect]}, St));
+action(seq_trace, P, Others, St0) ->
+    St = case St0#st.system_tracer of
+             false ->
+                 C = collector(St0),
+                 S1 = emit({system_tracer, C}, St0),
+                 named(C, S1#st{system_tracer = true});
+             true -> St0
+         end,
+    To = one_of(Others),
+    Flags = some_of([send, 'receive', print, timestamp], 3),
+    Actions = [{seq_trace, label, rand:uniform(9)}] ++
+        [{seq_trace, F, true} || F <- Flags] ++
+        [{seq_trace_print, hello} || chance(30)] ++
+        [{send, To, value()}],
+    St1 = bump(P, emit({do, P, Actions}, St)),
+    queued(To, St1);
+action(exit_other, P, Others, St) ->
+    Q = one_of(Others),
+    Reason = one_of([normal, kill, bye]),
+    St1 = bump(P, emit({do, P, [{exit, Q, Reason}]}, St)),
+    exit_signal(Q, P, Reason, signal, St1);
+action(exit_self, P, _, St) ->
+    Reason = one_of([normal, bye]),
+    St1 = emit({do, P, [{exit, Reason}]}, St),
+    exited(P, Reason, St1).
+
+queued(To, St) ->
+    update(To, fun(Pr) -> Pr#proc{queue = Pr#proc.queue + 1} end, St).
+
+%%% Commands -----------------------------------------------------------------------------
+
+%% Flags for all and existing, which reach the driver and the collectors
+%% too. run-scenario.escript's driver spawns (and links) the collectors,
+%% which msc's world makes as new processes, without events or
+%% inheritance: no procs and no set_on_* flags here.
+existing_flags() ->
+    [call, call, call, return_to, return_to, arity, silent, timestamp,
+     monotonic_timestamp, strict_monotonic_timestamp, scheduler_id].
+
+%% Flags for new processes (puppets and collectors made later).
+new_flags() ->
+    existing_flags() ++ [set_on_spawn, set_on_first_spawn, set_on_link, set_on_first_link].
+
+%% Flags that show a process's traffic: only on puppets named one by one.
+%% (Not garbage_collection: real collections come when a real heap fills.)
+puppet_flags() ->
+    new_flags() ++ [procs, procs, send, 'receive', running, exiting].
+
+%% Which processes, and flags that fit them.
+process_spec(St) ->
+    Puppet = case St#st.destroys of
+                 true -> puppet_flags() -- [running];
+                 false -> puppet_flags()
+             end,
+    case {puppets(St), rand:uniform(10)} of
+        {Ps, R} when Ps =/= [], R =< 7 -> {one_of(Ps), some_of(Puppet, 4)};
+        {_, R} when R =< 9 -> {new, some_of(new_flags(), 4)};
+        {_, _} -> {one_of([all, existing]), some_of(existing_flags(), 4)}
+    end.
+
+process_command(St) ->
+    S = session(St),
+    How = chance(65),
+    {Spec, Flags0} = process_spec(St),
+    {Flags, St1} = with_tracer(S, How, Flags0, St),
+    emit({process, S, Spec, How, Flags}, St1).
+
+%% A {tracer, C} flag where the session has none (or now and then anyway,
+%% which trace:process/4 refuses).
+with_tracer(S, true, Flags, St) ->
+    case maps:get(S, St#st.sessions, none) =:= undefined orelse chance(3) of
+        true ->
+            C = collector(St),
+            {Flags ++ [{tracer, C}], named(C, St)};
+        false -> {Flags, St}
+    end;
+with_tracer(_, false, Flags, St) -> {Flags, St}.
+
+legacy_trace(St) ->
+    How = chance(65),
+    {Spec, Flags0} = process_spec(St),
+    %% Without a tracer the driver gets the messages.
+    {Flags, St1} = case How andalso chance(60) of
+                       true ->
+                           C = collector(St),
+                           {Flags0 ++ [{tracer, C}], named(C, St)};
+                       false -> {Flags0, St}
+                   end,
+    emit({erlang_trace, Spec, How, Flags}, St1).
+
+mfa() ->
+    case rand:uniform(10) of
+        1 -> {one_of([ma, mb]), '_', '_'};
+        2 -> {ma, f, '_'};
+        _ ->
+            M = one_of([ma, ma, mb]),
+            {F, A} = one_of(declared(M)),
+            {M, F, A}
+    end.
+
+%% Match specs for call patterns: return frames, messages, silent, the
+%% flags of the caller changed from inside, sequential trace tokens.
+match_spec() ->
+    one_of(
+      [[],
+       [{'_', [], [{return_trace}]}],
+       [{'_', [], [{return_trace}]}],
+       [{'_', [], [{exception_trace}]}],
+       [{'_', [], [{exception_trace}]}],
+       [{'_', [], [{return_trace}, {message, false}]}],
+       [{'_', [], [{exception_trace}, {message, {caller}}]}],
+       [{'_', [], [{message, {caller}}]}],
+       [{'_', [], [{message, false}]}],
+       [{'_', [], [{silent, true}]}],
+       [{'_', [], [{silent, false}, {return_trace}]}],
+       [{'_', [], [{silent, true}, {exception_trace}]}],
+       [{'_', [], [{trace, [], [return_to]}]}],
+       [{'_', [], [{trace, [return_to], []}, {return_trace}]}],
+       [{'_', [], [{trace, [call], []}]}],
+       [{'_', [], [{enable_trace, arity}]}],
+       [{'_', [], [{disable_trace, arity}, {exception_trace}]}],
+       [{'_', [], [{enable_trace, timestamp}]}],
+       [{'_', [], [{enable_trace, procs}, {return_trace}]}],
+       [{'_', [], [{disable_trace, silent}]}],
+       [{'_', [], [{is_seq_trace}]}],
+       [{[1], [], [{return_trace}]}, {'_', [], [{message, false}]}],
+       [{['$1'], [{is_integer, '$1'}], [{exception_trace}, {message, '$1'}]}],
+       [{['$1'], [{'=:=', '$1', a}], [{silent, true}]},
+        {['$1'], [{'=:=', '$1', b}], [{silent, false}]}],
+       [{'$1', [], [{message, {length, '$1'}}, {return_trace}]}]]).
+
+function_command(St) ->
+    S = session(St),
+    Tracer = maps:get(S, St#st.sessions, none),
+    {Pattern, Flags, St1} = pattern(Tracer, St),
+    emit({function, S, mfa(), Pattern, Flags}, St1).
+
+legacy_pattern(St) ->
+    {Pattern, Flags, St1} = pattern(legacy, St),
+    emit({erlang_trace_pattern, mfa(), Pattern, Flags}, St1).
+
+pattern(Tracer, St) ->
+    case rand:uniform(12) of
+        N when N =< 5 ->
+            {spec_or_bool(), [one_of([local, local, global])], St};
+        6 ->
+            {spec_or_bool(), [local, call_count], St};
+        7 ->
+            {Meta, St1} = meta(Tracer, St),
+            {spec_or_bool(), [Meta], St1};
+        8 ->
+            {one_of([true, false, restart, pause]), [call_count], St};
+        9 ->
+            {one_of([true, true, false, restart, pause]), [call_time], St};
+        10 ->
+            {one_of([true, true, false, restart, pause]), [call_memory], St};
+        11 ->
+            {false, [one_of([local, global, meta, call_count, call_time, call_memory])], St};
+        12 ->
+            {spec_or_bool(), [global], St}
+    end.
+
+spec_or_bool() ->
+    case rand:uniform(8) of
+        1 -> true;
+        2 -> false;
+        _ -> match_spec()
+    end.
+
+%% The meta flag: the session's own tracer, or {meta, C} where the session
+%% has none (the legacy session always needs one).
+meta(Tracer, St) when Tracer =:= undefined; Tracer =:= legacy; Tracer =:= none ->
+    C = collector(St),
+    {{meta, C}, named(C, St)};
+meta(_, St) ->
+    {meta, St}.
+
+message_pattern(St) ->
+    S = session(St),
+    Pattern = one_of([true, false,
+                      [{'_', [], [{message, {caller}}]}],
+                      [{['_', a], [], []}],
+                      [{['_', '_', '_'], [], [{message, false}]}],
+                      [{'_', [], [{silent, true}]}]]),
+    Kind = one_of([send, recv]),
+    emit({Kind, S, Pattern, []}, St).
+
+info(St) ->
+    S = session(St),
+    case rand:uniform(6) of
+        1 ->
+            What = one_of(puppets(St) ++ [new, ?DRIVER]),
+            emit({info, S, What, one_of([flags, tracer, all])}, St);
+        2 ->
+            Item = one_of([traced, match_spec, meta, meta_match_spec, call_count,
+                           call_time, call_memory, all]),
+            emit({info, S, concrete_mfa(), Item}, St);
+        3 ->
+            emit({session_info, one_of(puppets(St) ++ [concrete_mfa(), new_processes])}, St);
+        4 ->
+            What = one_of(puppets(St) ++ [new]),
+            emit({erlang_trace_info, What, one_of([flags, tracer])}, St);
+        5 ->
+            Item = one_of([traced, match_spec, meta, call_count, call_time, call_memory, all]),
+            emit({erlang_trace_info, concrete_mfa(), Item}, St);
+        6 ->
+            emit({info, S, one_of([send, 'receive']), one_of([match_spec, all])}, St)
+    end.
+
+concrete_mfa() ->
+    M = one_of([ma, mb]),
+    {F, A} = one_of(declared(M)),
+    {M, F, A}.
+
+%% Now and then: kill a tracer, a clock tick, a sequential trace reset.
+rare(St) ->
+    case rand:uniform(4) of
+        1 ->
+            case St#st.collectors -- St#st.dead_collectors of
+                [] -> St;
+                Cs ->
+                    C = one_of(Cs),
+                    St1 = emit({do, ?DRIVER, [{exit, C, kill}]}, St),
+                    St1#st{dead_collectors = [C | St1#st.dead_collectors]}
+            end;
+        2 -> emit({advance_clock, rand:uniform(1000)}, St);
+        3 -> emit({reset_seq_trace}, St);
+        4 ->
+            case puppets(St) of
+                [] -> St;
+                Ps -> emit({seq_token, one_of(Ps)}, St)
+            end
+    end.
