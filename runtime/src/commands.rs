@@ -318,10 +318,14 @@ pub fn session_info_function(core: &TraceCore, mfa: Mfa, heap: &mut Heap) -> Wor
     heap.list(&refs)
 }
 
-/// `trace:session_info(Pid)`.
+/// `trace:session_info(Pid)`: the process answers it itself, checking
+/// its tracers first (a dead one is dropped).
 pub fn session_info_process(core: &TraceCore, pid: Pid, heap: &mut Heap) -> Word {
     match core.tracee(pid) {
-        Some(tracee) => sessions_of(&tracee, heap),
+        Some(tracee) => {
+            tracee.drop_removed_tracers();
+            sessions_of(&tracee, heap)
+        }
         None => Word::atom(Atom::UNDEFINED),
     }
 }
@@ -356,10 +360,10 @@ pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>>
             sessions.retain(|s| staged.on_load.contains_key(&s.id()));
         }
         "new" | "new_processes" => {
-            sessions.retain(|s| !s.new_processes().flags.is_empty());
+            sessions.retain(|s| s.has_new_settings(false));
         }
         "new_ports" => {
-            sessions.retain(|s| !s.new_ports().flags.is_empty());
+            sessions.retain(|s| s.has_new_settings(true));
         }
         "send" => sessions.retain(|s| !matches!(*s.send_pattern(), EventPattern::Off)),
         "receive" => sessions.retain(|s| !matches!(*s.receive_pattern(), EventPattern::Off)),

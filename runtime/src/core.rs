@@ -388,7 +388,7 @@ impl TraceCore {
     /// settings for new processes, then what the parent passes on
     /// (`inherited`, in the parent's order), which replaces a session's
     /// settings where it has them, in their place, and goes in front
-    /// where not.
+    /// where not; links left without flags go.
     fn spawn_with(
         self: &Arc<Self>,
         inherited: Vec<TracerLink>,
@@ -408,6 +408,9 @@ impl TraceCore {
                 None => links.insert(0, link),
             }
         }
+        // What `set_on_first_spawn` passes on may be no flags at all: no
+        // link then, as for any tracee.
+        links.retain(|l| !l.flags.is_empty());
         let tracee = Arc::new(Tracee::new(TraceeId::Process(pid), links));
         self.processes.write().insert(pid, tracee.clone());
         Process::new(self.clone(), pid, tracee, initial)

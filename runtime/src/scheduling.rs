@@ -18,7 +18,7 @@ use matchspec::term::{Atom, Heap, TermRef, Word};
 use crate::flags::TraceFlags;
 use crate::ids::Mfa;
 use crate::process::{CallStack, Process};
-use crate::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId};
+use crate::tracer::{TraceCategory, TraceOpts, TraceTag, TraceeId};
 
 /// A garbage collection event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,17 +163,7 @@ impl Process {
     /// in, also to handle a signal, such as the code check of
     /// `code:purge/1`).
     pub fn check_tracers(&mut self) {
-        if !self.tracee().is_traced() {
-            return;
-        }
-        let id = self.tracee().id();
-        for link in self.tracee().links().iter() {
-            if link.session.is_alive()
-                && link.tracer.enabled(TraceTag::TraceStatus, id) == Enabled::Remove
-            {
-                self.tracee().update(&link.session, |l| *l = None);
-            }
-        }
+        self.tracee().drop_removed_tracers();
     }
 
     /// Scheduling trace when the process is scheduled out: `out` (or

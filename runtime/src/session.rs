@@ -123,6 +123,14 @@ impl Session {
         current_new_tracing(&self.new_ports)
     }
 
+    /// Are flags for new processes (`ports`: new ports) set, as
+    /// `trace:session_info/1` sees them: without asking the tracer, so a
+    /// dead tracer's settings still count until something reads them.
+    pub(crate) fn has_new_settings(&self, ports: bool) -> bool {
+        let slot = if ports { &self.new_ports } else { &self.new_processes };
+        !slot.lock().flags.is_empty()
+    }
+
     /// The session's number.
     pub fn id(&self) -> SessionId {
         self.id

@@ -86,6 +86,23 @@ impl Tracee {
         self.any_flags.load(Ordering::Relaxed) & flags.bits() != 0
     }
 
+    /// Asks every tracer of the process for its `trace_status` and drops
+    /// the links of those that answer `remove` (a dead tracer process, a
+    /// tracer module no longer loaded), as ERTS does when the process
+    /// checks its tracers itself.
+    pub(crate) fn drop_removed_tracers(&self) {
+        if !self.is_traced() {
+            return;
+        }
+        for link in self.links().iter() {
+            if link.session.is_alive()
+                && link.tracer.enabled(TraceTag::TraceStatus, self.id) == Enabled::Remove
+            {
+                self.update(&link.session, |l| *l = None);
+            }
+        }
+    }
+
     /// ERTS's `is_tracer_ref_enabled`: does `link`'s tracer want event
     /// `tag` of the process? It is asked `trace_status` first; a tracer that
     /// answers `remove` is removed from the process in that session.

@@ -90,7 +90,7 @@
             rev = #{},         % real pid -> scenario pid atom (all ever)
             kind = #{},        % scenario pid atom -> driver|collector|puppet|dead
             stacks = #{},      % puppet -> [frame()] (innermost first; [] = idle)
-            mons = #{},        % puppet -> monitor ref
+            mons = #{},        % remote puppet -> monitor ref
             modules = #{},     % module -> [{F, Arity, exported|local}]
             remotes = [],      % live puppets on peer nodes
             links = #{},       % puppet -> [puppet] (asking the VM would
@@ -262,12 +262,26 @@ settle_remote(W) ->
       end, {same, W}, W#w.remotes).
 
 gone(P, W) ->
-    Mon = maps:get(P, W#w.mons),
-    Pid = maps:get(P, W#w.pids),
-    receive {'DOWN', Mon, process, Pid, _} -> ok
-    after ?WAIT_MS -> error({no_exit, P})
-    end,
+    await_gone(maps:get(P, W#w.pids), P),
     unlink_all(P, W#w{stacks = maps:remove(P, W#w.stacks)}).
+
+%% Waits until puppet Pid (scenario pid S) is gone: it has done exiting
+%% (sent its exit signals) and left the process table. Polled, with
+%% process_info/2's status, which the VM answers without the process: a
+%% monitor would be a signal the puppet handles, scheduled in for it, which
+%% running tracing would show (msc's world has no such run).
+await_gone(Pid, S) ->
+    await_gone(Pid, S, erlang:monotonic_time(millisecond) + ?WAIT_MS).
+
+await_gone(Pid, S, Deadline) ->
+    case erlang:process_info(Pid, [status]) of
+        undefined -> ok;
+        _ ->
+            erlang:monotonic_time(millisecond) > Deadline
+                andalso error({no_exit, S}),
+            receive after 1 -> ok end,
+            await_gone(Pid, S, Deadline)
+    end.
 
 delivered() ->
     Ref = erlang:trace_delivered(all),
@@ -307,8 +321,10 @@ do_term({process, S, Spec, How, Flags} = T, W0) ->
                                   real(Flags, W)) end, W), W};
 do_term({port, S, Spec, How, Flags} = T, W0) ->
     W = prepare(T, W0),
-    {count(Spec, case port_visits(Flags) of true -> ports; false -> none end,
-           fun(_) -> false end,
+    Session = session(S, W),
+    New = new_tracer(real(Flags, W), maps:get(S, W#w.tracers, undefined)),
+    Kept = kept(fun(P) -> trace:info(Session, P, tracer) end, How, New),
+    {count(Spec, case port_visits(Flags) of true -> ports; false -> none end, Kept,
            fun() -> trace:port(session(S, W), real(Spec, W), real(How, W),
                                real(Flags, W)) end, W), W};
 do_term({function, S, MFA, Pattern, Flags} = T, W0) ->
@@ -474,7 +490,8 @@ count(Spec, What, Kept, Fun, W) ->
                                             orelse P =:= group_leader(),
                                         not Kept(P)]),
             OutsidePorts = length([P || P <- erlang:ports(),
-                                        not maps:is_key(P, W#w.rev)]),
+                                        not maps:is_key(P, W#w.rev),
+                                        not Kept(P)]),
             SubProcs = lists:member(What, [procs, procs_and_ports])
                 andalso lists:member(Spec, Procs),
             SubPorts = lists:member(What, [ports, procs_and_ports])
@@ -500,7 +517,8 @@ new_tracer(Flags, Default) ->
         [] -> Default
     end.
 
-%% Is P left as it is by a command turning flags on (How) with tracer New?
+%% Is P (a process or port) left as it is by a command turning flags on
+%% (How) with tracer New?
 %% ERTS's start_trace leaves, and does not count, a process traced in the
 %% session by another tracer that is still enabled. Asked after the command:
 %% a process it changed has New by then. Info(P) is the tracer info of P in
@@ -1151,14 +1169,12 @@ spawn_local_event(Parent, Child, W) ->
                   C
           end,
     wait_state(Pid, {scenario, idle, 0}),
-    Mon = erlang:monitor(process, Pid),
     W1 = bind(Child, Pid, puppet, W),
     W2 = case ParentKind of
              puppet -> bump(Parent, W1);
              driver -> W1
          end,
-    {ok, W2#w{stacks = (W2#w.stacks)#{Child => [?IDLE]},
-              mons = (W2#w.mons)#{Child => Mon}}}.
+    {ok, W2#w{stacks = (W2#w.stacks)#{Child => [?IDLE]}}}.
 
 where([{M, F, A, _, _} | _]) -> {M, F, A}.
 
@@ -1393,10 +1409,8 @@ bind_spawned(Actions, Before, W) ->
     lists:foldl(
       fun({S, Pid}, Acc) ->
               wait_state(Pid, {scenario, idle, 0}),
-              Mon = erlang:monitor(process, Pid),
               Acc1 = bind(S, Pid, puppet, Acc),
-              Acc1#w{stacks = (Acc1#w.stacks)#{S => [?IDLE]},
-                     mons = (Acc1#w.mons)#{S => Mon}}
+              Acc1#w{stacks = (Acc1#w.stacks)#{S => [?IDLE]}}
       end, W, lists:zip(Names, Spawned)).
 
 %% The processes the step spawned on peer nodes, in the order its spawn
@@ -1566,10 +1580,7 @@ raise_event(P, Class, Reason, W) ->
 %% The innermost function has ended (returned, or raised up to the frame
 %% that catches): Rest is what is left of the stack.
 after_end(P, Pid, [], W) ->
-    Mon = maps:get(P, W#w.mons),
-    receive {'DOWN', Mon, process, Pid, _} -> ok
-    after ?WAIT_MS -> error({no_exit, P})
-    end,
+    await_gone(Pid, P),
     {ok, unlink_all(P, W#w{stacks = maps:remove(P, W#w.stacks)})};
 after_end(P, Pid, Rest, W) ->
     wait_state(Pid, where(Rest)),

@@ -45,6 +45,11 @@ pub(super) enum Signal {
     },
     /// A link signal from a process of another node.
     Remote(RemotePid, RemoteSignal),
+    /// Not a signal: a new process's first run, in which it enters its
+    /// idle loop's receive. It waits its turn as the processes woken by
+    /// signals do (one scheduler runs them in the order they became
+    /// runnable).
+    Start,
 }
 
 impl Signal {
@@ -563,6 +568,7 @@ impl Runner {
                 }
             }
             Signal::Remote(from, signal) => self.handle_remote(pid, from, signal),
+            Signal::Start => {}
         }
     }
 
@@ -707,6 +713,7 @@ impl Runner {
         let process = self.core.spawn_from(&tracee, child, Some(super::idle()), start.as_ref());
         self.add_process(process);
         self.spawn_token(parent, child);
+        self.world.pending.push_back((child, Signal::Start));
     }
 
     /// A spawn passes the parent's sequential trace token to the child, as
