@@ -48,7 +48,7 @@ pub fn trace_processes(
     let flags = flags - TraceFlags::PORT_ONLY;
     let tracer = tracer_to_use(session, on, tracer)?;
     if matches!(spec, ProcessSpec::All | ProcessSpec::New) {
-        session.new_processes.lock().change(on, flags, tracer.clone());
+        session.change_new_processes(on, flags, tracer.clone());
     }
     match spec {
         ProcessSpec::Pid(pid) => {
@@ -470,7 +470,7 @@ pub fn trace_ports(
     }
     let tracer = tracer_to_use(session, on, tracer)?;
     if matches!(spec, PortSpec::All | PortSpec::New) {
-        session.new_ports.lock().change(on, flags & TraceFlags::PORT_TRACEE, tracer.clone());
+        session.change_new_ports(on, flags & TraceFlags::PORT_TRACEE, tracer.clone());
     }
     match spec {
         PortSpec::Port(id) => {

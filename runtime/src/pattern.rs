@@ -230,6 +230,12 @@ pub(crate) fn apply(
 ) -> usize {
     let on = !matches!(action, PatternAction::Off);
     let breakpoint = flags.is_breakpoint();
+    // `restart` and `pause` are `true` for the kinds of trace (ERTS reads
+    // any action but `false` as on), but set up no counter where the
+    // function has no breakpoint: they create one only for trace.
+    let counting = matches!(action, PatternAction::Restart | PatternAction::Pause);
+    let creates =
+        on && (!counting || !breakpoint || flags.kinds.intersects(BpFlags::LOCAL | BpFlags::META));
     let spec = match action {
         PatternAction::Spec(spec) => Some(spec.clone()),
         PatternAction::Off | PatternAction::On | PatternAction::Restart | PatternAction::Pause => {
@@ -245,8 +251,7 @@ pub(crate) fn apply(
             let at = match bp.sessions.iter().position(|s| Arc::ptr_eq(&s.session, session)) {
                 Some(at) => at,
                 None => {
-                    // Restart and pause never create a breakpoint.
-                    if matches!(action, PatternAction::Restart | PatternAction::Pause) || !on {
+                    if !creates {
                         return;
                     }
                     // The newest breakpoint comes first, as ERTS links a new
@@ -316,15 +321,18 @@ fn set_kinds(
     flags: &PatternFlags,
 ) {
     let counting = matches!(action, PatternAction::Restart | PatternAction::Pause);
-    if flags.kinds.contains(BpFlags::LOCAL) && !counting {
+    if flags.kinds.contains(BpFlags::LOCAL) {
         sbp.flags |= BpFlags::LOCAL;
         sbp.match_spec = spec.clone();
     }
-    if flags.kinds.contains(BpFlags::META) && !counting {
+    if flags.kinds.contains(BpFlags::META) {
         sbp.flags |= BpFlags::META;
         sbp.meta_spec = spec;
         sbp.meta_tracer = flags.meta_tracer.clone().map(|t| Arc::new(MetaTracer::new(t)));
     }
+    // The code's breakpoint, if the function has one now (a global trace
+    // sits on the export entry, not on the code).
+    let code_breakpoint = sbp.flags.intersects(BpFlags::LOCAL_KINDS);
     for (kind, active) in [
         (BpFlags::COUNT, BpFlags::COUNT_ACTIVE),
         (BpFlags::TIME, BpFlags::TIME_ACTIVE),
@@ -353,9 +361,9 @@ fn set_kinds(
                     stats.reset();
                 }
             }
-        } else {
-            // Even `restart` and `pause` set a counter up (and running) on
-            // a breakpoint the session already has, as ERTS does.
+        } else if !counting || code_breakpoint {
+            // Even `restart` and `pause` set a counter up (and running)
+            // where the code has the session's breakpoint, as ERTS does.
             sbp.flags |= kind | active;
             match kind {
                 BpFlags::COUNT => sbp.count = Some(Arc::new(AtomicU64::new(0))),
@@ -368,7 +376,9 @@ fn set_kinds(
 
 /// Turns off the kinds in `kinds` (ERTS's `clear_function_break`).
 fn clear_kinds(sbp: &mut SessionBreakpoint, kinds: BpFlags) {
-    if kinds.contains(BpFlags::LOCAL) {
+    // The match spec is local trace's only while local trace is on; a
+    // global trace's (which excludes local) is not touched.
+    if kinds.contains(BpFlags::LOCAL) && sbp.flags.contains(BpFlags::LOCAL) {
         sbp.flags -= BpFlags::LOCAL;
         sbp.match_spec = None;
     }

@@ -76,6 +76,11 @@ impl NewTracing {
     }
 }
 
+/// `tracer`, unless it answers `remove` to `trace_status`.
+fn live_tracer(tracer: Option<TracerRef>) -> Option<TracerRef> {
+    tracer.filter(|t| t.enabled(TraceTag::TraceStatus, TraceeId::Undefined) != Enabled::Remove)
+}
+
 /// What new processes or ports get now. ERTS asks the tracer's
 /// `trace_status` (about tracee `undefined`) whenever it reads these
 /// settings, at a spawn, an open or `trace:info`, and a tracer that answers
@@ -116,6 +121,24 @@ impl Session {
     /// The flags and tracer a process spawned now gets from the session.
     pub(crate) fn new_processes(&self) -> NewTracing {
         current_new_tracing(&self.new_processes)
+    }
+
+    /// `trace:process/4` on `new` or `all`: see [`NewTracing::change`].
+    /// ERTS then reads the settings back, which asks the tracer: one that
+    /// answers `remove` (a dead one) takes them away at once. (Asked
+    /// before the lock is taken, as every reader does.)
+    pub(crate) fn change_new_processes(
+        &self,
+        on: bool,
+        flags: TraceFlags,
+        tracer: Option<TracerRef>,
+    ) {
+        self.new_processes.lock().change(on, flags, live_tracer(tracer));
+    }
+
+    /// `trace:port/4` on `new` or `all`, as [`Session::change_new_processes`].
+    pub(crate) fn change_new_ports(&self, on: bool, flags: TraceFlags, tracer: Option<TracerRef>) {
+        self.new_ports.lock().change(on, flags, live_tracer(tracer));
     }
 
     /// The flags and tracer a port opened now gets from the session.

@@ -134,7 +134,8 @@ impl Runner {
             .and_then(|t| t.as_atom())
             .unwrap_or(Atom::UNDEFINED);
         let reply = self.execute(tag, term);
-        if let Some(pid) = asked_process(tag, term) {
+        // (A question refused as badarg never reaches the process.)
+        if let (Ok(_), Some(pid)) = (&reply, asked_process(tag, term)) {
             self.asked(pid);
         }
         // The step's process blocks again; then the processes its signals

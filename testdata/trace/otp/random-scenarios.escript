@@ -493,11 +493,8 @@ new_flags() ->
     existing_flags() ++ [set_on_spawn, set_on_first_spawn, set_on_link, set_on_first_link].
 
 %% Flags that show a process's traffic: only on puppets named one by one.
-%% Not garbage_collection: real collections come when a real heap fills.
-%% Not exiting: whether ERTS yields in the middle of an exit (out_exiting,
-%% in_exiting) depends on how much the process did before.
 puppet_flags() ->
-    new_flags() ++ [procs, procs, send, 'receive', running].
+    new_flags() ++ [procs, procs, send, 'receive', running, exiting, garbage_collection].
 
 %% Which processes, and flags that fit them.
 process_spec(St) ->

@@ -108,7 +108,8 @@ main([File]) ->
         run(File)
     catch
         C:R:St ->
-            io:format(standard_error, "run-scenario: ~p:~p~n~p~n", [C, R, St]),
+            io:format(standard_error, "run-scenario: ~p:~p~nwhile running ~p~n~p~n",
+                      [C, R, get(current_term), St]),
             halt(2)
     end;
 main(_) ->
@@ -120,6 +121,11 @@ run(File) ->
     %% Puppets that die of an uncaught exception must not print crash
     %% reports into the output.
     ok = logger:set_primary_config(level, none),
+    %% Puppets and collectors start with heaps no scenario fills: a real
+    %% garbage collection would schedule a puppet out and in again in the
+    %% middle of a step (and show with garbage_collection tracing), where
+    %% msc's world, which has no heap, never collects on its own.
+    _ = erlang:system_flag(min_heap_size, 100000),
     process_flag(trap_exit, true),
     Terms = read_scenario(File),
     load_idle_module(),
@@ -202,6 +208,7 @@ names_of(_, _, Acc) -> Acc.
 %%% Running a term ---------------------------------------------------------
 
 run_term(Term, W0) ->
+    put(current_term, Term),
     Tag = case Term of
               T when is_tuple(T), tuple_size(T) > 0 -> element(1, T);
               _ -> Term
@@ -1310,10 +1317,12 @@ local_do_event(P, Actions, W) ->
             Pid ! {?STEP, {do, real(Actions, W)}},
             await_opens(Watch),
             W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
+            ExitSignals = [A || {exit, _, _} = A <- Actions],
             case Exits of
-                [] when SelfExits =/= [] ->
-                    %% It lives on if it traps exits; settle/1 sees it gone
-                    %% otherwise.
+                [] when ExitSignals =/= [] ->
+                    %% An exit signal to itself, or one that comes back
+                    %% through a link as its receiver dies, may end it:
+                    %% settle/1 sees it gone then.
                     wait_state_or_gone(Pid, where(Stack)),
                     W2 = bind_opened(Actions, PortsBefore, W1),
                     W3 = bind_spawned(Actions, ProcsBefore, W2),
