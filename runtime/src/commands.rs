@@ -101,8 +101,11 @@ fn change(
         let tracer = tracer.expect("turning flags on always has a tracer");
         match link {
             Some(l) => {
-                // One tracer per process and session, unless the old one is gone.
-                let busy = !l.tracer.same_as(&**tracer)
+                // One tracer per process and session, unless the old one is
+                // gone (or traces nothing: set_on_first_spawn may pass on a
+                // link without flags).
+                let busy = !l.flags.is_empty()
+                    && !l.tracer.same_as(&**tracer)
                     && l.tracer.enabled(TraceTag::TraceStatus, id) != Enabled::Remove;
                 if busy {
                     return Err(TraceError::AlreadyTraced);

@@ -388,7 +388,7 @@ impl TraceCore {
     /// settings for new processes, then what the parent passes on
     /// (`inherited`, in the parent's order), which replaces a session's
     /// settings where it has them, in their place, and goes in front
-    /// where not; links left without flags go.
+    /// where not.
     fn spawn_with(
         self: &Arc<Self>,
         inherited: Vec<TracerLink>,
@@ -408,9 +408,9 @@ impl TraceCore {
                 None => links.insert(0, link),
             }
         }
-        // What `set_on_first_spawn` passes on may be no flags at all: no
-        // link then, as for any tracee.
-        links.retain(|l| !l.flags.is_empty());
+        // What `set_on_first_spawn` passes on may be no flags at all: the
+        // link stays, with its tracer (`trace:session_info/1` lists it; it
+        // traces nothing and is in no other tracer's way).
         let tracee = Arc::new(Tracee::new(TraceeId::Process(pid), links));
         self.processes.write().insert(pid, tracee.clone());
         Process::new(self.clone(), pid, tracee, initial)

@@ -14,13 +14,14 @@ use matchspec_runtime::scenario::{Options, StackKeeper, compare, run};
 /// they need. They must still fail: one that passes must leave this list.
 const PENDING: &[(&str, &str)] = &[];
 
-fn scenario_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/trace")
+fn trace_dir(sub: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/trace").join(sub)
 }
 
-fn scenarios() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(scenario_dir())
-        .expect("testdata/trace")
+/// The `.scenario` files of `dir`, sorted.
+fn scenarios(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "scenario"))
         .collect();
@@ -53,29 +54,69 @@ fn check(path: &Path, engine: Engine, stack: StackKeeper) -> Option<String> {
     Some(diff)
 }
 
-#[test]
-fn every_scenario_matches_otp() {
-    let files = scenarios();
-    assert!(files.len() >= 10, "the scenarios are missing");
-    let mut failures = Vec::new();
-    let ways = [Engine::Interp, Engine::Jit]
+/// Runs every scenario of `files` four ways ({interp, jit} x the stacks
+/// kept by the core or the host), on as many threads as the machine has;
+/// the differences, each a diff.
+fn failures(files: &[PathBuf]) -> Vec<String> {
+    let ways: Vec<(Engine, StackKeeper)> = [Engine::Interp, Engine::Jit]
         .into_iter()
-        .flat_map(|engine| [StackKeeper::Core, StackKeeper::Host].map(|stack| (engine, stack)));
-    for (engine, stack) in ways {
-        for path in &files {
-            let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
-            let pending = PENDING.iter().any(|(p, _)| *p == name);
-            match check(path, engine, stack) {
-                Some(diff) if !pending => failures.push(diff),
-                None if pending => failures.push(format!("{name} passes: take it off PENDING")),
-                Some(_) | None => {}
-            }
-        }
-    }
+        .flat_map(|engine| [StackKeeper::Core, StackKeeper::Host].map(|stack| (engine, stack)))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                let ways = &ways;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for path in part {
+                        let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
+                        let pending = PENDING.iter().any(|(p, _)| *p == name);
+                        for &(engine, stack) in ways {
+                            match check(path, engine, stack) {
+                                Some(diff) if !pending => failures.push(diff),
+                                None if pending => {
+                                    failures.push(format!("{name} passes: take it off PENDING"))
+                                }
+                                Some(_) | None => {}
+                            }
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a scenario run panicked")).collect()
+    })
+}
+
+fn assert_all_match(dir: &str, at_least: usize) {
+    let files = scenarios(&trace_dir(dir));
+    assert!(
+        files.len() >= at_least,
+        "{dir}: {} scenarios, expected {at_least} or more",
+        files.len()
+    );
+    let failures = failures(&files);
     assert!(
         failures.is_empty(),
         "{} scenario run(s) differ:\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The scenarios ported from OTP's suites and written for the core.
+#[test]
+fn every_scenario_matches_otp() {
+    assert_all_match("", 170);
+}
+
+/// The scenarios OTP 27.3.4 crashes on, with answers decided by hand
+/// (testdata/trace/decided/README.md).
+#[test]
+fn every_decided_scenario_matches() {
+    assert_all_match("decided", 1);
 }
