@@ -356,31 +356,34 @@ impl TraceCore {
         initial: Option<Mfa>,
         start: TermRef<'_>,
     ) -> Process {
-        let mut inherited = Vec::new();
-        for link in parent.links().iter().filter(|l| l.session.is_alive()) {
-            let inheritance = TraceFlags::SET_ON_SPAWN | TraceFlags::SET_ON_FIRST_SPAWN;
-            if link.flags.contains(TraceFlags::SET_ON_FIRST_SPAWN) {
-                let flags = link.flags - inheritance;
-                inherited.push(TracerLink {
-                    session: link.session.clone(),
-                    tracer: link.tracer.clone(),
-                    flags,
-                });
-                parent.update(&link.session, |l| {
-                    if let Some(l) = l {
-                        l.flags -= inheritance;
-                    }
-                });
-            } else if link.flags.contains(TraceFlags::SET_ON_SPAWN) {
-                inherited.push(link.clone());
-            }
-        }
-        let mut heap = Heap::new();
-        let child_word = pid.to_word(&mut heap);
-        trace_procs(parent, TraceTag::Spawn, heap.view(child_word), Some(start));
+        let inherited = passed_on_spawn(parent);
+        trace_spawn(parent, pid, start);
         let child = self.spawn_with(inherited, pid, initial);
-        let parent_word = parent.id().to_word(&mut heap);
-        trace_procs(child.tracee(), TraceTag::Spawned, heap.view(parent_word), Some(start));
+        trace_spawned(child.tracee(), parent.id(), start);
+        child
+    }
+
+    /// A new process `pid` spawned and linked in one go by `parent`
+    /// (`spawn_link`): the child inherits as from
+    /// [`TraceCore::spawn_from`], then as from a link (`set_on_link`,
+    /// `set_on_first_link`), and the events come in ERTS's order: the
+    /// parent's `spawn` and `link`, the child's `spawned` and
+    /// `getting_linked` (there is no link signal to wait for).
+    pub fn spawn_link_from(
+        self: &Arc<Self>,
+        parent: &mut Process,
+        pid: Pid,
+        initial: Option<Mfa>,
+        start: TermRef<'_>,
+    ) -> Process {
+        let inherited = passed_on_spawn(parent.tracee());
+        trace_spawn(parent.tracee(), pid, start);
+        let link = parent.link(pid);
+        let mut child = self.spawn_with(inherited, pid, initial);
+        // The link's inheritance is in place before the child's events.
+        let from = child.inherit_from_link(link);
+        trace_spawned(child.tracee(), parent.tracee().id(), start);
+        child.getting_linked(from);
         child
     }
 
@@ -527,6 +530,46 @@ pub(crate) fn live_in_order<K: Copy + Ord>(table: &FxHashMap<K, Arc<Tracee>>) ->
         table.iter().filter(|(_, t)| t.is_alive()).map(|(id, t)| (*id, t.clone())).collect();
     all.sort_by_key(|(id, _)| *id);
     all.into_iter().map(|(_, t)| t).collect()
+}
+
+/// What `parent` passes on to a child it spawns, session by session, in
+/// its links' order: everything with `set_on_spawn`; everything but the two
+/// inheritance flags with `set_on_first_spawn`, which the parent then loses.
+fn passed_on_spawn(parent: &Tracee) -> Vec<TracerLink> {
+    let inheritance = TraceFlags::SET_ON_SPAWN | TraceFlags::SET_ON_FIRST_SPAWN;
+    let mut inherited = Vec::new();
+    for link in parent.links().iter().filter(|l| l.session.is_alive()) {
+        if link.flags.contains(TraceFlags::SET_ON_FIRST_SPAWN) {
+            let flags = link.flags - inheritance;
+            inherited.push(TracerLink {
+                session: link.session.clone(),
+                tracer: link.tracer.clone(),
+                flags,
+            });
+            parent.update(&link.session, |l| {
+                if let Some(l) = l {
+                    l.flags -= inheritance;
+                }
+            });
+        } else if link.flags.contains(TraceFlags::SET_ON_SPAWN) {
+            inherited.push(link.clone());
+        }
+    }
+    inherited
+}
+
+/// `{trace, Parent, spawn, Child, Start}` to the parent's `procs` sessions.
+fn trace_spawn(parent: &Tracee, child: Pid, start: TermRef<'_>) {
+    let mut heap = Heap::new();
+    let child = child.to_word(&mut heap);
+    trace_procs(parent, TraceTag::Spawn, heap.view(child), Some(start));
+}
+
+/// `{trace, Child, spawned, Parent, Start}` to the child's `procs` sessions.
+fn trace_spawned(child: &Tracee, parent: TraceeId, start: TermRef<'_>) {
+    let mut heap = Heap::new();
+    let parent = parent.to_word(&mut heap);
+    trace_procs(child, TraceTag::Spawned, heap.view(parent), Some(start));
 }
 
 /// A process event (`procs`) to every session that traces `tracee` with

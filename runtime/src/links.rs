@@ -92,6 +92,13 @@ impl Process {
     /// The process handles a link signal: it takes the flags the linker
     /// passes on, then reports `{trace, Pid, getting_linked, Linker}`.
     pub fn linked_by(&mut self, signal: LinkSignal) {
+        let from = self.inherit_from_link(signal);
+        self.getting_linked(from);
+    }
+
+    /// Takes the flags and tracers a link passes on (`set_on_link`,
+    /// `set_on_first_link`); the linking process.
+    pub(crate) fn inherit_from_link(&mut self, signal: LinkSignal) -> Pid {
         for Inherited { session, on, off, tracer } in signal.inherit {
             self.tracee().update(&session.clone(), |link| match link {
                 Some(l) => {
@@ -101,7 +108,12 @@ impl Process {
                 None => *link = Some(TracerLink { session, tracer, flags: on - off }),
             });
         }
-        self.procs_event(TraceTag::GettingLinked, TraceeId::Process(signal.from));
+        signal.from
+    }
+
+    /// `{trace, Pid, getting_linked, From}`.
+    pub(crate) fn getting_linked(&mut self, from: Pid) {
+        self.procs_event(TraceTag::GettingLinked, TraceeId::Process(from));
     }
 
     /// The process unlinks from `other`: `{trace, Pid, unlink, Other}`.

@@ -145,6 +145,13 @@ pub enum ParseErrorKind {
     },
     /// Text after the one term that was asked for, e.g. `a. b.` parsed as one term.
     TrailingInput,
+    /// A complete term followed by another with no `.` between them, e.g.
+    /// `{a, 1}` and `{b, 2}.` on two lines: the error points just after
+    /// the first term.
+    MissingDot {
+        /// Where the complete term's last character is.
+        after: Location,
+    },
     /// No term at all (only white space and comments).
     Empty,
 }
@@ -229,6 +236,9 @@ impl fmt::Display for ParseErrorKind {
                 write_expected(f, expected)
             }
             ParseErrorKind::TrailingInput => f.write_str("unexpected text after the term"),
+            ParseErrorKind::MissingDot { after } => {
+                write!(f, "missing `.` after the term that ends at {after}")
+            }
             ParseErrorKind::Empty => f.write_str("no term in the input"),
         }
     }

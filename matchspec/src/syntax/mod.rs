@@ -164,6 +164,7 @@ fn parse_tokens(
 ) -> Result<Parsed, ParseError> {
     let tokens = tokens.map_err(|e| ParseError::new(e.kind, e.span, source))?;
     let end = tokens.end;
+    let start = tokens.tokens.first().map_or(end.start as usize, |t| t.0);
     if tokens.tokens.is_empty() {
         let kind = if tokens.dotted {
             ParseErrorKind::UnexpectedToken {
@@ -187,7 +188,7 @@ fn parse_tokens(
             drop(builder);
             // Forget what the failed term had built.
             heap.truncate(mark);
-            Err(convert_error(err, source, end))
+            Err(convert_error(err, source, start, end))
         }
     }
 }
@@ -195,6 +196,7 @@ fn parse_tokens(
 fn convert_error(
     err: LalrpopError<usize, Token<'_>, SyntaxError>,
     source: &str,
+    start: usize,
     end: Span,
 ) -> ParseError {
     match err {
@@ -205,6 +207,12 @@ fn convert_error(
             source,
         ),
         LalrpopError::UnrecognizedToken { token: (l, _, r), expected } => {
+            // Nothing could follow: the term before was complete.
+            if expected.is_empty()
+                && let Some(missing) = missing_dot(source, start, l)
+            {
+                return missing;
+            }
             let found = describe(&source[l..r]);
             let kind =
                 ParseErrorKind::UnexpectedToken { found, expected: tidy_expected(&expected) };
@@ -222,6 +230,22 @@ fn convert_error(
             )
         }
     }
+}
+
+/// A complete term from `start` is followed at `next` by another token: if
+/// a line ends between them, the `.` that should end the term is missing,
+/// and the error points just after the term's last token (found again by
+/// splitting the text between them, which holds no `.`). On one line
+/// (`1e5`, `a b`) the usual "unexpected" message is clearer.
+fn missing_dot(source: &str, start: usize, next: usize) -> Option<ParseError> {
+    let before = Splitter::new(&source[start..next]).next_term()?.ok()?;
+    let term_end = start + before.tokens.last()?.2;
+    if !source[term_end..next].contains('\n') {
+        return None;
+    }
+    let last_char = source[..term_end].char_indices().next_back().map_or(0, |(i, _)| i);
+    let kind = ParseErrorKind::MissingDot { after: Location::of(source, last_char) };
+    Some(ParseError::new(kind, Span::new(term_end, term_end), source))
 }
 
 /// The text of a token for an error message, shortened if long.

@@ -213,6 +213,20 @@ fn errors_render_with_line_column_and_caret() {
 }
 
 #[test]
+fn a_missing_dot_is_named_after_the_term_it_should_end() {
+    let text = "{spawn, a}.\n{session_create, s1} % no dot\n  % a comment\n{process, s1}.\n";
+    let err = parse_terms(text).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "error: missing `.` after the term that ends at 2:20\n --> 2:21\n  |\n\
+         2 | {session_create, s1} % no dot\n  |                     ^"
+    );
+    // Inside a term, the usual message.
+    let err = parse_terms("{a, b c}.").unwrap_err();
+    assert!(err.to_string().contains("unexpected `c`"), "{err}");
+}
+
+#[test]
 fn streams_recover_after_errors() {
     let results: Vec<_> = TermStream::new("a.\n{b.\nc.\n[d|].\ne").collect();
     let shown: Vec<String> = results

@@ -269,16 +269,25 @@ spawn_puppet(Parent, St) ->
         false -> St;
         true ->
             Child = spid(80 + St#st.spawned),
-            St1 = case Parent of
-                      ?DRIVER -> emit({spawn, ?DRIVER, Child}, St);
-                      _ ->
-                          case chance(50) of
-                              true -> bump(Parent, emit({spawn, Parent, Child}, St));
-                              false -> bump(Parent, emit({do, Parent, [{spawn, Child}]}, St))
-                          end
-                  end,
-            St1#st{spawned = St1#st.spawned + 1,
-                   procs = (St1#st.procs)#{Child => #proc{target = rand:uniform(5)}}}
+            New = #proc{target = rand:uniform(5)},
+            St0 = St#st{spawned = St#st.spawned + 1, procs = (St#st.procs)#{Child => New}},
+            case Parent of
+                ?DRIVER -> emit({spawn, ?DRIVER, Child}, St0);
+                _ ->
+                    case rand:uniform(4) of
+                        1 -> bump(Parent, emit({spawn, Parent, Child}, St0));
+                        2 -> bump(Parent, emit({do, Parent, [{spawn, Child}]}, St0));
+                        3 ->
+                            %% spawn_link: linked both ways from the start.
+                            St1 = bump(Parent, emit({do, Parent, [{spawn_link, Child}]}, St0)),
+                            St2 = update(Parent, fun(Pr) -> Pr#proc{links = [Child | Pr#proc.links]} end, St1),
+                            update(Child, fun(Pr) -> Pr#proc{links = [Parent]} end, St2);
+                        4 ->
+                            %% The child named by the step that spawns it.
+                            St1 = bump(Parent, emit({do, Parent, [{spawn, Child}, {send, Child, value()}]}, St0)),
+                            queued(Child, St1)
+                    end
+            end
     end.
 
 %%% Host events -------------------------------------------------------------------

@@ -894,11 +894,11 @@ load_act_module() ->
         "-export([run/1]).\n"
         "run([]) -> ok;\n"
         "run([A | As]) -> _ = act(A), run(As).\n"
-        "act({send, To, M}) -> catch erlang:send(To, M);\n"
+        "act({send, To, M}) -> catch erlang:send(who(To), M);\n"
         "act('receive') -> receive M -> M end;\n"
         "act(receive_timeout) -> receive M -> error({unexpected, M}) after 1 -> timeout end;\n"
-        "act({link, P}) -> link(port(P));\n"
-        "act({unlink, P}) -> unlink(port(P));\n"
+        "act({link, P}) -> link(who(port(P)));\n"
+        "act({unlink, P}) -> unlink(who(port(P)));\n"
         "act({register, N}) -> register(N, self());\n"
         "act({register, N, P}) -> register(N, port(P));\n"
         "act({open_port, P, Prog}) ->\n"
@@ -916,8 +916,9 @@ load_act_module() ->
         "act({port_call, P, Op, T}) -> catch erlang:port_call(port(P), Op, T);\n"
         "act({port_close, P}) -> port_close(port(P));\n"
         "act({spawn, C}) when is_atom(C) -> erlang:spawn(rnode(C), scenario, idle, []);\n"
-        "act({spawn, _}) -> erlang:spawn(scenario, idle, []);\n"
-        "act({spawn_link, C}) -> erlang:spawn_link(rnode(C), scenario, idle, []);\n"
+        "act({spawn, C}) -> put({child, C}, erlang:spawn(scenario, idle, []));\n"
+        "act({spawn_link, C}) when is_atom(C) -> erlang:spawn_link(rnode(C), scenario, idle, []);\n"
+        "act({spawn_link, C}) -> put({child, C}, erlang:spawn_link(scenario, idle, []));\n"
         "act({unregister, N}) -> unregister(N);\n"
         "act({trap_exit, B}) -> process_flag(trap_exit, B);\n"
         "act(garbage_collect) -> erlang:garbage_collect();\n"
@@ -930,6 +931,9 @@ load_act_module() ->
         "%% A port this puppet opened in the step that names it (the\n"
         "%% driver only learns it after the step).\n"
         "port(P) -> case get({port, P}) of undefined -> P; Real -> Real end.\n"
+        "%% A child this puppet spawned in the step that names it (the driver\n"
+        "%% passed the placeholder it stands for until then).\n"
+        "who(P) -> case get({child, P}) of undefined -> P; Real -> Real end.\n"
         "%% The node of a remote child's name '$rpid<Node.C.I.S>'.\n"
         "rnode(A) ->\n"
         "    \"$rpid<\" ++ R = atom_to_list(A),\n"
@@ -1282,11 +1286,19 @@ local_do_event(P, Actions, W) ->
     is_spid(P) orelse world_error(not_a_pid),
     proper_list(Actions) orelse world_error(bad_action),
     lists:all(fun is_action/1, Actions) orelse world_error(bad_action),
-    %% A child's pid is known only after the step that spawns it.
     Children = [C || {Spawn, C} <- Actions, Spawn =:= spawn orelse Spawn =:= spawn_link],
-    [A || A <- Actions, C <- Children, A =/= {spawn, C}, A =/= {spawn_link, C},
-                            names_atom(C, A)] =:= []
+    %% A remote child's pid is known only after the step that spawns it;
+    %% a local one stands for its placeholder until then, which the puppet
+    %% replaces, but it may not die in that step (nor the step end the
+    %% puppet, which would take a linked child with it): the driver learns
+    %% the children it made from the process table after the step.
+    Remote = [C || C <- Children, is_rpid(C)],
+    [A || A <- Actions, C <- Remote, A =/= {spawn, C}, A =/= {spawn_link, C},
+                        names_atom(C, A)] =:= []
         orelse world_error(unsupported),
+    Local = Children -- Remote,
+    (Local =:= [] orelse
+     [A || A <- Actions, element(1, A) =:= exit] =:= []) orelse world_error(unsupported),
     case maps:get(P, W#w.kind, none) of
         driver ->
             lists:all(fun({send, _, _}) -> true;
@@ -1413,7 +1425,8 @@ bind_spawned(Actions, Before, W) ->
     Spawned = lists:sort([C || C <- processes() -- Before,
                                erlang:process_info(C, initial_call)
                                    =:= {initial_call, {scenario, idle, 0}}]),
-    Names = [S || {spawn, S} <- Actions, is_spid(S)],
+    Names = [S || {Spawn, S} <- Actions, Spawn =:= spawn orelse Spawn =:= spawn_link,
+                  is_spid(S)],
     length(Spawned) =:= length(Names) orelse error({spawned, Spawned, Names}),
     lists:foldl(
       fun({S, Pid}, Acc) ->
@@ -1498,7 +1511,7 @@ is_action({port_close, P}) -> is_sport(P);
 is_action({port_control, P, Op, D}) -> is_sport(P) andalso is_integer(Op) andalso is_binary(D);
 is_action({port_call, P, Op, _}) -> is_sport(P) andalso is_integer(Op);
 is_action({spawn, C}) -> is_spid(C) orelse is_rpid(C);
-is_action({spawn_link, C}) -> is_rpid(C);
+is_action({spawn_link, C}) -> is_spid(C) orelse is_rpid(C);
 is_action({register, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({unregister, N}) -> is_atom(N) andalso not is_spid(N);
 is_action({trap_exit, B}) -> is_boolean(B);
@@ -1512,48 +1525,62 @@ check_actions(P, Pid, Actions, W) ->
     {message_queue_len, Q0} = erlang:process_info(Pid, message_queue_len),
     Queued = case P of ?DRIVER -> 0; _ -> Q0 end,
     Linked = maps:get(P, W#w.links, []),
-    lists:foldl(fun(A, Acc) -> check_action(P, A, Acc, W) end,
-                {Queued, Linked}, Actions),
+    %% The fold: {Queued, Linked, World}, where the world's kinds count the
+    %% children spawned by the actions so far as live puppets.
+    lists:foldl(fun(A, {Q, L, WA}) -> check_action(P, A, {Q, L}, WA) end,
+                {Queued, Linked, W}, Actions),
     ok.
 
-check_action(_P, 'receive', {Q, L}, _W) ->
+check_action(P, A, {Q, L}, W) ->
+    {Q1, L1} = check_one(P, A, {Q, L}, W),
+    {Q1, L1, case A of
+                 {Spawn, C} when Spawn =:= spawn; Spawn =:= spawn_link ->
+                     case is_spid(C) of
+                         true -> W#w{kind = (W#w.kind)#{C => puppet},
+                                     stacks = (W#w.stacks)#{C => [?IDLE]}};
+                         false -> W
+                     end;
+                 _ -> W
+             end}.
+
+check_one(_P, 'receive', {Q, L}, _W) ->
     Q > 0 orelse world_error(empty_queue),
     {Q - 1, L};
-check_action(_P, receive_timeout, {Q, L}, _W) ->
+check_one(_P, receive_timeout, {Q, L}, _W) ->
     Q =:= 0 orelse world_error(not_empty),
     {Q, L};
-check_action(_P, {Spawn, C}, {Q, L}, W) when Spawn =:= spawn; Spawn =:= spawn_link ->
+check_one(_P, {Spawn, C}, {Q, L}, W) when Spawn =:= spawn; Spawn =:= spawn_link ->
     case is_rpid(C) of
         true ->
             check_remote_child(C, W),
             {Q, [C || Spawn =:= spawn_link] ++ L};
         false ->
             maps:get(C, W#w.kind, none) =:= dead orelse world_error(already_exists),
-            {Q, L}
+            {Q, [C || Spawn =:= spawn_link] ++ L}
     end;
-check_action(_P, {open_port, O, _}, {Q, L}, W) ->
+check_one(_P, {open_port, O, _}, {Q, L}, W) ->
     maps:get(O, W#w.kind, none) =:= dead orelse world_error(already_exists),
     {Q, [O | L]};
-check_action(P, {link, O}, {Q, L}, W) ->
+check_one(P, {link, O}, {Q, L}, W) ->
     (is_sport(O) orelse lists:member(O, W#w.remotes) orelse
      (maps:get(O, W#w.kind, none) =:= puppet andalso maps:is_key(O, W#w.stacks)
       andalso O =/= P)) orelse world_error(noproc),
     lists:member(O, L) andalso world_error(already_linked),
     {Q, [O | L]};
-check_action(_P, {unlink, O}, {Q, L}, _W) ->
+check_one(_P, {unlink, O}, {Q, L}, _W) ->
     lists:member(O, L) orelse world_error(not_linked),
     {Q, L -- [O]};
-check_action(P, {register, N}, Acc, W) ->
+check_one(P, {register, N}, Acc, W) ->
     whereis(N) =:= undefined orelse world_error(already_registered),
     erlang:process_info(maps:get(P, W#w.pids), registered_name) =:= []
         orelse world_error(already_registered),
     Acc;
-check_action(P, {unregister, N}, Acc, W) ->
+check_one(P, {unregister, N}, Acc, W) ->
     Owner = whereis(N),
     (Owner =:= maps:get(P, W#w.pids) orelse is_port(Owner))
         orelse world_error(not_registered),
     Acc;
-check_action(_P, {send, To, _}, Acc, W) ->
+check_one(_P, {send, To, _}, Acc, W) ->
     case is_spid(To) of
         true ->
             case maps:get(To, W#w.kind, none) of
@@ -1562,7 +1589,7 @@ check_action(_P, {send, To, _}, Acc, W) ->
             end;
         false -> Acc
     end;
-check_action(P, {exit, T, _}, Acc, W) ->
+check_one(P, {exit, T, _}, Acc, W) ->
     case maps:get(T, W#w.kind, none) of
         puppet when T =/= P -> maps:is_key(T, W#w.stacks) orelse world_error(noproc);
         puppet -> ok;
@@ -1571,7 +1598,7 @@ check_action(P, {exit, T, _}, Acc, W) ->
         _ -> world_error(noproc)
     end,
     Acc;
-check_action(_P, _, Acc, _W) ->
+check_one(_P, _, Acc, _W) ->
     Acc.
 
 return_event(P, Value, W) ->

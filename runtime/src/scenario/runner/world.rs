@@ -20,7 +20,7 @@ use super::{DRIVER, Failure, Reply, Runner};
 use crate::ids::{Pid, PortId, RemotePid};
 use crate::links::LinkSignal;
 use crate::messages::Origin;
-use crate::process::Raised;
+use crate::process::{Process, Raised};
 use crate::seq_trace::MessageToken;
 
 /// A signal on its way to a process.
@@ -162,6 +162,22 @@ impl Runner {
         }
         let pid = Pid::from_term(p).ok_or(world("not_a_pid"))?;
         let actions = Action::parse_list(actions_term)?;
+        // A child may be named by the actions after its spawn, but not die
+        // in that step, nor may the step end the process (a linked child
+        // would go with it): OTP's side learns the children it made only
+        // after the step.
+        let spawns = actions.iter().any(|a| matches!(a, Action::Spawn { .. }));
+        let ends = actions.iter().any(|a| {
+            matches!(
+                a,
+                Action::Exit(_)
+                    | Action::ExitSignal(..)
+                    | Action::Remote(RemoteAction::ExitSignal(..))
+            )
+        });
+        if spawns && ends {
+            return Err(world("unsupported"));
+        }
         if pid == DRIVER {
             // The driver only sends messages and exit signals.
             let driver_may = |a: &Action| {
@@ -200,10 +216,6 @@ impl Runner {
         let mut spawned = Vec::new();
         let mut spawned_remotes = Vec::new();
         for action in actions {
-            // OTP's side learns a child's pid only after the step.
-            if spawned.iter().any(|c| action.names(*c)) {
-                return Err(world("unsupported"));
-            }
             match action {
                 Action::Remote(action) => {
                     self.check_remote_action(action, &mut links, &mut spawned_remotes)?;
@@ -229,7 +241,7 @@ impl Runner {
                     }
                 }
                 Action::Link(other) => {
-                    if !self.is_puppet(*other) || *other == pid {
+                    if !(self.is_puppet(*other) || spawned.contains(other)) || *other == pid {
                         return Err(world("noproc"));
                     }
                     links.link(LinkKey::Process(*other)).map_err(world)?;
@@ -258,11 +270,14 @@ impl Runner {
                         return Err(world("unsupported"));
                     }
                 }
-                Action::Spawn(child) => {
+                Action::Spawn { child, link } => {
                     if self.processes.contains_key(child) || spawned.contains(child) {
                         return Err(world("already_exists"));
                     }
                     spawned.push(*child);
+                    if *link {
+                        links.link(LinkKey::Process(*child)).map_err(world)?;
+                    }
                 }
                 Action::TrapExit(_) | Action::SeqTrace(..) | Action::SeqToken(_) => {}
                 Action::SeqPrint(..) | Action::GarbageCollect => {}
@@ -329,8 +344,12 @@ impl Runner {
         if let Action::Remote(action) = action {
             return self.perform_remote_action(pid, action);
         }
-        if let Action::Spawn(child) = action {
-            return self.spawn_in_step(pid, *child);
+        if let Action::Spawn { child, link } = action {
+            return if *link {
+                self.spawn_link_in_step(pid, *child)
+            } else {
+                self.spawn_in_step(pid, *child)
+            };
         }
         if let Action::ExitSignal(to, reason) = action {
             return self.send_exit_signal(pid, *to, reason);
@@ -350,7 +369,7 @@ impl Runner {
         match action {
             Action::Port(_)
             | Action::Remote(_)
-            | Action::Spawn(_)
+            | Action::Spawn { .. }
             | Action::ExitSignal(..)
             | Action::Exit(_)
             | Action::ReceiveTimeout => {
@@ -711,9 +730,28 @@ impl Runner {
         let tracee = p.tracee().clone();
         let start = Term::parse("{scenario, idle, []}").expect("a literal");
         let process = self.core.spawn_from(&tracee, child, Some(super::idle()), start.as_ref());
-        self.add_process(process);
-        self.spawn_token(parent, child);
-        self.world.pending.push_back((child, Signal::Start));
+        self.born(parent, process);
+    }
+
+    /// `parent`, running a step, spawns and links `child` in one go
+    /// (`spawn_link`): both ends are linked from the start, with no link
+    /// signal.
+    fn spawn_link_in_step(&mut self, parent: Pid, child: Pid) {
+        let Some(p) = self.processes.get_mut(&parent) else { return };
+        let start = Term::parse("{scenario, idle, []}").expect("a literal");
+        let process = self.core.spawn_link_from(p, child, Some(super::idle()), start.as_ref());
+        self.link_side(parent, LinkKey::Process(child));
+        self.link_side(child, LinkKey::Process(parent));
+        self.born(parent, process);
+    }
+
+    /// A child `parent` spawned joins the world: it gets the parent's
+    /// sequential trace token and runs once, in its turn.
+    fn born(&mut self, parent: Pid, child: Process) {
+        let pid = child.pid();
+        self.add_process(child);
+        self.spawn_token(parent, pid);
+        self.world.pending.push_back((pid, Signal::Start));
     }
 
     /// A spawn passes the parent's sequential trace token to the child, as
@@ -803,24 +841,17 @@ pub(super) enum Action {
     Exit(Term),
     /// `exit(To, Reason)`.
     ExitSignal(Pid, Term),
-    Spawn(Pid),
+    /// `spawn(scenario, idle, [])`, or `spawn_link` (`link`).
+    Spawn {
+        child: Pid,
+        link: bool,
+    },
     Port(PortAction),
     /// On a process of another node.
     Remote(RemoteAction),
 }
 
 impl Action {
-    /// Does the action name process `pid`?
-    fn names(&self, pid: Pid) -> bool {
-        match self {
-            Action::Send { to, .. } => Pid::from_term(to.as_ref()) == Some(pid),
-            Action::Link(p) | Action::Unlink(p) | Action::Spawn(p) | Action::ExitSignal(p, _) => {
-                *p == pid
-            }
-            _ => false,
-        }
-    }
-
     /// The actions of a proper list (`bad_action` for anything else).
     pub(super) fn parse_list(list: TermRef<'_>) -> Result<Vec<Action>, Failure> {
         let items = list.proper_list().ok_or(world("bad_action"))?;
@@ -902,14 +933,12 @@ impl Action {
             },
             ("spawn", 2) => match RemotePid::from_term(arg(1)?) {
                 Some(child) => Action::Remote(RemoteAction::Spawn { child, link: false }),
-                None => Action::Spawn(Pid::from_term(arg(1)?)?),
+                None => Action::Spawn { child: Pid::from_term(arg(1)?)?, link: false },
             },
-            // Only on another node (a local child would need the order of
-            // spawn and link events, which the world does not model).
-            ("spawn_link", 2) => {
-                let child = RemotePid::from_term(arg(1)?)?;
-                Action::Remote(RemoteAction::Spawn { child, link: true })
-            }
+            ("spawn_link", 2) => match RemotePid::from_term(arg(1)?) {
+                Some(child) => Action::Remote(RemoteAction::Spawn { child, link: true }),
+                None => Action::Spawn { child: Pid::from_term(arg(1)?)?, link: true },
+            },
             ("seq_trace_token", 2) => Action::SeqToken(arg(1)?.to_owned()),
             ("seq_trace_print", 2) => Action::SeqPrint(None, arg(1)?.to_owned()),
             ("seq_trace_print", 3) => {
