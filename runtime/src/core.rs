@@ -381,7 +381,7 @@ impl TraceCore {
         let link = parent.link(pid);
         let mut child = self.spawn_with(inherited, pid, initial);
         // The link's inheritance is in place before the child's events.
-        let from = child.inherit_from_link(link);
+        let from = child.inherit_from_spawn_link(link);
         trace_spawned(child.tracee(), parent.tracee().id(), start);
         child.getting_linked(from);
         child

@@ -97,12 +97,26 @@ impl Process {
     }
 
     /// Takes the flags and tracers a link passes on (`set_on_link`,
-    /// `set_on_first_link`); the linking process.
+    /// `set_on_first_link`), added to those it has; the linking process.
     pub(crate) fn inherit_from_link(&mut self, signal: LinkSignal) -> Pid {
+        self.take_inheritance(signal, |had, passed| had | passed)
+    }
+
+    /// The same for a child made by `spawn_link`, whose flags in each such
+    /// session are the passed ones (its new-process settings go).
+    pub(crate) fn inherit_from_spawn_link(&mut self, signal: LinkSignal) -> Pid {
+        self.take_inheritance(signal, |_, passed| passed)
+    }
+
+    fn take_inheritance(
+        &mut self,
+        signal: LinkSignal,
+        merge: impl Fn(TraceFlags, TraceFlags) -> TraceFlags,
+    ) -> Pid {
         for Inherited { session, on, off, tracer } in signal.inherit {
             self.tracee().update(&session.clone(), |link| match link {
                 Some(l) => {
-                    l.flags = (l.flags | on) - off;
+                    l.flags = merge(l.flags, on) - off;
                     l.tracer = tracer;
                 }
                 None => *link = Some(TracerLink { session, tracer, flags: on - off }),
