@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use matchspec_jit::Engine;
-use matchspec_runtime::scenario::{Options, StackKeeper, compare, run};
+use matchspec_runtime::scenario::{Golden, Options, StackKeeper, run};
 
 /// Scenarios that need parts of the core that are not built yet, and what
 /// they need. They must still fail: one that passes must leave this list.
@@ -29,16 +29,18 @@ fn scenarios(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Runs one scenario; `None` if it matches its golden file, else a diff.
-fn check(path: &Path, engine: Engine, stack: StackKeeper) -> Option<String> {
-    let text = std::fs::read_to_string(path).expect("read scenario");
-    let expected_path = path.with_extension("expected");
-    let Ok(expected) = std::fs::read_to_string(&expected_path) else {
-        return Some(format!("{}: no golden file", expected_path.display()));
-    };
+/// Runs one scenario `text`, named `path`; `None` if it matches `golden`,
+/// else a diff.
+fn check(
+    path: &Path,
+    text: &str,
+    golden: &Golden,
+    engine: Engine,
+    stack: StackKeeper,
+) -> Option<String> {
     let options = Options { engine, mask_timestamps: true, stack };
-    let output = run(&text, &options).expect("scenario parses");
-    let differences = compare(&output, &expected).expect("output and golden file parse");
+    let output = run(text, &options).expect("scenario parses");
+    let differences = golden.compare(&output).expect("the output parses");
     if differences.is_empty() {
         return None;
     }
@@ -52,6 +54,18 @@ fn check(path: &Path, engine: Engine, stack: StackKeeper) -> Option<String> {
         ));
     }
     Some(diff)
+}
+
+/// Runs the scenario at `path` every way in `ways` against its golden
+/// file (read once): the differences, each a diff.
+fn check_all_ways(path: &Path, ways: &[(Engine, StackKeeper)]) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("read scenario");
+    let golden_path = path.with_extension("expected");
+    let Ok(golden) = std::fs::read_to_string(&golden_path) else {
+        return vec![format!("{}: no golden file", golden_path.display())];
+    };
+    let golden = Golden::parse(&golden).expect("the golden file parses");
+    ways.iter().filter_map(|&(engine, stack)| check(path, &text, &golden, engine, stack)).collect()
 }
 
 /// Runs every scenario of `files` four ways ({interp, jit} x the stacks
@@ -74,14 +88,13 @@ fn failures(files: &[PathBuf]) -> Vec<String> {
                     for path in part {
                         let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
                         let pending = PENDING.iter().any(|(p, _)| *p == name);
-                        for &(engine, stack) in ways {
-                            match check(path, engine, stack) {
-                                Some(diff) if !pending => failures.push(diff),
-                                None if pending => {
-                                    failures.push(format!("{name} passes: take it off PENDING"))
-                                }
-                                Some(_) | None => {}
+                        let diffs = check_all_ways(path, ways);
+                        match (pending, diffs.is_empty()) {
+                            (false, _) => failures.extend(diffs),
+                            (true, true) => {
+                                failures.push(format!("{name} passes: take it off PENDING"))
                             }
+                            (true, false) => {}
                         }
                     }
                     failures
@@ -112,6 +125,13 @@ fn assert_all_match(dir: &str, at_least: usize) {
 #[test]
 fn every_scenario_matches_otp() {
     assert_all_match("", 170);
+}
+
+/// The random scenarios of `random-scenarios.escript` (seed 1), each with
+/// the output OTP 27 gave (testdata/trace/random/README.md).
+#[test]
+fn every_random_scenario_matches_otp() {
+    assert_all_match("random", 1000);
 }
 
 /// The scenarios OTP 27.3.4 crashes on, with answers decided by hand
