@@ -2,7 +2,8 @@
 //!
 //! The benchmarks themselves are in `benches/` (run them with
 //! `cargo bench -p msc-benches`; see the README beside this crate). The data
-//! is not in the repository but in `shared/`, next to it:
+//! is in `testdata/` (copies of the team's shared data, refreshed by
+//! `testdata/refresh-shared.sh`):
 //!
 //! * the text corpus the syntax benchmarks parse and print, found by
 //!   [`corpus_path`];
@@ -32,15 +33,15 @@ pub const CORPUS_ENV: &str = "MSC_CORPUS";
 pub const WORKLOADS_ENV: &str = "MSC_WORKLOADS";
 
 /// The syntax benchmarks' corpus: `$MSC_CORPUS` if set, else the OTP 27
-/// random conformance corpus in `shared/`.
+/// random conformance corpus in `testdata/conformance/`.
 pub fn corpus_path() -> PathBuf {
-    from_env_or(CORPUS_ENV, "../../shared/conformance/otp27/random-seed1.terms")
+    from_env_or(CORPUS_ENV, "../testdata/conformance/otp27-random-seed1.terms")
 }
 
-/// The directory of engine workloads: `$MSC_WORKLOADS` if set, else the
-/// benchmark data in `shared/`.
+/// The directory of engine workloads: `$MSC_WORKLOADS` if set, else
+/// `testdata/bench/`.
 pub fn workload_dir() -> PathBuf {
-    from_env_or(WORKLOADS_ENV, "../../shared/bench/data")
+    from_env_or(WORKLOADS_ENV, "../testdata/bench")
 }
 
 fn from_env_or(var: &str, relative: &str) -> PathBuf {

@@ -8,7 +8,7 @@ use matchspec_jit::{Engine, EngineSpec};
 
 /// A workload: its spec and its inputs.
 fn workload(name: &str) -> (CompiledSpec, Heap, Vec<Word>) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/data");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/bench");
     let spec_text = std::fs::read_to_string(format!("{dir}/{name}.ms")).expect("spec file");
     let spec_term = matchspec::term::Term::parse(&spec_text).expect("spec parses");
     let tuple = spec_term.as_ref().as_tuple().expect("{Kind, Spec}");

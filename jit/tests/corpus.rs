@@ -53,7 +53,7 @@ fn check_corpus(path: &str, engine: Engine) {
 }
 
 fn shared(name: &str) -> String {
-    format!("{}/../../shared/conformance/otp27/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../testdata/conformance/otp27-{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn testdata(name: &str) -> String {

@@ -41,7 +41,7 @@ fn check_corpus(path: &str, expected_count: usize) {
 #[test]
 fn shared_otp27_corpus() {
     check_corpus(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/otp27/random-seed1.terms"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/conformance/otp27-random-seed1.terms"),
         20_000,
     );
 }

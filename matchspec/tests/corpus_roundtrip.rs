@@ -7,7 +7,7 @@ use matchspec::syntax::{TermStream, parse_term};
 /// written by OTP 27 with `~tp`.
 fn shared_corpus() -> String {
     let path =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/otp27/random-seed1.terms");
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/conformance/otp27-random-seed1.terms");
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
 }
 

@@ -155,7 +155,7 @@ fn batch_check_reports_disagreements() {
 #[test]
 fn batch_agrees_with_otp_on_the_shared_corpus() {
     let corpus =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/otp27/random-seed1.terms");
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/conformance/otp27-random-seed1.terms");
     let run = msc(&["test", "--batch", corpus, "--check"]).ok();
     assert_eq!(run.out().lines().count(), 20_000);
     assert!(run.stderr.contains("20000 passed, 0 failed"), "{}", run.stderr);
