@@ -1,8 +1,7 @@
 //! [`Effects`]: what a program's helpers may leave behind for Rust, which
 //! decides how its outcomes reach Rust (see `abi`).
 
-use matchspec::bif::Bif;
-use matchspec::ir::{Op, Program};
+use matchspec::ir::{Effect, Op, Program};
 
 use crate::translate::{MAX_INLINE_ARGS, needs_args};
 
@@ -31,59 +30,23 @@ pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
         .iter()
         .zip(slots)
         .map(|(op, slot)| match *op {
-            // Inline, or lean helpers (which fall back to frame helpers
-            // that do not build).
-            Op::IsTuple { .. }
-            | Op::GetElement { .. }
-            | Op::IsElement { .. }
-            | Op::IsCons { .. }
-            | Op::GetHead { .. }
-            | Op::GetTail { .. }
-            | Op::IsMap { .. }
-            | Op::GetMapValue { .. }
-            | Op::IsWord { .. }
-            | Op::IsExactEq { .. }
-            | Op::Move { .. }
-            | Op::Compare { .. }
-            | Op::TypeTest { .. }
-            | Op::BoolBranch { .. }
-            | Op::Logic { .. }
-            | Op::Jump { .. }
-            | Op::Succeed { .. }
-            | Op::NoMatch => Effects::None,
             // Inline up to a number of arguments, else the interpreter's
             // (which reads the arguments Rust loaded, if it did).
             Op::IsArity { arity, .. } if arity <= MAX_INLINE_ARGS => Effects::None,
             Op::GetArg { index, .. } if index < MAX_INLINE_ARGS && !args_in_rust => Effects::None,
-            Op::IsArity { .. } | Op::GetArg { .. } | Op::GetArgList { .. } => Effects::Heap,
+            Op::IsArity { .. } | Op::GetArg { .. } => Effects::Heap,
             // In a heap slot, else by a helper.
-            Op::MakeTuple { .. } | Op::MakeList { .. } | Op::MakeCons { .. } => match slot {
-                Some(_) => Effects::None,
-                None => Effects::Heap,
+            Op::MakeTuple { .. } | Op::MakeList { .. } | Op::MakeCons { .. } if slot.is_some() => {
+                Effects::None
+            }
+            // Otherwise what the op may do: pure ops are inline or lean
+            // helpers (which fall back to frame helpers that do not build).
+            _ => match op.effect() {
+                Effect::Pure => Effects::None,
+                Effect::Build | Effect::Flag => Effects::Heap,
+                Effect::Host => Effects::Host,
             },
-            // A function may fall back to the interpreter's, and a few ask
-            // the host.
-            Op::Call { bif, .. } if asks_host(bif) => Effects::Host,
-            Op::Call { .. } => Effects::Heap,
-            Op::MakeMap { .. } | Op::SetFlag { .. } => Effects::Heap,
-            Op::SelfPid { .. }
-            | Op::Display { .. }
-            | Op::IsSeqTrace { .. }
-            | Op::SetSeqToken { .. }
-            | Op::GetSeqToken { .. }
-            | Op::ProcessDump { .. }
-            | Op::ChangeTrace { .. }
-            | Op::Caller { .. }
-            | Op::CallerLine { .. }
-            | Op::CurrentStacktrace { .. }
-            | Op::Silent { .. } => Effects::Host,
         })
         .max()
         .unwrap_or(Effects::None)
-}
-
-/// Does a call of `bif` ask the host (for its node, or its trace control
-/// word)?
-pub(crate) fn asks_host(bif: Bif) -> bool {
-    matches!(bif, Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake)
 }

@@ -14,13 +14,11 @@ pub enum JitError {
         /// [`MAX_OPS`](crate::MAX_OPS).
         limit: usize,
     },
-    /// The program breaks a rule the machine code relies on (the compiler
-    /// never makes such programs).
-    #[error("the program is malformed: {what}")]
-    Malformed {
-        /// Which rule.
-        what: &'static str,
-    },
+    /// The program breaks an invariant of the IR that the machine code
+    /// relies on ([`Program::verify`](matchspec::ir::Program::verify); the
+    /// compiler never makes such programs).
+    #[error("the program is malformed: {0}")]
+    Malformed(#[from] matchspec::ir::VerifyError),
     /// Cranelift does not support this machine.
     #[error("Cranelift does not support this machine: {reason}")]
     UnsupportedHost {

@@ -30,10 +30,7 @@
 use matchspec::bif::Bif;
 use matchspec::ir::{Fail, Label, Op, Program, Reg};
 
-use crate::effects::asks_host;
 use crate::prefix;
-use crate::program::op_labels;
-use crate::translate::{reads, writes};
 
 /// How many ops the search for a later read of a fused result looks at,
 /// at most, before it gives up (and the ops stay apart).
@@ -93,7 +90,7 @@ pub(crate) fn fusions(program: &Program, targets: &[bool], slots: &[Option<u32>]
                 // One fusion a comparison: the first of its operands.
                 && fused[j] == Fused::No
             {
-                if dead_after(code, |op| reads(program, op), j, dst) {
+                if dead_after(code, program.operands(), j, dst) {
                     fused[i] = Fused::Deferred(j);
                     let args = [args[0], args[1]];
                     fused[j] = Fused::Computes(Arith { pc: i, bif, args, result: dst, slot });
@@ -101,8 +98,8 @@ pub(crate) fn fusions(program: &Program, targets: &[bool], slots: &[Option<u32>]
                 break;
             }
             let between = &code[j];
-            let untouched = !reads(program, between).contains(&dst)
-                && writes(between).is_none_or(|w| w != dst && !operands.contains(&w));
+            let untouched = !between.reads(program.operands()).any(|r| r == dst)
+                && between.writes().is_none_or(|w| w != dst && !operands.contains(&w));
             if !untouched || !pure_or_fails_to(between, label) {
                 break;
             }
@@ -122,14 +119,14 @@ fn is_arithmetic(bif: Bif) -> bool {
 /// the host.
 fn pure_or_fails_to(op: &Op, label: Label) -> bool {
     match *op {
-        Op::Call { bif, fail, .. } => fail == Fail::Jump(label) && !asks_host(bif),
+        Op::Call { bif, fail, .. } => fail == Fail::Jump(label) && !bif.asks_host(),
         _ => prefix::pure(op).is_some_and(|(_, fail)| fail.is_none_or(|fail| fail == label)),
     }
 }
 
 /// Does every path from op `j` on write `r` before reading it, as found
 /// within [`LOOK_AHEAD`] ops (`false` if not found so)?
-fn dead_after(code: &[Op], reads: impl Fn(&Op) -> Vec<Reg>, j: usize, r: Reg) -> bool {
+fn dead_after(code: &[Op], operands: &[Reg], j: usize, r: Reg) -> bool {
     // At most `LOOK_AHEAD` ops are visited: a list, not a set the size of
     // the program, keeps the whole analysis linear.
     let mut seen: Vec<usize> = Vec::with_capacity(LOOK_AHEAD);
@@ -146,10 +143,10 @@ fn dead_after(code: &[Op], reads: impl Fn(&Op) -> Vec<Reg>, j: usize, r: Reg) ->
             return false;
         }
         seen.push(pc);
-        if reads(op).contains(&r) {
+        if op.reads(operands).any(|read| read == r) {
             return false;
         }
-        if writes(op) != Some(r) {
+        if op.writes() != Some(r) {
             pending.extend(successors(op, pc));
         }
     }
@@ -158,8 +155,8 @@ fn dead_after(code: &[Op], reads: impl Fn(&Op) -> Vec<Reg>, j: usize, r: Reg) ->
 
 /// Where the run may go after op `pc`.
 fn successors(op: &Op, pc: usize) -> Vec<usize> {
-    let mut next: Vec<usize> = op_labels(op).iter().map(|l| l.index()).collect();
-    if !matches!(op, Op::Jump { .. } | Op::Succeed { .. } | Op::NoMatch) {
+    let mut next: Vec<usize> = op.labels().into_iter().map(|l| l.index()).collect();
+    if !op.is_terminator() {
         next.push(pc + 1);
     }
     next
@@ -256,11 +253,8 @@ mod tests {
     fn liveness_follows_every_way_on() {
         let (r, other) = (Reg(8), Reg(2));
         let compare = Op::Compare { op: Cmp::Lt, a: r, b: other, fail: Label(3) };
-        let reads = |op: &Op| match *op {
-            Op::Compare { a, b, .. } => vec![a, b],
-            Op::Move { src, .. } | Op::Succeed { result: src } => vec![src],
-            _ => vec![],
-        };
+        // The ops here have no operand lists.
+        let reads: &[Reg] = &[];
         // Read on the way that holds.
         let code = [compare, Op::Succeed { result: r }, Op::NoMatch, Op::NoMatch];
         assert!(!dead_after(&code, reads, 0, r));

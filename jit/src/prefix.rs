@@ -19,9 +19,6 @@
 use matchspec::ir::{Label, Op, Program, Reg};
 use matchspec::term::Word;
 
-use crate::program::op_labels;
-use crate::translate::{reads, writes};
-
 /// For each op, if its jumps to the start of the next clause may go
 /// elsewhere: that start, and the op to go to instead.
 pub(crate) fn redirects(
@@ -48,9 +45,9 @@ pub(crate) fn redirects(
                 _ => fail.index(),
             })
         };
-        let written: Vec<Option<Reg>> = code[b..b + p].iter().map(writes).collect();
+        let written: Vec<Option<Reg>> = code[b..b + p].iter().map(Op::writes).collect();
         for j in a..b {
-            if !op_labels(&code[j]).contains(&Label(b as u32)) {
+            if !code[j].labels().contains(Label(b as u32)) {
                 continue;
             }
             let to = if j < a + p {
@@ -64,7 +61,7 @@ pub(crate) fn redirects(
                         let kept = &written[..q];
                         code[a + q..=j]
                             .iter()
-                            .all(|op| writes(op).is_none_or(|r| !kept.contains(&Some(r))))
+                            .all(|op| op.writes().is_none_or(|r| !kept.contains(&Some(r))))
                     })
                     .map(|q| b + q)
             };
@@ -96,13 +93,13 @@ fn common_beginning(
             (Some((x, fx)), Some((y, _))) => x == y && fx.is_none_or(|l| l.index() == b),
             _ => false,
         };
-        let reads_known = reads(program, x)
-            .iter()
-            .all(|&r| r == Reg::INPUT || constants[r.index()].is_some() || written.contains(&r));
+        let reads_known = x
+            .reads(program.operands())
+            .all(|r| r == Reg::INPUT || constants[r.index()].is_some() || written.contains(&r));
         if !same || !reads_known {
             break;
         }
-        written.extend(writes(x));
+        written.extend(x.writes());
         p += 1;
     }
     p

@@ -13,7 +13,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use matchspec::interp::Frame;
-use matchspec::ir::{Fail, Label, Op, Program, Reg};
+use matchspec::ir::{Program, Reg};
 use matchspec::term::{Heap, Space, TermRef, Word};
 use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch};
 
@@ -522,87 +522,12 @@ pub struct Listing {
 }
 
 /// Checks what the machine code relies on and does not check at run time:
-/// every register below the register file's size, every label an op, no
-/// op but the ending ones last.
+/// a size it takes, and the IR's invariants (registers in the file, labels
+/// forward and inside the program, no falling off the end).
 pub(crate) fn validate(program: &Program) -> Result<(), JitError> {
-    let code = program.code();
-    if code.len() > MAX_OPS {
-        return Err(JitError::TooLarge { ops: code.len(), limit: MAX_OPS });
+    let ops = program.code().len();
+    if ops > MAX_OPS {
+        return Err(JitError::TooLarge { ops, limit: MAX_OPS });
     }
-    let registers = program.registers();
-    let reg_ok = |r: Reg| r.index() < registers;
-    let label_ok = |l: Label| l.index() < code.len();
-    let malformed = |what: &'static str| Err(JitError::Malformed { what });
-    if !program.operands().iter().all(|&r| reg_ok(r)) {
-        return malformed("an operand list names a register outside the file");
-    }
-    for (pc, op) in code.iter().enumerate() {
-        let (regs, labels, ends) = op_parts(op);
-        if !regs.iter().all(|&r| reg_ok(r)) {
-            return malformed("an op names a register outside the file");
-        }
-        if !labels.iter().all(|&l| label_ok(l)) {
-            return malformed("an op jumps outside the program");
-        }
-        if !ends && pc + 1 == code.len() {
-            return malformed("the last op falls through");
-        }
-    }
-    Ok(())
-}
-
-/// The labels `op` may jump to.
-pub(crate) fn op_labels(op: &Op) -> Vec<Label> {
-    op_parts(op).1
-}
-
-/// The registers an op's machine code touches itself, its labels, and
-/// whether it ends the run (no falling through).
-fn op_parts(op: &Op) -> (Vec<Reg>, Vec<Label>, bool) {
-    let fail_labels = |fail: Fail| match fail {
-        Fail::Jump(label) => vec![label],
-        Fail::Exit => vec![],
-    };
-    match *op {
-        Op::IsArity { fail, .. } => (vec![], vec![fail], false),
-        Op::GetArg { dst, .. } | Op::GetArgList { dst } => (vec![dst], vec![], false),
-        Op::IsTuple { src, fail, .. }
-        | Op::IsElement { src, fail, .. }
-        | Op::IsCons { src, fail }
-        | Op::IsMap { src, fail, .. }
-        | Op::IsWord { src, fail, .. } => (vec![src], vec![fail], false),
-        Op::GetElement { src, dst, .. } | Op::GetHead { src, dst } | Op::GetTail { src, dst } => {
-            (vec![src, dst], vec![], false)
-        }
-        Op::GetMapValue { src, key, dst, fail } => (vec![src, key, dst], vec![fail], false),
-        Op::IsExactEq { a, b, fail } => (vec![a, b], vec![fail], false),
-        Op::Move { src, dst } => (vec![src, dst], vec![], false),
-        Op::Call { bif, args, dst, fail } => {
-            let mut regs = args[..bif.arity().min(3)].to_vec();
-            regs.push(dst);
-            (regs, fail_labels(fail), false)
-        }
-        Op::Compare { a, b, fail, .. } => (vec![a, b], vec![fail], false),
-        Op::TypeTest { src, fail, .. } => (vec![src], vec![fail], false),
-        Op::BoolBranch { src, target, other, .. } => (vec![src], vec![target, other], false),
-        Op::Logic { dst, fail, .. } => (vec![dst], fail_labels(fail), false),
-        Op::Jump { target } => (vec![], vec![target], true),
-        Op::MakeTuple { dst, .. }
-        | Op::MakeList { dst, .. }
-        | Op::MakeMap { dst, .. }
-        | Op::SelfPid { dst }
-        | Op::IsSeqTrace { dst }
-        | Op::GetSeqToken { dst }
-        | Op::ProcessDump { dst }
-        | Op::Caller { dst }
-        | Op::CallerLine { dst }
-        | Op::CurrentStacktrace { dst, .. } => (vec![dst], vec![], false),
-        Op::MakeCons { head, tail, dst } => (vec![head, tail, dst], vec![], false),
-        Op::SetFlag { .. } => (vec![], vec![], false),
-        Op::Display { src } | Op::Silent { src } => (vec![src], vec![], false),
-        Op::SetSeqToken { key, value, dst, .. } => (vec![key, value, dst], vec![], false),
-        Op::ChangeTrace { a, dst, .. } => (vec![a, dst], vec![], false),
-        Op::Succeed { result } => (vec![result], vec![], true),
-        Op::NoMatch => (vec![], vec![], true),
-    }
+    Ok(program.verify()?)
 }

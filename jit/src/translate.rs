@@ -1722,7 +1722,8 @@ impl Translator<'_, '_, '_> {
     /// on, or to one of `labels` (the op's own jump targets).
     fn call_step(&mut self, pc: usize, labels: &[Label]) {
         let op = &self.program.code()[pc];
-        let (reads, write) = (reads(self.program, op), writes(op));
+        let reads: Vec<Reg> = op.reads(self.program.operands()).collect();
+        let write = op.writes();
         self.spill(&reads);
         let pc_value = self.b.ins().iconst(I64, pc as i64);
         let code = self.call_helper(HelperId::Step, &[pc_value]);
@@ -1813,60 +1814,10 @@ pub(crate) fn heap_slots(program: &Program) -> (Vec<Option<u32>>, usize) {
 pub(crate) fn jump_targets(program: &Program) -> Vec<bool> {
     let code = program.code();
     let mut targets = vec![false; code.len()];
-    let mut mark = |label: Label| {
+    let labels = program.clause_starts().iter().copied().chain(code.iter().flat_map(Op::labels));
+    for label in labels {
         if let Some(t) = targets.get_mut(label.index()) {
             *t = true;
-        }
-    };
-    for start in program.clause_starts() {
-        mark(*start);
-    }
-    for op in code {
-        match *op {
-            Op::IsArity { fail, .. }
-            | Op::IsTuple { fail, .. }
-            | Op::IsElement { fail, .. }
-            | Op::IsCons { fail, .. }
-            | Op::IsMap { fail, .. }
-            | Op::GetMapValue { fail, .. }
-            | Op::IsWord { fail, .. }
-            | Op::IsExactEq { fail, .. }
-            | Op::Compare { fail, .. }
-            | Op::TypeTest { fail, .. } => mark(fail),
-            Op::Call { fail, .. } | Op::Logic { fail, .. } => {
-                if let Fail::Jump(label) = fail {
-                    mark(label);
-                }
-            }
-            Op::BoolBranch { target, other, .. } => {
-                mark(target);
-                mark(other);
-            }
-            Op::Jump { target } => mark(target),
-            Op::GetArg { .. }
-            | Op::GetArgList { .. }
-            | Op::GetElement { .. }
-            | Op::GetHead { .. }
-            | Op::GetTail { .. }
-            | Op::Move { .. }
-            | Op::MakeTuple { .. }
-            | Op::MakeCons { .. }
-            | Op::MakeList { .. }
-            | Op::MakeMap { .. }
-            | Op::SelfPid { .. }
-            | Op::SetFlag { .. }
-            | Op::Display { .. }
-            | Op::IsSeqTrace { .. }
-            | Op::SetSeqToken { .. }
-            | Op::GetSeqToken { .. }
-            | Op::ProcessDump { .. }
-            | Op::ChangeTrace { .. }
-            | Op::Caller { .. }
-            | Op::CallerLine { .. }
-            | Op::CurrentStacktrace { .. }
-            | Op::Silent { .. }
-            | Op::Succeed { .. }
-            | Op::NoMatch => {}
         }
     }
     targets
@@ -1971,105 +1922,9 @@ fn constant_registers(program: &Program) -> Vec<Option<Word>> {
         }
     }
     for op in program.code() {
-        if let Some(dst) = writes(op) {
+        if let Some(dst) = op.writes() {
             constants[dst.index()] = None;
         }
     }
     constants
-}
-
-/// The register an op writes, if any.
-pub(crate) fn writes(op: &Op) -> Option<Reg> {
-    match *op {
-        Op::GetArg { dst, .. }
-        | Op::GetArgList { dst }
-        | Op::GetElement { dst, .. }
-        | Op::GetHead { dst, .. }
-        | Op::GetTail { dst, .. }
-        | Op::GetMapValue { dst, .. }
-        | Op::Move { dst, .. }
-        | Op::Call { dst, .. }
-        | Op::Logic { dst, .. }
-        | Op::MakeTuple { dst, .. }
-        | Op::MakeCons { dst, .. }
-        | Op::MakeList { dst, .. }
-        | Op::MakeMap { dst, .. }
-        | Op::SelfPid { dst }
-        | Op::IsSeqTrace { dst }
-        | Op::SetSeqToken { dst, .. }
-        | Op::GetSeqToken { dst }
-        | Op::ProcessDump { dst }
-        | Op::ChangeTrace { dst, .. }
-        | Op::Caller { dst }
-        | Op::CallerLine { dst }
-        | Op::CurrentStacktrace { dst, .. } => Some(dst),
-        Op::IsArity { .. }
-        | Op::IsTuple { .. }
-        | Op::IsElement { .. }
-        | Op::IsCons { .. }
-        | Op::IsMap { .. }
-        | Op::IsWord { .. }
-        | Op::IsExactEq { .. }
-        | Op::Compare { .. }
-        | Op::TypeTest { .. }
-        | Op::BoolBranch { .. }
-        | Op::Jump { .. }
-        | Op::SetFlag { .. }
-        | Op::Display { .. }
-        | Op::Silent { .. }
-        | Op::Succeed { .. }
-        | Op::NoMatch => None,
-    }
-}
-
-/// The registers an op reads (what the interpreter's code for it reads in
-/// the register file).
-pub(crate) fn reads(program: &Program, op: &Op) -> Vec<Reg> {
-    let mut regs = match *op {
-        Op::IsArity { .. }
-        | Op::GetArg { .. }
-        | Op::GetArgList { .. }
-        | Op::Jump { .. }
-        | Op::SelfPid { .. }
-        | Op::SetFlag { .. }
-        | Op::IsSeqTrace { .. }
-        | Op::GetSeqToken { .. }
-        | Op::ProcessDump { .. }
-        | Op::Caller { .. }
-        | Op::CallerLine { .. }
-        | Op::CurrentStacktrace { .. }
-        | Op::NoMatch => vec![],
-        Op::IsTuple { src, .. }
-        | Op::GetElement { src, .. }
-        | Op::IsElement { src, .. }
-        | Op::IsCons { src, .. }
-        | Op::GetHead { src, .. }
-        | Op::GetTail { src, .. }
-        | Op::IsMap { src, .. }
-        | Op::IsWord { src, .. }
-        | Op::Move { src, .. }
-        | Op::TypeTest { src, .. }
-        | Op::BoolBranch { src, .. }
-        | Op::Display { src }
-        | Op::Silent { src }
-        | Op::Succeed { result: src } => vec![src],
-        Op::GetMapValue { src, key, .. } => vec![src, key],
-        Op::IsExactEq { a, b, .. } | Op::Compare { a, b, .. } => vec![a, b],
-        Op::Call { bif, args, .. } => args[..bif.arity().min(3)].to_vec(),
-        Op::Logic { args, .. } | Op::MakeTuple { elements: args, .. } => {
-            program.operand_regs(args).to_vec()
-        }
-        Op::MakeList { elements, .. } => program.operand_regs(elements).to_vec(),
-        Op::MakeCons { head, tail, .. } => vec![head, tail],
-        Op::MakeMap { keys, values, .. } => {
-            let mut regs = program.operand_regs(keys).to_vec();
-            regs.extend_from_slice(program.operand_regs(values));
-            regs
-        }
-        Op::SetSeqToken { key, value, .. } => vec![key, value],
-        Op::ChangeTrace { target, a, b, .. } => vec![target, a, b],
-    };
-    // Absent operands (`Reg::NONE`) are not read.
-    regs.retain(|r| r.index() < program.registers());
-    regs
 }

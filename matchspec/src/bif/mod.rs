@@ -203,15 +203,26 @@ pub struct Entry {
     pub arity: u8,
     /// Where it may be called.
     pub allowed: Allowed,
+    /// Does it ask the host (the node's name, the trace control word)?
+    /// Engines must then let the host's effects happen in order.
+    pub asks_host: bool,
 }
 
 macro_rules! table {
-    ($($bif:ident $name:literal / $arity:literal $allowed:ident,)*) => {
+    ($($bif:ident $name:literal / $arity:literal $allowed:ident $($host:ident)?,)*) => {
         /// Every guard function, in [`Bif`] order.
         pub const TABLE: &[Entry] = &[
-            $(Entry { bif: Bif::$bif, name: $name, arity: $arity, allowed: $allowed },)*
+            $(Entry {
+                bif: Bif::$bif,
+                name: $name,
+                arity: $arity,
+                allowed: $allowed,
+                asks_host: table!(@host $($host)?),
+            },)*
         ];
     };
+    (@host HOST) => { true };
+    (@host) => { false };
 }
 
 table! {
@@ -237,8 +248,8 @@ table! {
     Length "length"/1 ALL,
     Max "max"/2 ALL,
     Min "min"/2 ALL,
-    Node1 "node"/1 ALL,
-    Node0 "node"/0 ALL,
+    Node1 "node"/1 ALL HOST,
+    Node0 "node"/0 ALL HOST,
     Round "round"/1 ALL,
     Size "size"/1 ALL,
     MapSize "map_size"/1 ALL,
@@ -278,9 +289,9 @@ table! {
     Ne "/="/2 ALL,
     Not "not"/1 ALL,
     Xor "xor"/2 ALL,
-    GetTcw "get_tcw"/0 TRACE_ANY,
-    SetTcw "set_tcw"/1 TRACE_BODY,
-    SetTcwFake "set_tcw_fake"/1 TRACE_BODY,
+    GetTcw "get_tcw"/0 TRACE_ANY HOST,
+    SetTcw "set_tcw"/1 TRACE_BODY HOST,
+    SetTcwFake "set_tcw_fake"/1 TRACE_BODY HOST,
 }
 
 impl Bif {
@@ -304,6 +315,11 @@ impl Bif {
     /// Its arity.
     pub fn arity(self) -> usize {
         usize::from(self.entry().arity)
+    }
+
+    /// Does it ask the host ([`Entry::asks_host`])?
+    pub fn asks_host(self) -> bool {
+        self.entry().asks_host
     }
 
     /// Is this a comparison (`>`, `=:=`, ...)? Comparisons never fail.

@@ -541,11 +541,10 @@ impl<'a, 'h> Frame<'a, 'h> {
     #[inline(never)]
     fn call_slow(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
         // Only a few functions look at the world; ask the host only for them.
-        let env = match bif {
-            Bif::Node0 | Bif::Node1 | Bif::GetTcw | Bif::SetTcw | Bif::SetTcwFake => {
-                Env { node: self.host.node(), tcw: self.host.trace_control_word() }
-            }
-            _ => Env::default(),
+        let env = if bif.asks_host() {
+            Env { node: self.host.node(), tcw: self.host.trace_control_word() }
+        } else {
+            Env::default()
         };
         let result = {
             let h = HeapSet::new(self.input_words, self.literals, self.heap.words());

@@ -124,7 +124,7 @@ impl<'s> Compiler<'s> {
             }
         };
         for op in &mut self.code {
-            relabel(op, &resolve);
+            op.labels_mut(|l| *l = resolve(*l));
         }
         let variables = (0..self.spec.num_vars())
             .filter(|&n| self.spec.clauses().iter().any(|c| c.bound.contains(&VarId(n))))
@@ -132,7 +132,7 @@ impl<'s> Compiler<'s> {
             .collect();
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let prologue = ArgPrologue::of(&self.code);
-        Program {
+        let program = Program {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             kind: self.spec.kind(),
             code: self.code,
@@ -144,7 +144,9 @@ impl<'s> Compiler<'s> {
             clause_starts: self.clause_starts,
             variables,
             prologue,
-        }
+        };
+        debug_assert_eq!(program.verify(), Ok(()), "the compiler made a malformed program");
+        program
     }
 
     // ---- Emission helpers -------------------------------------------------------
@@ -794,56 +796,4 @@ enum Access {
 /// The register of variable `'$N'`.
 fn var_reg(v: VarId) -> Reg {
     Reg(1 + v.0)
-}
-
-/// Rewrites the labels of `op` (exhaustively: a new op with a label must be
-/// handled here).
-fn relabel(op: &mut Op, f: &impl Fn(Label) -> Label) {
-    let fix_fail = |fail: &mut Fail| {
-        if let Fail::Jump(l) = fail {
-            *l = f(*l);
-        }
-    };
-    match op {
-        Op::IsArity { fail, .. }
-        | Op::IsTuple { fail, .. }
-        | Op::IsElement { fail, .. }
-        | Op::IsCons { fail, .. }
-        | Op::IsMap { fail, .. }
-        | Op::GetMapValue { fail, .. }
-        | Op::IsWord { fail, .. }
-        | Op::IsExactEq { fail, .. }
-        | Op::Compare { fail, .. }
-        | Op::TypeTest { fail, .. } => *fail = f(*fail),
-        Op::Call { fail, .. } | Op::Logic { fail, .. } => fix_fail(fail),
-        Op::BoolBranch { target, other, .. } => {
-            *target = f(*target);
-            *other = f(*other);
-        }
-        Op::Jump { target } => *target = f(*target),
-        Op::GetArg { .. }
-        | Op::GetArgList { .. }
-        | Op::GetElement { .. }
-        | Op::GetHead { .. }
-        | Op::GetTail { .. }
-        | Op::Move { .. }
-        | Op::MakeTuple { .. }
-        | Op::MakeCons { .. }
-        | Op::MakeList { .. }
-        | Op::MakeMap { .. }
-        | Op::SelfPid { .. }
-        | Op::SetFlag { .. }
-        | Op::Display { .. }
-        | Op::IsSeqTrace { .. }
-        | Op::SetSeqToken { .. }
-        | Op::GetSeqToken { .. }
-        | Op::ProcessDump { .. }
-        | Op::ChangeTrace { .. }
-        | Op::Caller { .. }
-        | Op::CallerLine { .. }
-        | Op::CurrentStacktrace { .. }
-        | Op::Silent { .. }
-        | Op::Succeed { .. }
-        | Op::NoMatch => {}
-    }
 }

@@ -57,8 +57,12 @@ mod compile;
 mod display;
 mod op;
 mod prologue;
+mod shape;
+mod verify;
 
 pub use op::{ChangeTrace, Cmp, Fail, LogicOp, Op, TraceFlag};
+pub use shape::{Effect, Labels, Reads};
+pub use verify::VerifyError;
 
 pub(crate) use compile::compile;
 pub(crate) use prologue::ArgPrologue;
