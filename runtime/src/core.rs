@@ -546,7 +546,7 @@ fn passed_on_spawn(parent: &Tracee) -> Vec<TracerLink> {
                 tracer: link.tracer.clone(),
                 flags,
             });
-            parent.update(&link.session, |l| {
+            parent.inherit(&link.session, |l| {
                 if let Some(l) = l {
                     l.flags -= inheritance;
                 }

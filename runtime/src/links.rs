@@ -77,7 +77,7 @@ impl Process {
                     tracer: link.tracer.clone(),
                 });
                 if first {
-                    self.tracee().update(&link.session, |l| {
+                    self.tracee().inherit(&link.session, |l| {
                         if let Some(l) = l {
                             l.flags -= ON_LINK;
                         }
@@ -114,7 +114,7 @@ impl Process {
         merge: impl Fn(TraceFlags, TraceFlags) -> TraceFlags,
     ) -> Pid {
         for Inherited { session, on, off, tracer } in signal.inherit {
-            self.tracee().update(&session.clone(), |link| match link {
+            self.tracee().inherit(&session.clone(), |link| match link {
                 Some(l) => {
                     l.flags = merge(l.flags, on) - off;
                     l.tracer = tracer;

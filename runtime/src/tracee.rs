@@ -153,13 +153,35 @@ impl Tracee {
         self.seq.lock().clone()
     }
 
-    /// Changes the link of `session`: `change` sees it (or `None`) and
-    /// leaves it as it should be; a link without flags is removed (a
-    /// timestamp flag alone keeps it, and its tracer, as ERTS's
-    /// `TRACEE_FLAGS` include the timestamp kinds).
+    /// Changes the link of `session` as a command does: `change` sees it
+    /// (or `None`) and leaves it as it should be; a link left without flags
+    /// is removed (ERTS's `start_trace`; a timestamp flag alone keeps it,
+    /// and its tracer, as ERTS's `TRACEE_FLAGS` include the timestamp
+    /// kinds).
     pub(crate) fn update<R>(
         &self,
         session: &SessionRef,
+        change: impl FnOnce(&mut Option<TracerLink>) -> R,
+    ) -> R {
+        self.change_link(session, Empty::Drop, change)
+    }
+
+    /// Changes the link of `session` as inheritance does (a process passing
+    /// on its `set_on_first_*` flags, a child or linked process taking
+    /// what is passed on): a link left without flags stays, with its
+    /// tracer, as ERTS's tracer ref does until a command changes it.
+    pub(crate) fn inherit<R>(
+        &self,
+        session: &SessionRef,
+        change: impl FnOnce(&mut Option<TracerLink>) -> R,
+    ) -> R {
+        self.change_link(session, Empty::Keep, change)
+    }
+
+    fn change_link<R>(
+        &self,
+        session: &SessionRef,
+        empty: Empty,
         change: impl FnOnce(&mut Option<TracerLink>) -> R,
     ) -> R {
         let _writer = self.write.lock();
@@ -167,7 +189,7 @@ impl Tracee {
         let at = links.iter().position(|l| Arc::ptr_eq(&l.session, session));
         let mut link = at.map(|i| links.remove(i));
         let answer = change(&mut link);
-        if let Some(link) = link.filter(|l| !l.flags.is_empty()) {
+        if let Some(link) = link.filter(|l| empty == Empty::Keep || !l.flags.is_empty()) {
             // A new link goes in front, as ERTS's `new_tracer_ref` puts a
             // new tracer ref first in the tracee's list.
             links.insert(at.unwrap_or(0).min(links.len()), link);
@@ -208,4 +230,13 @@ impl Deref for LinksOf {
     fn deref(&self) -> &ArcSwap<Vec<TracerLink>> {
         &self.0.links
     }
+}
+
+/// What becomes of a link left without flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Empty {
+    /// It goes.
+    Drop,
+    /// It stays.
+    Keep,
 }
