@@ -18,7 +18,7 @@ file (JSON lines as `workloads:erts/1` prints them, one per workload, with
 
 Python 3 standard library only.
 
-    python3 benches/chart.py benches/erts-otp27.jsonl
+    python3 benches/chart.py benches/results/erts-otp27.jsonl
     python3 benches/chart.py /tmp/erts.json --criterion target/criterion --out benches/engines.svg
 """
 

@@ -1,6 +1,6 @@
 //! The native filters give the interpreter's answers: on every input of
 //! their workloads (and the same number of matches as ERTS gave in
-//! `erts-otp27.jsonl`), and on edge cases the workloads do not reach.
+//! `results/erts-otp27.jsonl`), and on edge cases the workloads do not reach.
 
 use matchspec::term::{Heap, Word};
 use matchspec::{CompiledSpec, Config, Scratch, TestHost};
@@ -54,9 +54,9 @@ fn compare(name: &str, spec: &CompiledSpec, heap: &Heap, inputs: &[Word]) -> u64
     with_native(name, Compare { name, spec, heap, inputs }).expect("a native filter")
 }
 
-/// Matches per workload in ERTS (OTP 27), from `erts-otp27.jsonl`.
+/// Matches per workload in ERTS (OTP 27), from `results/erts-otp27.jsonl`.
 fn erts_matched(name: &str) -> Option<u64> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/erts-otp27.jsonl");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/results/erts-otp27.jsonl");
     let text = std::fs::read_to_string(path).ok()?;
     let line = text.lines().find(|l| l.contains(&format!("\"workload\":\"{name}\"")))?;
     let rest = &line[line.find("\"matched\":")? + "\"matched\":".len()..];
