@@ -8,7 +8,7 @@
 //! ```
 //!
 //! [`JitProgram::compile`] translates a spec's [`Program`](matchspec::ir::Program)
-//! op by op (`translate.rs`). Hot ops become inline machine code: type tags,
+//! op by op (`translate/`). Hot ops become inline machine code: type tags,
 //! tuple arity and element reads, list cells, trace argument lists,
 //! immediate and small-integer tests, small-integer arithmetic with
 //! overflow checks (division by a constant as a multiplication), comparisons
