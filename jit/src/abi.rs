@@ -36,7 +36,7 @@
 //! aside for it (one region per buffered result: [`Ctx::build`]), and
 //! calls a helper of [`HelperId`] for what it does not do itself. Each
 //! helper is a thin shim over a method of
-//! [`Frame`](matchspec::interp::Frame), the interpreter's own definition
+//! [`Frame`], the interpreter's own definition
 //! of what the op computes, so the two engines share every rule beyond a
 //! few machine instructions.
 //!
@@ -304,116 +304,95 @@ pub(crate) struct Helper {
     pub(crate) params: usize,
 }
 
-/// Which helper.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HelperId {
-    Step,
-    Call,
-    Compare,
-    TypeTest,
-    ExactEq,
-    MapValue,
-    MakeTuple,
-    MakeList,
-    MakeCons,
-    Reset,
-    NumAdd,
-    NumSub,
-    NumMul,
-    NumDiv,
-    NumCompare,
-    MapGet,
-    NumAddCompare,
-    NumSubCompare,
-    NumMulCompare,
-    NumDivCompare,
+/// Declares the helper table once: [`HelperId`], [`HelperId::ALL`],
+/// [`HelperId::may_build`] and [`HelperId::helper`]. Each row names the
+/// helper's parameters after `ctx`, all `u64`; the row's function is
+/// coerced to exactly that type, so a row whose parameters disagree with
+/// its function does not compile, and the arity the machine code is
+/// declared with is counted from them.
+macro_rules! helpers {
+    ($(
+        $(#[doc = $doc:literal])*
+        $id:ident = $name:literal ($($param:ident),*) => $function:path, $builds:literal;
+    )*) => {
+        /// Which helper: one row of the `helpers!` table.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum HelperId {
+            $($(#[doc = $doc])* $id,)*
+        }
+
+        impl HelperId {
+            /// Every helper, in `HelperId` order.
+            pub(crate) const ALL: [HelperId; [$(stringify!($id)),*].len()] =
+                [$(HelperId::$id),*];
+
+            /// May the helper build terms (and so move the heap)?
+            pub(crate) fn may_build(self) -> bool {
+                match self {
+                    $(HelperId::$id => $builds,)*
+                }
+            }
+
+            /// The helper's row.
+            pub(crate) fn helper(self) -> Helper {
+                match self {
+                    $(HelperId::$id => {
+                        let function: unsafe extern "C" fn(*mut c_void $(, helpers!(@u64 $param))*) -> u64 =
+                            $function;
+                        Helper {
+                            name: $name,
+                            address: function as *const u8,
+                            params: [$(stringify!($param)),*].len(),
+                        }
+                    })*
+                }
+            }
+        }
+    };
+    (@u64 $param:ident) => { u64 };
 }
 
-impl HelperId {
-    /// Every helper, in `HelperId` order.
-    pub(crate) const ALL: [HelperId; 20] = [
-        HelperId::Step,
-        HelperId::Call,
-        HelperId::Compare,
-        HelperId::TypeTest,
-        HelperId::ExactEq,
-        HelperId::MapValue,
-        HelperId::MakeTuple,
-        HelperId::MakeList,
-        HelperId::MakeCons,
-        HelperId::Reset,
-        HelperId::NumAdd,
-        HelperId::NumSub,
-        HelperId::NumMul,
-        HelperId::NumDiv,
-        HelperId::NumCompare,
-        HelperId::MapGet,
-        HelperId::NumAddCompare,
-        HelperId::NumSubCompare,
-        HelperId::NumMulCompare,
-        HelperId::NumDivCompare,
-    ];
-
-    /// May the helper build terms (and so move the heap)?
-    pub(crate) fn may_build(self) -> bool {
-        match self {
-            HelperId::Step
-            | HelperId::Call
-            | HelperId::MakeTuple
-            | HelperId::MakeList
-            | HelperId::MakeCons
-            | HelperId::Reset
-            | HelperId::NumAdd
-            | HelperId::NumSub
-            | HelperId::NumMul
-            | HelperId::NumDiv
-            | HelperId::MapGet
-            | HelperId::NumAddCompare
-            | HelperId::NumSubCompare
-            | HelperId::NumMulCompare
-            | HelperId::NumDivCompare => true,
-            HelperId::Compare
-            | HelperId::TypeTest
-            | HelperId::ExactEq
-            | HelperId::MapValue
-            | HelperId::NumCompare => false,
-        }
-    }
-
-    /// The helper's row.
-    pub(crate) fn helper(self) -> Helper {
-        let (name, address, params): (&'static str, *const u8, usize) = match self {
-            HelperId::Step => ("msc_step", step as *const u8, 1),
-            HelperId::Call => ("msc_call", call as *const u8, 4),
-            HelperId::Compare => ("msc_compare", compare as *const u8, 3),
-            HelperId::TypeTest => ("msc_type_test", type_test as *const u8, 2),
-            HelperId::ExactEq => ("msc_exact_eq", exact_eq as *const u8, 2),
-            HelperId::MapValue => ("msc_map_value", map_value as *const u8, 2),
-            HelperId::MakeTuple => ("msc_make_tuple", make_tuple as *const u8, 2),
-            HelperId::MakeList => ("msc_make_list", make_list as *const u8, 2),
-            HelperId::MakeCons => ("msc_make_cons", make_cons as *const u8, 2),
-            HelperId::Reset => ("msc_reset", reset as *const u8, 1),
-            HelperId::NumAdd => ("msc_num_add", arith::num_add as *const u8, 3),
-            HelperId::NumSub => ("msc_num_sub", arith::num_sub as *const u8, 3),
-            HelperId::NumMul => ("msc_num_mul", arith::num_mul as *const u8, 3),
-            HelperId::NumDiv => ("msc_num_div", arith::num_div as *const u8, 3),
-            HelperId::NumCompare => ("msc_num_compare", lean::num_compare as *const u8, 3),
-            HelperId::MapGet => ("msc_map_get", lean::map_get as *const u8, 3),
-            HelperId::NumAddCompare => {
-                ("msc_num_add_compare", arith::num_add_compare as *const u8, 5)
-            }
-            HelperId::NumSubCompare => {
-                ("msc_num_sub_compare", arith::num_sub_compare as *const u8, 5)
-            }
-            HelperId::NumMulCompare => {
-                ("msc_num_mul_compare", arith::num_mul_compare as *const u8, 5)
-            }
-            HelperId::NumDivCompare => {
-                ("msc_num_div_compare", arith::num_div_compare as *const u8, 5)
-            }
-        };
-        Helper { name, address, params }
-    }
+helpers! {
+    /// Runs one op with the interpreter's code ([`Frame::step`]).
+    Step = "msc_step"(pc) => step, true;
+    /// Calls a guard function.
+    Call = "msc_call"(bif, a, b, c) => call, true;
+    /// Compares two terms in Erlang's term order.
+    Compare = "msc_compare"(op, x, y) => compare, false;
+    /// A type test the machine code does not decide from tags.
+    TypeTest = "msc_type_test"(test, w) => type_test, false;
+    /// `=:=` of two terms that are not both immediates.
+    ExactEq = "msc_exact_eq"(a, b) => exact_eq, false;
+    /// A head's map lookup of a key the code does not find inline.
+    MapValue = "msc_map_value"(map, key) => map_value, false;
+    /// Builds a tuple of registers.
+    MakeTuple = "msc_make_tuple"(start, len) => make_tuple, true;
+    /// Builds a proper list of registers.
+    MakeList = "msc_make_list"(start, len) => make_list, true;
+    /// Builds one cons cell.
+    MakeCons = "msc_make_cons"(head, tail) => make_cons, true;
+    /// Loads an input into register 0 (a trace event's arguments too).
+    Reset = "msc_reset"(input) => reset, true;
+    /// `+` on numbers that are not both small integers.
+    NumAdd = "msc_num_add"(x, y, at) => arith::num_add, true;
+    /// `-` on numbers that are not both small integers.
+    NumSub = "msc_num_sub"(x, y, at) => arith::num_sub, true;
+    /// `*` on numbers that are not both small integers.
+    NumMul = "msc_num_mul"(x, y, at) => arith::num_mul, true;
+    /// `/` on numbers.
+    NumDiv = "msc_num_div"(x, y, at) => arith::num_div, true;
+    /// An order comparison of numbers that are not both small integers.
+    NumCompare = "msc_num_compare"(op, x, y) => lean::num_compare, false;
+    /// A guard's lookup in a small map (`map_get`, `is_map_key`).
+    MapGet = "msc_map_get"(bif, key, map) => lean::map_get, true;
+    /// `+` fused into the comparison that reads its result.
+    NumAddCompare = "msc_num_add_compare"(op, x, y, at, other) => arith::num_add_compare, true;
+    /// `-` fused into the comparison that reads its result.
+    NumSubCompare = "msc_num_sub_compare"(op, x, y, at, other) => arith::num_sub_compare, true;
+    /// `*` fused into the comparison that reads its result.
+    NumMulCompare = "msc_num_mul_compare"(op, x, y, at, other) => arith::num_mul_compare, true;
+    /// `/` fused into the comparison that reads its result.
+    NumDivCompare = "msc_num_div_compare"(op, x, y, at, other) => arith::num_div_compare, true;
 }
 
 /// Runs `f` on the frame behind `ctx`; after a panic (caught here and

@@ -230,6 +230,7 @@ impl Translator<'_, '_, '_> {
 
     /// Calls a helper with `ctx` and `args`; its result.
     pub(super) fn call_helper(&mut self, id: HelperId, args: &[Value]) -> Value {
+        debug_assert_eq!(args.len(), id.helper().params, "{id:?}'s arguments");
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(self.ctx);
         all.extend_from_slice(args);

@@ -12,7 +12,7 @@
 //!
 //! Ops are either lowered inline (type tags, head reads, immediates,
 //! small-integer arithmetic and comparisons, jumps) or handed to the
-//! interpreter's definition through [`abi::step`](crate::abi::step); the
+//! interpreter's definition through [`abi::step`]; the
 //! inline forms also fall back to `step` for anything off their fast path.
 //! Every op is named in one exhaustive `match`.
 //!
@@ -55,7 +55,7 @@ const TRUE: Word = Word::atom(matchspec::term::Atom::TRUE);
 const FALSE: Word = Word::atom(matchspec::term::Atom::FALSE);
 const EXIT: Word = Word::atom(matchspec::term::Atom::EXIT);
 
-/// The signature of the entry function (see [`abi`](crate::abi)).
+/// The signature of the entry function (see [`abi`]).
 pub(crate) fn entry_signature(sig: &mut Signature) {
     sig.params.push(AbiParam::new(I64));
     sig.returns.push(AbiParam::new(I64));
