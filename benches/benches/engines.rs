@@ -4,11 +4,11 @@
 //! inputs, loaded as `msc bench` loads them.
 //!
 //! * `run/WORKLOAD/ENGINE`: one pass over every input with the filter API
-//!   ([`EngineSpec::run_matching`], which hands over each match), with one
+//!   ([`Spec::run_matching`], which hands over each match), with one
 //!   reused [`Scratch`] and
 //!   [`TestHost`]; throughput is in events (inputs), so criterion's time per
 //!   element is the time per event. ENGINE is one of [`ENGINES`] (the
-//!   [`EngineSpec`] is made before timing, so `jit` has compiled already and
+//!   [`Spec`] is made before timing, so `jit` has compiled already and
 //!   `auto` compiles during warm-up, once it crosses its threshold), or
 //!   `native`: the workload's hand-written Rust filter
 //!   ([`msc_benches::native`]) over the same inputs, the practical limit.
@@ -23,13 +23,15 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
+use matchspec::run::Batch;
 use matchspec::term::Heap;
-use matchspec::{CompiledSpec, Config, Scratch, TestHost};
-use matchspec_jit::{Engine, EngineSpec, JitProgram};
+use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
+use matchspec_jit::JitProgram;
+use msc::{Engine, Spec};
 use msc_benches::native::{Native, NativeVisitor, with_native};
 use msc_benches::{WORKLOADS_ENV, Workload, workload_dir, workloads};
 
-/// Every engine the `run` groups time through [`EngineSpec`].
+/// Every engine the `run` groups time through [`Spec`].
 const ENGINES: [Engine; 3] = [Engine::Interp, Engine::Jit, Engine::Auto];
 
 /// The workloads, or `None` (after saying why) if they are not there.
@@ -91,7 +93,7 @@ fn engines(c: &mut Criterion) {
         group.sampling_mode(SamplingMode::Flat);
         group.throughput(Throughput::Elements(workload.events()));
         for engine in ENGINES {
-            let engine_spec = EngineSpec::new(spec.clone(), engine);
+            let engine_spec = Spec::new(spec.clone(), engine);
             if let Some(err) = engine_spec.jit_error() {
                 eprintln!(
                     "{}: the JIT failed ({err}); {} interprets",
@@ -104,8 +106,7 @@ fn engines(c: &mut Criterion) {
             group.bench_function(BenchmarkId::from_parameter(engine.name()), |b| {
                 b.iter(|| {
                     engine_spec.run_matching(
-                        &workload.heap,
-                        &workload.inputs,
+                        Batch::new(&workload.heap, &workload.inputs),
                         &mut scratch,
                         &mut host,
                         |_, outcome| {

@@ -6,7 +6,7 @@
 //!                                      # (ENGINE native: the workload's native filter)
 //! count time WORKLOAD ENGINE PASSES    # PASSES timed passes of run_matching: the best and
 //!                                      # the median, in ns per event
-//! count single WORKLOAD ENGINE ROUNDS  # ROUNDS passes of EngineSpec::run, one input at a time
+//! count single WORKLOAD ENGINE ROUNDS  # ROUNDS passes of Spec::run, one input at a time
 //! count trace ENGINE RUNS [ARGS]       # RUNS single runs of a call-trace spec, `[{['$1'],
 //!                                      # [{'>','$1',10}],[true]}]`, on ARGS (default `[5]`)
 //! count compile WORKLOAD TIMES         # TIMES JIT compiles of the workload's spec
@@ -18,10 +18,11 @@
 
 use std::hint::black_box;
 
+use matchspec::run::Batch;
 use matchspec::spec::Kind;
 use matchspec::term::Term;
-use matchspec::{CompiledSpec, Config, Scratch, TestHost};
-use matchspec_jit::{Engine, EngineSpec};
+use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
+use msc::{Engine, Spec};
 use msc_benches::native::{Native, NativeVisitor, with_native};
 use msc_benches::{Workload, workload_dir};
 
@@ -72,7 +73,7 @@ fn main() {
             let workload = Workload::load(&workload_dir(), name).expect("the workload loads");
             let spec = CompiledSpec::compile(&workload.spec, workload.kind, &Config::default())
                 .expect("the spec compiles");
-            let spec = EngineSpec::new(spec, engine(e));
+            let spec = Spec::new(spec, engine(e));
             let rounds: usize = rounds.parse().expect("a number of rounds");
             let mut matched = 0usize;
             for _ in 0..rounds {
@@ -91,7 +92,7 @@ fn main() {
             let workload = Workload::load(&workload_dir(), name).expect("the workload loads");
             let spec = CompiledSpec::compile(&workload.spec, workload.kind, &Config::default())
                 .expect("the spec compiles");
-            let spec = EngineSpec::new(spec, engine(e));
+            let spec = Spec::new(spec, engine(e));
             let passes: usize = passes.parse().expect("a number of passes");
             // The best pass is the one least disturbed by anything else
             // running; the median says how much that was.
@@ -124,7 +125,7 @@ fn main() {
                 &Config::default(),
             )
             .expect("the spec compiles");
-            let spec = EngineSpec::new(spec, engine(e));
+            let spec = Spec::new(spec, engine(e));
             let input = Term::parse(input.first().unwrap_or(&"[5]")).expect("the input parses");
             let runs: usize = runs.parse().expect("a number of runs");
             let mut matched = 0usize;
@@ -140,14 +141,9 @@ fn main() {
 
 /// One pass of `spec` over the workload's inputs with the filter API, as the
 /// criterion bench makes it: the number of matches.
-fn pass(
-    spec: &EngineSpec,
-    workload: &Workload,
-    scratch: &mut Scratch,
-    host: &mut TestHost,
-) -> usize {
+fn pass(spec: &Spec, workload: &Workload, scratch: &mut Scratch, host: &mut TestHost) -> usize {
     let mut matched = 0;
-    spec.run_matching(&workload.heap, &workload.inputs, scratch, host, |_, outcome| {
+    spec.run_matching(Batch::new(&workload.heap, &workload.inputs), scratch, host, |_, outcome| {
         matched += 1;
         black_box(&outcome);
     });

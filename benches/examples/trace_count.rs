@@ -11,9 +11,9 @@
 
 use std::hint::black_box;
 
-use matchspec_jit::Engine;
 use matchspec_runtime::StackKeeper;
 use matchspec_runtime::workload::{TraceCase, TraceWorkload};
+use msc::Engine;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

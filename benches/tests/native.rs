@@ -2,8 +2,9 @@
 //! their workloads (and the same number of matches as ERTS gave in
 //! `results/erts-otp27.jsonl`), and on edge cases the workloads do not reach.
 
+use matchspec::run::Batch;
 use matchspec::term::{Heap, Word};
-use matchspec::{CompiledSpec, Config, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
 use msc_benches::native::{NATIVE_WORKLOADS, Native, NativeVisitor, with_native};
 use msc_benches::{Workload, workload_dir};
 
@@ -24,28 +25,33 @@ impl NativeVisitor for Compare<'_> {
         let mut host = TestHost::default();
         let mut out = Heap::new();
         let mut matched = 0;
-        self.spec.run_each(self.heap, self.inputs, &mut scratch, &mut host, |i, outcome| {
-            let input = self.inputs[i];
-            let expected = outcome.expect("the interpreter runs").result();
-            let got = native.run(self.heap, input, &mut out);
-            let show = |r: Option<matchspec::term::TermRef<'_>>| {
-                r.map_or_else(|| "no match".to_owned(), |t| t.to_string())
-            };
-            let same = match (expected, got) {
-                (None, None) => true,
-                (Some(e), Some(g)) => e.eq_exact(&g),
-                _ => false,
-            };
-            assert!(
-                same,
-                "{}: input {i} {}: interpreter {}, native {}",
-                self.name,
-                self.heap.view(input),
-                show(expected),
-                show(got)
-            );
-            matched += u64::from(expected.is_some());
-        });
+        self.spec.run_each(
+            Batch::new(self.heap, self.inputs),
+            &mut scratch,
+            &mut host,
+            |i, outcome| {
+                let input = self.inputs[i];
+                let expected = outcome.expect("the interpreter runs").result();
+                let got = native.run(self.heap, input, &mut out);
+                let show = |r: Option<matchspec::term::TermRef<'_>>| {
+                    r.map_or_else(|| "no match".to_owned(), |t| t.to_string())
+                };
+                let same = match (expected, got) {
+                    (None, None) => true,
+                    (Some(e), Some(g)) => e.eq_exact(&g),
+                    _ => false,
+                };
+                assert!(
+                    same,
+                    "{}: input {i} {}: interpreter {}, native {}",
+                    self.name,
+                    self.heap.view(input),
+                    show(expected),
+                    show(got)
+                );
+                matched += u64::from(expected.is_some());
+            },
+        );
         matched
     }
 }

@@ -13,8 +13,9 @@ use std::sync::Once;
 
 use arbitrary::Unstructured;
 use matchspec::host::{Effect, Recording};
+use matchspec::run::Batch;
 use matchspec::term::{Heap, Term, TermRef, Word};
-use matchspec::{CompiledSpec, Config, EvalError, Flags, Outcome, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, EvalError, Flags, Outcome, Run, Scratch, TestHost};
 use matchspec_jit::{JitError, JitProgram};
 
 use super::oracles::{DiffCase, MAX_INPUT, differential_case};
@@ -124,10 +125,10 @@ fn single_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &
     let (mut interp_host, mut jit_host) = (host(), host());
     for (i, input) in case.inputs.iter().enumerate() {
         let input = input.as_ref();
-        let interp = spec.run_with_host(input, &mut interp_scratch, &mut interp_host);
+        let interp = spec.run(input, &mut interp_scratch, &mut interp_host);
         let interp_answer = Answer::of(interp.as_ref());
         let interp_seen = Seen::of(&mut interp_host);
-        let jit_answer = Answer::of(jit.run(spec, input, &mut jit_scratch, &mut jit_host).as_ref());
+        let jit_answer = Answer::of(jit.run(input, &mut jit_scratch, &mut jit_host).as_ref());
         let jit_seen = Seen::of(&mut jit_host);
         agree(&format!("input {} ({config})", i + 1), input, &interp_answer, &jit_answer);
         assert!(
@@ -145,9 +146,8 @@ fn single_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &
 /// and hosts.
 fn rerun(spec: &CompiledSpec, jit: &JitProgram, input: TermRef<'_>, what: &str) {
     let (mut interp_host, mut jit_host) = (host(), host());
-    let interp =
-        Answer::of(spec.run_with_host(input, &mut Scratch::new(), &mut interp_host).as_ref());
-    let jit_answer = Answer::of(jit.run(spec, input, &mut Scratch::new(), &mut jit_host).as_ref());
+    let interp = Answer::of(spec.run(input, &mut Scratch::new(), &mut interp_host).as_ref());
+    let jit_answer = Answer::of(jit.run(input, &mut Scratch::new(), &mut jit_host).as_ref());
     agree(what, input, &interp, &jit_answer);
     let (interp_seen, jit_seen) = (Seen::of(&mut interp_host), Seen::of(&mut jit_host));
     assert!(
@@ -165,20 +165,23 @@ fn batch_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &s
     let mut singles = Vec::with_capacity(words.len());
     let (mut scratch, mut single_host) = (Scratch::new(), host());
     for input in &case.inputs {
-        singles.push(Answer::of(
-            spec.run_with_host(input.as_ref(), &mut scratch, &mut single_host).as_ref(),
-        ));
+        singles.push(Answer::of(spec.run(input.as_ref(), &mut scratch, &mut single_host).as_ref()));
     }
     let single_seen = Seen::of(&mut single_host);
 
     let (mut interp_host, mut jit_host) = (host(), host());
     let mut interp = Vec::with_capacity(words.len());
-    spec.run_each(&heap, &words, &mut Scratch::new(), &mut interp_host, |i, outcome| {
-        assert_eq!(i, interp.len(), "the interpreter's batch skipped or repeated an input");
-        interp.push(Answer::of(outcome));
-    });
+    spec.run_each(
+        Batch::new(&heap, &words),
+        &mut Scratch::new(),
+        &mut interp_host,
+        |i, outcome| {
+            assert_eq!(i, interp.len(), "the interpreter's batch skipped or repeated an input");
+            interp.push(Answer::of(outcome));
+        },
+    );
     let mut jitted = Vec::with_capacity(words.len());
-    jit.run_each(spec, &heap, &words, &mut Scratch::new(), &mut jit_host, |i, outcome| {
+    jit.run_each(Batch::new(&heap, &words), &mut Scratch::new(), &mut jit_host, |i, outcome| {
         assert_eq!(i, jitted.len(), "the JIT's batch skipped or repeated an input");
         jitted.push(Answer::of(outcome));
     });

@@ -16,7 +16,7 @@ use matchspec::etf;
 use matchspec::spec::Kind;
 use matchspec::syntax::{ParseError, TermStream, parse_term, parse_term_with_spans, parse_terms};
 use matchspec::term::{ArbitraryFlavor, Atom, Heap, Kind as TermKind, Term, TermRef, Word};
-use matchspec::{CompiledSpec, Config, Scratch};
+use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
 
 /// Largest input any target reads; longer ones are rejected.
 pub const MAX_INPUT: usize = 4096;
@@ -168,7 +168,7 @@ fn compile_case(u: &mut Unstructured<'_>) -> Result<()> {
                 Term::list((0..n).map(|_| Term::arbitrary(u)).collect::<Result<Vec<_>>>()?)
             }
         };
-        if let Ok(outcome) = spec.run(input.as_ref(), &mut scratch)
+        if let Ok(outcome) = spec.run(input.as_ref(), &mut scratch, &mut TestHost::default())
             && let Some(result) = outcome.result()
         {
             let _ = result.to_string();

@@ -81,7 +81,6 @@ use std::sync::{Arc, LazyLock};
 use arbitrary::{Arbitrary, Unstructured};
 use crossbeam_channel::Receiver;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
-use matchspec_jit::Engine;
 use matchspec_runtime::breakpoint::BpFlags;
 use matchspec_runtime::commands::{self, MessageEvent, PortSpec, ProcessSpec};
 use matchspec_runtime::on_load::{on_load_info, set_on_load};
@@ -94,6 +93,7 @@ use matchspec_runtime::{
     ManualClock, MessageToken, Mfa, Origin, Pid, Port, PortId, Process, ProcessTracer, Raised,
     RemotePid, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
 };
+use msc::Engine;
 
 /// Largest input the target reads; longer ones are rejected.
 pub const MAX_INPUT: usize = 4096;

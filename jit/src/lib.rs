@@ -27,18 +27,17 @@
 //! are checked by the whole conformance corpus and a differential fuzzer.
 //!
 //! The code runs a whole batch of inputs in one call
-//! ([`JitProgram::run_matching`], [`JitProgram::run_each`]): it loops over
+//! ([`Run::run_batch`](matchspec::Run::run_batch)): it loops over
 //! them itself and buffers the matches it made alone, so Rust hands them
 //! to the caller a buffer at a time; an outcome a helper had a hand in
 //! returns to Rust at once, so the caller sees each outcome in order and
 //! before any effect of a later input on the host.
 //!
-//! [`JitProgram::run`] takes and returns exactly what
-//! [`CompiledSpec::run_with_host`](matchspec::CompiledSpec::run_with_host)
-//! does.
+//! [`JitProgram`] implements [`Run`](matchspec::Run), the run API of
+//! every engine, with exactly the interpreter's answers.
 //!
 //! ```
-//! use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost, spec::Kind, term::Term};
+//! use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost, spec::Kind, term::Term};
 //! use matchspec_jit::JitProgram;
 //!
 //! let spec = CompiledSpec::compile(
@@ -50,19 +49,15 @@
 //! let mut scratch = Scratch::new();
 //! let mut host = TestHost::default();
 //! let row = Term::parse("{user_7, 150, ok}")?;
-//! let outcome = jit.run(&spec, row.as_ref(), &mut scratch, &mut host)?;
+//! let outcome = jit.run(row.as_ref(), &mut scratch, &mut host)?;
 //! assert_eq!(outcome.result().unwrap().to_string(), "{user_7,151}");
 //! let row = Term::parse("{user_8, 50, ok}")?;
-//! assert_eq!(jit.run(&spec, row.as_ref(), &mut scratch, &mut host)?, Outcome::NoMatch);
+//! assert_eq!(jit.run(row.as_ref(), &mut scratch, &mut host)?, Outcome::NoMatch);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Choosing an engine
-//!
-//! [`EngineSpec`] puts a spec on an [`Engine`]: the interpreter, the JIT,
-//! or `auto`, which interprets until the spec has run often enough for
-//! compiling to pay off ([`AUTO_THRESHOLD`]). If the JIT cannot compile a
-//! spec ([`JitError`]) it runs in the interpreter.
+//! Choosing an engine per spec (interpreter, JIT, or `auto`, compiling
+//! once a spec is hot) is the `msc` facade's job, not this crate's.
 //!
 //! # Safety
 //!
@@ -78,7 +73,6 @@ mod abi;
 mod arith;
 mod divide;
 mod effects;
-mod engine;
 mod error;
 mod fuse;
 mod lean;
@@ -87,6 +81,5 @@ mod prefix;
 mod program;
 mod translate;
 
-pub use engine::{AUTO_THRESHOLD, Engine, EngineRunner, EngineSpec};
 pub use error::JitError;
 pub use program::{JitProgram, Listing, MAX_OPS};

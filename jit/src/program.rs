@@ -14,8 +14,9 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 use matchspec::interp::Frame;
 use matchspec::ir::{Program, Reg};
-use matchspec::term::{Heap, Space, TermRef, Word};
-use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Scratch};
+use matchspec::run::{Batch, Report};
+use matchspec::term::{Space, TermRef, Word};
+use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Run, Scratch};
 
 use crate::JitError;
 use crate::abi::{self, Ctx, Entry, HelperId, Words};
@@ -32,22 +33,24 @@ pub const MAX_OPS: usize = 32_768;
 ///
 /// The code belongs to this value and is freed when it is dropped. It is
 /// `Send + Sync`: any number of threads may run it at once, each with its
-/// own [`Scratch`].
+/// own [`Scratch`]. [`Run`] runs it, with the answers the interpreter
+/// gives.
 ///
 /// ```
-/// use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+/// use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost, spec::Kind, term::Term};
 /// use matchspec_jit::JitProgram;
 ///
 /// let spec = CompiledSpec::compile("[{{'$1', '$2'}, [{'>', '$2', 10}], ['$1']}]", Kind::Table, &Config::default()).unwrap();
 /// let jit = JitProgram::compile(&spec).unwrap();
 /// let input = Term::parse("{apple, 42}").unwrap();
 /// let mut scratch = Scratch::new();
-/// let outcome = jit.run(&spec, input.as_ref(), &mut scratch, &mut matchspec::TestHost::default()).unwrap();
+/// let outcome = jit.run(input.as_ref(), &mut scratch, &mut TestHost::default()).unwrap();
 /// assert_eq!(outcome.result().unwrap().to_string(), "apple");
 /// ```
 pub struct JitProgram {
-    /// The program's id: it runs only with that program.
-    program_id: u64,
+    /// The spec compiled: its program is what the code runs, and the
+    /// interpreter runs it where the code does not.
+    spec: CompiledSpec,
     /// The code, valid while `module` lives.
     entry: Entry,
     /// Where the code builds terms, and what its helpers may do (how
@@ -73,7 +76,7 @@ unsafe impl Sync for JitProgram {}
 impl std::fmt::Debug for JitProgram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JitProgram")
-            .field("program_id", &self.program_id)
+            .field("program", &self.spec.program().id())
             .field("compile_time", &self.compile_time)
             .finish_non_exhaustive()
     }
@@ -136,7 +139,7 @@ impl JitProgram {
             }
         };
         Ok(JitProgram {
-            program_id: program.id(),
+            spec: spec.clone(),
             entry,
             translated,
             own_args: program.kind().is_trace() && !needs_args(program),
@@ -176,122 +179,27 @@ impl JitProgram {
         self.compile_time
     }
 
-    /// Runs the code on `input`, as [`CompiledSpec::run_with_host`] runs the
-    /// interpreter; the answers are the same.
-    ///
-    /// `spec` must be the spec this was compiled from (or a clone of it);
-    /// for any other spec this runs the interpreter instead.
-    #[inline]
-    pub fn run<'a>(
-        &self,
-        spec: &'a CompiledSpec,
-        input: TermRef<'a>,
-        scratch: &'a mut Scratch,
-        host: &mut dyn Host,
-    ) -> Result<Outcome<'a>, EvalError> {
-        let program = spec.program();
-        if program.id() != self.program_id {
-            return spec.run_with_host(input, scratch, host);
-        }
-        let mut frame = if self.own_args {
-            Frame::new_without_args(program, input, scratch, host)?
-        } else {
-            Frame::new(program, input, scratch, host)?
-        };
-        // `Frame::new` loaded the input (copying it if it spans heaps).
-        let input = frame.registers()[Reg::INPUT.index()];
-        let machine: *mut Frame<'_, '_> = &mut frame;
-        let inputs = [input];
-        // Only `panic` and `error` of a context need dropping, and both
-        // are taken below: without its drop glue, a run saves a call.
-        let mut ctx = ManuallyDrop::new(self.ctx(machine, &inputs, 0));
-        ctx.single = 1;
-        let exit = self.enter(&mut ctx);
-        if let Some(payload) = ctx.panic.take() {
-            resume_unwind(payload);
-        }
-        // (Only resets of batches set an error.)
-        drop(ctx.error.take());
-        // A batch of one: a match is buffered, or returned at once.
-        let result = match exit & u64::from(u32::MAX) {
-            abi::EXIT_MATCHED => Reg((exit >> 32) as u32),
-            _ if ctx.pending == 1 => {
-                // The run is over: register 0 may hold the result.
-                // SAFETY: the code wrote the one result it buffered.
-                let word = unsafe { ctx.results(1) }.1[0];
-                frame.registers()[Reg::INPUT.index()] = Word::from_bits(word);
-                Reg::INPUT
-            }
-            _ => return Ok(Outcome::NoMatch),
-        };
-        Ok(frame.finish(result))
-    }
-
-    /// Runs the code on each of `inputs`, terms of `heap`, handing each
-    /// outcome to `each` before the next run, as
-    /// [`CompiledSpec::run_each`] does with the interpreter.
-    ///
-    /// `spec` must be the spec this was compiled from (or a clone of it);
-    /// for any other spec this runs the interpreter instead.
-    #[inline]
-    pub fn run_each<F>(
-        &self,
-        spec: &CompiledSpec,
-        heap: &Heap,
-        inputs: &[Word],
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
-        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
-    {
-        if spec.program().id() != self.program_id || heap.space() != Space::Heap {
-            return spec.run_each(heap, inputs, scratch, host, each);
-        }
-        self.run_batch(spec, heap, inputs, scratch, host, true, each);
-    }
-
-    /// [`run_each`](Self::run_each), handing over only the inputs that
-    /// match (and those that cannot run), as
-    /// [`CompiledSpec::run_matching`] does: inputs that match nothing cost
-    /// no call back into Rust at all, and matches the machine code made
-    /// alone are handed over a buffer at a time (see `abi`).
-    #[inline]
-    pub fn run_matching<F>(
-        &self,
-        spec: &CompiledSpec,
-        heap: &Heap,
-        inputs: &[Word],
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
-        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
-    {
-        if spec.program().id() != self.program_id || heap.space() != Space::Heap {
-            return spec.run_matching(heap, inputs, scratch, host, each);
-        }
-        self.run_batch(spec, heap, inputs, scratch, host, false, each);
+    /// The spec compiled.
+    pub fn spec(&self) -> &CompiledSpec {
+        &self.spec
     }
 
     /// A batch run, the code looping over the inputs itself and returning
     /// for Rust to hand over its buffered outcomes, and those it must see
     /// at once, then to clean up (see `abi`).
-    #[allow(clippy::too_many_arguments, reason = "the public batch methods' arguments, and one")]
     #[inline(always)]
-    fn run_batch<F>(
+    fn run_code_batch<F>(
         &self,
-        spec: &CompiledSpec,
-        heap: &Heap,
-        inputs: &[Word],
+        Batch { heap, inputs }: Batch<'_>,
+        report: Report,
         scratch: &mut Scratch,
         host: &mut dyn Host,
-        every: bool,
         mut each: F,
     ) where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
-        let Some(mut frame) = Frame::for_heap(spec.program(), heap, scratch, host) else {
+        let every = report == Report::Every;
+        let Some(mut frame) = Frame::for_heap(self.spec.program(), heap, scratch, host) else {
             return;
         };
         frame.clean();
@@ -426,7 +334,7 @@ impl JitProgram {
     #[inline(always)]
     fn enter(&self, ctx: &mut Ctx<'_>) -> u64 {
         // SAFETY: the frame is of the program the code was compiled from
-        // (same id), so every register the code names is below
+        // (`self.spec`'s), so every register the code names is below
         // `program.registers()`, the length `Frame` gave the register file,
         // every label is an op of the program, and the terms the code
         // builds itself lie in the heap words `ctx` set aside, a region
@@ -442,6 +350,69 @@ impl JitProgram {
         // only the code and the helpers use it meanwhile, never the same
         // field at once.
         unsafe { (self.entry)((ctx as *mut Ctx<'_>).cast::<c_void>()) }
+    }
+}
+
+/// The machine code; the interpreter for batches of inputs outside an
+/// ordinary heap.
+impl Run for JitProgram {
+    #[inline]
+    fn run<'a>(
+        &'a self,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Outcome<'a>, EvalError> {
+        let program = self.spec.program();
+        let mut frame = if self.own_args {
+            Frame::new_without_args(program, input, scratch, host)?
+        } else {
+            Frame::new(program, input, scratch, host)?
+        };
+        // `Frame::new` loaded the input (copying it if it spans heaps).
+        let input = frame.registers()[Reg::INPUT.index()];
+        let machine: *mut Frame<'_, '_> = &mut frame;
+        let inputs = [input];
+        // Only `panic` and `error` of a context need dropping, and both
+        // are taken below: without its drop glue, a run saves a call.
+        let mut ctx = ManuallyDrop::new(self.ctx(machine, &inputs, 0));
+        ctx.single = 1;
+        let exit = self.enter(&mut ctx);
+        if let Some(payload) = ctx.panic.take() {
+            resume_unwind(payload);
+        }
+        // (Only resets of batches set an error.)
+        drop(ctx.error.take());
+        // A batch of one: a match is buffered, or returned at once.
+        let result = match exit & u64::from(u32::MAX) {
+            abi::EXIT_MATCHED => Reg((exit >> 32) as u32),
+            _ if ctx.pending == 1 => {
+                // The run is over: register 0 may hold the result.
+                // SAFETY: the code wrote the one result it buffered.
+                let word = unsafe { ctx.results(1) }.1[0];
+                frame.registers()[Reg::INPUT.index()] = Word::from_bits(word);
+                Reg::INPUT
+            }
+            _ => return Ok(Outcome::NoMatch),
+        };
+        Ok(frame.finish(result))
+    }
+
+    #[inline]
+    fn run_batch<F>(
+        &self,
+        batch: Batch<'_>,
+        report: Report,
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
+    {
+        if batch.heap.space() != Space::Heap {
+            return self.spec.run_batch(batch, report, scratch, host, each);
+        }
+        self.run_code_batch(batch, report, scratch, host, each);
     }
 }
 

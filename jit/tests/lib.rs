@@ -1,7 +1,5 @@
 //! The integration tests of `matchspec-jit`, in one binary.
 
-mod batch;
-mod corpus;
 mod memory;
 mod ops;
 mod panics;

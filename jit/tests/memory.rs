@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use matchspec::spec::Kind;
 use matchspec::term::Term;
-use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 use matchspec_jit::{JitError, JitProgram};
 
 /// Specs of different shapes, so the programs' code sizes vary.
@@ -71,7 +71,7 @@ fn churn(specs: &[CompiledSpec], count: usize) {
     for i in 0..count {
         let spec = &specs[i % specs.len()];
         let jit = JitProgram::compile(spec).expect("compiles");
-        let outcome = jit.run(spec, input.as_ref(), &mut scratch, &mut host).expect("runs");
+        let outcome = jit.run(input.as_ref(), &mut scratch, &mut host).expect("runs");
         std::hint::black_box(&outcome);
     }
 }
@@ -157,11 +157,9 @@ fn both(spec: &CompiledSpec, jit: Option<&JitProgram>, input: &str) -> (Option<S
     let input = Term::parse(input).expect("input");
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
-    let got = jit.map(|jit| {
-        show(jit.run(spec, input.as_ref(), &mut scratch, &mut host).expect("the JIT runs"))
-    });
-    let expected =
-        show(spec.run_with_host(input.as_ref(), &mut scratch, &mut host).expect("interprets"));
+    let got = jit
+        .map(|jit| show(jit.run(input.as_ref(), &mut scratch, &mut host).expect("the JIT runs")));
+    let expected = show(spec.run(input.as_ref(), &mut scratch, &mut host).expect("interprets"));
     (got, expected)
 }
 

@@ -1,9 +1,10 @@
 //! Every op the JIT lowers inline, on the values at the edges of its fast
 //! paths, answers as the interpreter does (and as `run_each` does).
 
+use matchspec::run::Batch;
 use matchspec::spec::Kind;
 use matchspec::term::Heap;
-use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 use matchspec_jit::JitProgram;
 
 /// Terms of every kind, and numbers at the small-integer boundaries.
@@ -47,17 +48,16 @@ fn check_pairs_with(spec: &str, extra: &str) {
     let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
     let mut interpreted = Vec::new();
     for &input in &inputs {
-        let outcome =
-            compiled.run_with_host(heap.view(input), &mut scratch, &mut host).expect("runs");
+        let outcome = compiled.run(heap.view(input), &mut scratch, &mut host).expect("runs");
         interpreted.push(show(outcome));
     }
     let mut single = Vec::new();
     for &input in &inputs {
-        let outcome = jit.run(&compiled, heap.view(input), &mut scratch, &mut host).expect("runs");
+        let outcome = jit.run(heap.view(input), &mut scratch, &mut host).expect("runs");
         single.push(show(outcome));
     }
     let mut batch = Vec::new();
-    jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| {
+    jit.run_each(Batch::new(&heap, &inputs), &mut scratch, &mut host, |_, o| {
         batch.push(show(*o.expect("runs")));
     });
     for (i, &input) in inputs.iter().enumerate() {
@@ -278,14 +278,14 @@ fn check_args(spec: &str) {
     let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
     let mut interpreted = Vec::new();
     for &input in &inputs {
-        interpreted.push(show(compiled.run_with_host(heap.view(input), &mut scratch, &mut host)));
+        interpreted.push(show(compiled.run(heap.view(input), &mut scratch, &mut host)));
     }
     let mut single = Vec::new();
     for &input in &inputs {
-        single.push(show(jit.run(&compiled, heap.view(input), &mut scratch, &mut host)));
+        single.push(show(jit.run(heap.view(input), &mut scratch, &mut host)));
     }
     let mut batch = Vec::new();
-    jit.run_each(&compiled, &heap, &inputs, &mut scratch, &mut host, |_, o| {
+    jit.run_each(Batch::new(&heap, &inputs), &mut scratch, &mut host, |_, o| {
         batch.push(show(o.copied().map_err(Clone::clone)));
     });
     assert_eq!(batch.len(), inputs.len(), "{spec}: batch outcomes");

@@ -6,9 +6,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use matchspec::host::{Effect, Host, Recording};
 use matchspec::ir::ChangeTrace;
+use matchspec::run::Batch;
 use matchspec::spec::Kind;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
-use matchspec::{CompiledSpec, Config, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
 use matchspec_jit::JitProgram;
 
 /// A host whose `display` panics; everything else is recorded.
@@ -72,8 +73,8 @@ fn run(spec: &CompiledSpec, jit: Option<&JitProgram>) -> (String, Vec<Effect>) {
     let mut host = Panicky(Recording::new(TestHost::default()));
     let mut scratch = Scratch::new();
     let result = catch_unwind(AssertUnwindSafe(|| match jit {
-        None => spec.run_with_host(args.as_ref(), &mut scratch, &mut host).map(|_| ()),
-        Some(jit) => jit.run(spec, args.as_ref(), &mut scratch, &mut host).map(|_| ()),
+        None => spec.run(args.as_ref(), &mut scratch, &mut host).map(|_| ()),
+        Some(jit) => jit.run(args.as_ref(), &mut scratch, &mut host).map(|_| ()),
     }));
     let payload = result.expect_err("the host's panic comes through");
     let message = payload
@@ -109,12 +110,18 @@ fn batch(spec: &CompiledSpec, jit: Option<&JitProgram>, every: bool) -> (Vec<usi
     let mut each =
         |i: usize, _: Result<&matchspec::Outcome<'_>, &matchspec::EvalError>| seen.push(i);
     let result = catch_unwind(AssertUnwindSafe(|| match (jit, every) {
-        (None, false) => spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut each),
-        (None, true) => spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut each),
-        (Some(jit), false) => {
-            jit.run_matching(spec, &heap, &inputs, &mut scratch, &mut host, &mut each)
+        (None, false) => {
+            spec.run_matching(Batch::new(&heap, &inputs), &mut scratch, &mut host, &mut each)
         }
-        (Some(jit), true) => jit.run_each(spec, &heap, &inputs, &mut scratch, &mut host, &mut each),
+        (None, true) => {
+            spec.run_each(Batch::new(&heap, &inputs), &mut scratch, &mut host, &mut each)
+        }
+        (Some(jit), false) => {
+            jit.run_matching(Batch::new(&heap, &inputs), &mut scratch, &mut host, &mut each)
+        }
+        (Some(jit), true) => {
+            jit.run_each(Batch::new(&heap, &inputs), &mut scratch, &mut host, &mut each)
+        }
     }));
     assert!(result.is_err(), "the host's panic comes through");
     (seen, host.0.take_effects())

@@ -4,33 +4,34 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::host::{Host, TestHost};
+use crate::host::Host;
 use crate::interp::Scratch;
 use crate::ir::Program;
 use crate::outcome::{EvalError, Outcome};
+use crate::run::{Batch, Report, Run};
 use crate::spec::{Kind, SpecErrors};
 use crate::syntax::{ParseError, parse_term_with_spans};
-use crate::term::{Heap, TermRef, Word};
+use crate::term::TermRef;
 
 /// A match spec compiled for one event kind: cheap to clone, `Send + Sync`,
-/// runnable by any engine.
+/// runnable by any engine; [`Run`] runs it with the interpreter.
 ///
 /// ```
-/// use matchspec::{CompiledSpec, Config, Outcome, Scratch, spec::Kind, term::Term};
+/// use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost, spec::Kind, term::Term};
 ///
 /// let spec = CompiledSpec::compile(
 ///     "[{{'$1', '$2', ok}, [{'>', '$2', 100}], [{{'$1', '$2'}}]}]",
 ///     Kind::Table,
 ///     &Config::default(),
 /// ).unwrap();
-/// let mut scratch = Scratch::new();
+/// let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
 ///
 /// let hit = Term::parse("{user_7, 150, ok}").unwrap();
-/// let outcome = spec.run(hit.as_ref(), &mut scratch).unwrap();
+/// let outcome = spec.run(hit.as_ref(), &mut scratch, &mut host).unwrap();
 /// assert_eq!(outcome.result().unwrap().to_string(), "{user_7,150}");
 ///
 /// let miss = Term::parse("{user_8, 50, ok}").unwrap();
-/// assert_eq!(spec.run(miss.as_ref(), &mut scratch).unwrap(), Outcome::NoMatch);
+/// assert_eq!(spec.run(miss.as_ref(), &mut scratch, &mut host).unwrap(), Outcome::NoMatch);
 /// ```
 #[derive(Clone, Debug)]
 pub struct CompiledSpec {
@@ -104,75 +105,31 @@ impl CompiledSpec {
     pub fn kind(&self) -> Kind {
         self.program.kind()
     }
+}
 
-    /// Runs the spec on `input` with the interpreter, as the process that
-    /// calls `erlang:match_spec_test/3` would see it (see [`TestHost`]).
-    /// For trace kinds the input is the argument list.
-    pub fn run<'a>(
-        &'a self,
-        input: TermRef<'a>,
-        scratch: &'a mut Scratch,
-    ) -> Result<Outcome<'a>, EvalError> {
-        self.run_with_host(input, scratch, &mut TestHost::default())
-    }
-
-    /// Runs the spec on each of `inputs`, terms of `heap`, with the
-    /// interpreter, and hands each outcome to `each` (with the input's
-    /// index) before the next run: what a filter does, without the cost of
-    /// starting a run per input. Trace actions go to `host`. The outcome is
-    /// lent for the call (copy it to keep it): an engine that hands over
-    /// many results of one run then writes only what changes between them.
-    ///
-    /// ```
-    /// use matchspec::{CompiledSpec, Config, TestHost, Scratch, spec::Kind, syntax::parse_terms_into, term::Heap};
-    ///
-    /// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default()).unwrap();
-    /// let mut heap = Heap::new();
-    /// let rows = parse_terms_into("{a, ok}. {b, error}. {c, ok}.", &mut heap).unwrap();
-    /// let mut kept = Vec::new();
-    /// spec.run_each(&heap, &rows, &mut Scratch::new(), &mut TestHost::default(), |_, outcome| {
-    ///     if let Ok(outcome) = outcome && let Some(result) = outcome.result() {
-    ///         kept.push(result.to_string());
-    ///     }
-    /// });
-    /// assert_eq!(kept, ["a", "c"]);
-    /// ```
-    pub fn run_each<F>(
-        &self,
-        heap: &Heap,
-        inputs: &[Word],
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
-        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
-    {
-        crate::interp::run_each(&self.program, heap, inputs, scratch, host, true, each);
-    }
-
-    /// [`run_each`](Self::run_each), handing over only the inputs that
-    /// match a clause (and those that cannot run at all): what a filter
-    /// wants, as `ets:select/2` returns only the matches.
-    pub fn run_matching<F>(
-        &self,
-        heap: &Heap,
-        inputs: &[Word],
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
-        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
-    {
-        crate::interp::run_each(&self.program, heap, inputs, scratch, host, false, each);
-    }
-
-    /// Runs the spec on `input` with the interpreter; trace actions go to `host`.
-    pub fn run_with_host<'a>(
+/// The interpreter.
+impl Run for CompiledSpec {
+    #[inline]
+    fn run<'a>(
         &'a self,
         input: TermRef<'a>,
         scratch: &'a mut Scratch,
         host: &mut dyn Host,
     ) -> Result<Outcome<'a>, EvalError> {
         crate::interp::run(&self.program, input, scratch, host)
+    }
+
+    #[inline]
+    fn run_batch<F>(
+        &self,
+        batch: Batch<'_>,
+        report: Report,
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
+    {
+        crate::interp::run_batch(&self.program, batch, report, scratch, host, each);
     }
 }

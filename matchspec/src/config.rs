@@ -85,7 +85,7 @@ impl Config {
     /// changes.
     ///
     /// ```
-    /// use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+    /// use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost, spec::Kind, term::Term};
     ///
     /// let spec = "[{{'$30'}, [], [{const, '$30'}]}]";
     /// let input = Term::parse("{1}").unwrap();
@@ -93,7 +93,7 @@ impl Config {
     /// for (renumber, expected) in [(true, "'$0'"), (false, "'$30'")] {
     ///     let config = Config::default().renumber_constants(renumber);
     ///     let compiled = CompiledSpec::compile(spec, Kind::Table, &config).unwrap();
-    ///     let outcome = compiled.run(input.as_ref(), &mut scratch).unwrap();
+    ///     let outcome = compiled.run(input.as_ref(), &mut scratch, &mut TestHost::default()).unwrap();
     ///     assert_eq!(outcome.result().unwrap().to_string(), expected);
     /// }
     /// ```

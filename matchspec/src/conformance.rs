@@ -9,12 +9,12 @@
 //! `compare.escript`.
 //!
 //! ```
-//! use matchspec::conformance::{interpreter, match_spec_test};
+//! use matchspec::conformance::match_spec_test;
 //! use matchspec::{spec::Kind, term::Term};
 //!
 //! let spec = Term::parse("[{['$1', '_'], [{is_atom, '$1'}], [{message, '$1'}, {return_trace}]}]").unwrap();
 //! let input = Term::parse("[a, b]").unwrap();
-//! let answer = match_spec_test(input.as_ref(), spec.as_ref(), Kind::Call, &mut interpreter());
+//! let answer = match_spec_test(input.as_ref(), spec.as_ref(), Kind::Call);
 //! assert_eq!(answer.to_string(), "{ok,a,[return_trace],[]}");
 //! ```
 
@@ -22,42 +22,10 @@ use crate::CompiledSpec;
 use crate::config::Config;
 use crate::host::{Host, TestHost};
 use crate::interp::Scratch;
-use crate::outcome::{EvalError, Outcome};
+use crate::outcome::EvalError;
+use crate::run::Run;
 use crate::spec::Kind;
 use crate::term::{Atom, Heap, Kind as TermKind, Term, TermRef, Word};
-
-/// Something that can run compiled specs: an engine.
-pub trait Runner {
-    /// Runs `spec` on `input`.
-    fn run<'a>(
-        &mut self,
-        spec: &'a CompiledSpec,
-        input: TermRef<'a>,
-        scratch: &'a mut Scratch,
-        host: &mut dyn Host,
-    ) -> Result<Outcome<'a>, EvalError>;
-}
-
-/// The interpreter as a [`Runner`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Interpreter;
-
-/// The interpreter as a [`Runner`].
-pub fn interpreter() -> Interpreter {
-    Interpreter
-}
-
-impl Runner for Interpreter {
-    fn run<'a>(
-        &mut self,
-        spec: &'a CompiledSpec,
-        input: TermRef<'a>,
-        scratch: &'a mut Scratch,
-        host: &mut dyn Host,
-    ) -> Result<Outcome<'a>, EvalError> {
-        spec.run_with_host(input, scratch, host)
-    }
-}
 
 /// The configuration `match_spec_test` compiles with: ERTS's defaults, with
 /// `set_seq_token` and `set_tcw` faked.
@@ -65,26 +33,22 @@ pub fn test_config() -> Config {
     Config::default().fake_destructive(true)
 }
 
-/// What `erlang:match_spec_test(Input, Spec, Kind)` returns, computed with
-/// `runner`. Kinds `send` and `receive` (which `match_spec_test` does not
-/// have) are checked with their own rules and run like `trace`.
-pub fn match_spec_test(
-    input: TermRef<'_>,
-    spec: TermRef<'_>,
-    kind: Kind,
-    runner: &mut dyn Runner,
-) -> Term {
-    match_spec_test_with(input, spec, kind, &test_config(), runner, &mut TestHost::default())
+/// What `erlang:match_spec_test(Input, Spec, Kind)` returns, computed by
+/// the interpreter. Kinds `send` and `receive` (which `match_spec_test`
+/// does not have) are checked with their own rules and run like `trace`.
+pub fn match_spec_test(input: TermRef<'_>, spec: TermRef<'_>, kind: Kind) -> Term {
+    match_spec_test_with(input, spec, kind, &test_config(), &mut TestHost::default(), |spec| spec)
 }
 
-/// [`match_spec_test`] with a given configuration and host.
-pub fn match_spec_test_with(
+/// [`match_spec_test`] with a given configuration and host, on the engine
+/// `prepare` puts the compiled spec on (`|spec| spec` is the interpreter).
+pub fn match_spec_test_with<R: Run>(
     input: TermRef<'_>,
     spec: TermRef<'_>,
     kind: Kind,
     config: &Config,
-    runner: &mut dyn Runner,
     host: &mut dyn Host,
+    prepare: impl FnOnce(CompiledSpec) -> R,
 ) -> Term {
     let mut heap = Heap::new();
     let compiled = match CompiledSpec::from_term(spec, kind, config) {
@@ -95,8 +59,9 @@ pub fn match_spec_test_with(
             return Term::from_parts(heap, root);
         }
     };
+    let engine = prepare(compiled);
     let mut scratch = Scratch::new();
-    let outcome = runner.run(&compiled, input, &mut scratch, host);
+    let outcome = engine.run(input, &mut scratch, host);
     let root = match outcome {
         // ERTS raises badarg for a trace input that is not a list.
         Err(EvalError::NotAnArgumentList { .. }) => {

@@ -29,17 +29,20 @@
 //!
 //! A [`CompiledSpec`] is immutable, `Send + Sync` and cheap to clone; each
 //! thread runs it with its own [`Scratch`], which keeps the registers and
-//! the heap for built terms from one run to the next.
+//! the heap for built terms from one run to the next. [`Run`] is the run
+//! API every engine implements (one input, or a batch of one heap's
+//! terms); for a spec this crate runs it with the interpreter, and the
+//! `msc` facade on the engine of your choice.
 //!
 //! ```
-//! use matchspec::{CompiledSpec, Config, Outcome, Scratch, spec::Kind, term::Term};
+//! use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost, spec::Kind, term::Term};
 //!
 //! let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default())?;
-//! let mut scratch = Scratch::new();
+//! let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
 //! let row = Term::parse("{42, ok}")?;
-//! assert_eq!(spec.run(row.as_ref(), &mut scratch)?.result().unwrap().to_string(), "42");
+//! assert_eq!(spec.run(row.as_ref(), &mut scratch, &mut host)?.result().unwrap().to_string(), "42");
 //! let row = Term::parse("{42, error}")?;
-//! assert_eq!(spec.run(row.as_ref(), &mut scratch)?, Outcome::NoMatch);
+//! assert_eq!(spec.run(row.as_ref(), &mut scratch, &mut host)?, Outcome::NoMatch);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -105,6 +108,7 @@ pub mod host;
 pub mod interp;
 pub mod ir;
 mod outcome;
+pub mod run;
 pub mod spec;
 pub mod syntax;
 pub mod term;
@@ -114,3 +118,4 @@ pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING};
 pub use host::{Host, TestHost};
 pub use interp::Scratch;
 pub use outcome::{EvalError, Flags, Matched, Outcome};
+pub use run::Run;

@@ -61,10 +61,10 @@ fn a_million_nested_tuples() {
 /// Specs run on million-deep inputs: heads bind and test them, guards
 /// compare them, bodies build around them, results print and compare.
 mod evaluation {
-    use matchspec::conformance::{interpreter, match_spec_test};
+    use matchspec::conformance::match_spec_test;
     use matchspec::spec::Kind;
     use matchspec::term::{Heap, Term, Word};
-    use matchspec::{CompiledSpec, Config, Outcome, Scratch};
+    use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 
     use super::{DEPTH, deep_list, deep_tuple};
 
@@ -75,7 +75,7 @@ mod evaluation {
     /// The result of `spec` on `input`, owned, or `None` for no match.
     fn run(spec: &CompiledSpec, heap: &Heap, input: Word) -> Option<Term> {
         let mut scratch = Scratch::new();
-        match spec.run(heap.view(input), &mut scratch).expect("runs") {
+        match spec.run(heap.view(input), &mut scratch, &mut TestHost::default()).expect("runs") {
             Outcome::Match(m) => Some(m.result.to_owned()),
             Outcome::NoMatch => None,
         }
@@ -133,8 +133,7 @@ mod evaluation {
         let arg = deep_list(&mut heap, 5);
         let args = heap.list(&[arg, Word::NIL]);
         let spec = heap_spec(&mut heap);
-        let answer =
-            match_spec_test(heap.view(args), heap.view(spec), Kind::Call, &mut interpreter());
+        let answer = match_spec_test(heap.view(args), heap.view(spec), Kind::Call);
         let text = answer.to_string();
         let deep = format!("{}5{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
         assert_eq!(text, format!("{{ok,{{{deep}}},[],[]}}"));

@@ -6,7 +6,7 @@
 use matchspec::host::{Effect, Recording};
 use matchspec::spec::Kind;
 use matchspec::term::Term;
-use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 
 /// One line per effect, terms as text.
 fn describe(effect: &Effect) -> String {
@@ -43,7 +43,7 @@ fn host_calls(spec: &str, args: &str) -> Vec<String> {
     let args = Term::parse(args).expect("arguments parse");
     let mut scratch = Scratch::new();
     let mut host = Recording::new(TestHost::default());
-    let outcome = spec.run_with_host(args.as_ref(), &mut scratch, &mut host).expect("runs");
+    let outcome = spec.run(args.as_ref(), &mut scratch, &mut host).expect("runs");
     assert!(matches!(outcome, Outcome::Match(_)), "{spec:?} did not match");
     host.effects().iter().map(describe).collect()
 }
@@ -107,7 +107,7 @@ fn a_match_that_fails_its_guard_asks_nothing() {
     let args = Term::parse("[]").expect("parses");
     let mut scratch = Scratch::new();
     let mut host = Recording::new(TestHost::default());
-    let outcome = spec.run_with_host(args.as_ref(), &mut scratch, &mut host).expect("runs");
+    let outcome = spec.run(args.as_ref(), &mut scratch, &mut host).expect("runs");
     assert!(matches!(outcome, Outcome::NoMatch));
     assert!(host.effects().is_empty(), "{:?}", host.effects());
 }

@@ -3,7 +3,7 @@
 
 use matchspec::spec::Kind;
 use matchspec::term::{Heap, Word};
-use matchspec::{CompiledSpec, Config, Outcome, Scratch};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 
 /// Allocations made while `f` runs, on this thread.
 fn allocations(f: impl FnOnce()) -> u64 {
@@ -34,9 +34,14 @@ fn threads_share_one_compiled_spec() {
     let answers = |heap: &Heap| -> Vec<String> {
         let mut scratch = Scratch::new();
         rows.iter()
-            .map(|&row| match spec.run(heap.view(row), &mut scratch).expect("runs") {
-                Outcome::Match(m) => m.result.to_string(),
-                Outcome::NoMatch => "nomatch".to_owned(),
+            .map(|&row| {
+                match spec
+                    .run(heap.view(row), &mut scratch, &mut TestHost::default())
+                    .expect("runs")
+                {
+                    Outcome::Match(m) => m.result.to_string(),
+                    Outcome::NoMatch => "nomatch".to_owned(),
+                }
             })
             .collect()
     };
@@ -58,7 +63,9 @@ fn runs_that_build_nothing_allocate_nothing() {
     let mut scratch = Scratch::new();
     let mut run_all = |rows: &[Word]| {
         for &row in rows {
-            std::hint::black_box(spec.run(heap.view(row), &mut scratch).expect("runs"));
+            std::hint::black_box(
+                spec.run(heap.view(row), &mut scratch, &mut TestHost::default()).expect("runs"),
+            );
         }
     };
     // Warm up: the scratch sizes its registers and heap once (which the

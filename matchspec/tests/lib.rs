@@ -1,7 +1,6 @@
 //! The integration tests of `matchspec`, in one binary (see ARCHITECTURE.md).
 
 mod bif;
-mod corpus;
 mod corpus_roundtrip;
 mod deep;
 mod etf;

@@ -2,13 +2,14 @@
 
 use matchspec::spec::Kind;
 use matchspec::term::Term;
-use matchspec::{CompiledSpec, Config, Outcome, Scratch};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 
 #[track_caller]
 fn run(config: &Config, spec: &str, input: &str) -> String {
     let compiled = CompiledSpec::compile(spec, Kind::Table, config).expect("compiles");
     let input = Term::parse(input).expect("parses");
-    match compiled.run(input.as_ref(), &mut Scratch::new()).expect("runs") {
+    match compiled.run(input.as_ref(), &mut Scratch::new(), &mut TestHost::default()).expect("runs")
+    {
         Outcome::Match(m) => m.result.to_string(),
         Outcome::NoMatch => "nomatch".to_owned(),
     }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Weak};
 
 use arc_swap::{ArcSwapOption, Guard};
 use matchspec::term::Term;
-use matchspec_jit::EngineSpec;
+use msc::Spec;
 
 use crate::counters::CallStats;
 use crate::ids::Mfa;
@@ -69,7 +69,7 @@ pub struct TraceSpec {
     /// The spec as given.
     pub source: Term,
     /// The compiled spec, run by the engine the core was configured with.
-    pub spec: EngineSpec,
+    pub spec: Spec,
     /// Can a run change the process's trace flags (`enable_trace`,
     /// `disable_trace`, `trace`, `silent`)? If not, the flags read before
     /// the run still hold after it.

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use arc_swap::{ArcSwap, Guard};
 use matchspec::Config;
 use matchspec::term::{Atom, Heap, TermRef};
-use matchspec_jit::Engine;
+use msc::Engine;
 use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
 

@@ -15,8 +15,8 @@
 
 use std::sync::Arc;
 
-use matchspec::Outcome;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
+use matchspec::{Outcome, Run};
 
 use crate::flags::TraceFlags;
 use crate::host::ProcessHost;

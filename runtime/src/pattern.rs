@@ -7,7 +7,7 @@ use matchspec::CompiledSpec;
 use matchspec::ir::Op;
 use matchspec::spec::{Kind as SpecKind, SpecErrorKind};
 use matchspec::term::{Atom, Kind, TermRef};
-use matchspec_jit::EngineSpec;
+use msc::Spec;
 
 use crate::breakpoint::{BpFlags, FunctionEntry, MetaTracer, SessionBreakpoint, TraceSpec};
 use crate::core::{Stage, TraceCore};
@@ -188,7 +188,7 @@ pub(crate) fn compile_trace_spec(
         .code()
         .iter()
         .any(|op| matches!(op, Op::ChangeTrace { .. } | Op::Silent { .. }));
-    let spec = EngineSpec::new(compiled, core.engine());
+    let spec = Spec::new(compiled, core.engine());
     Ok(Arc::new(TraceSpec { source: term.to_owned(), spec, has_side_effects }))
 }
 

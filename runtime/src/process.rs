@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use matchspec::term::{Atom, Heap, Space, Term, TermRef, Word};
-use matchspec::{Outcome, Scratch};
+use matchspec::{Outcome, Run, Scratch};
 
 use crate::bp_cache::BreakpointCache;
 use crate::breakpoint::{

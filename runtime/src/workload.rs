@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
 use matchspec::term::{Atom, Term};
-use matchspec_jit::Engine;
+use msc::Engine;
 
 use crate::breakpoint::{BpFlags, FunctionEntry};
 use crate::commands::{ProcessSpec, trace_processes};

@@ -65,7 +65,7 @@ fn runtime_ops_sees_messages_and_counters() {
     ];
     let case = Case { jit: true, ops };
     runtime_ops::check(&case);
-    let log = runtime_ops::run(&case, matchspec_jit::Engine::Interp).join("\n");
+    let log = runtime_ops::run(&case, msc::Engine::Interp).join("\n");
     for expected in [
         "<0.90.0> <- {trace,<0.80.0>,call,{m,f,[42]}}",
         "<0.90.0> <- {trace,<0.80.0>,return_from,{m,f,1},a}",
@@ -103,7 +103,7 @@ fn runtime_ops_allows_a_return_event_to_a_tracer_that_is_the_tracee() {
     ];
     let case = Case { jit: false, ops };
     runtime_ops::check(&case);
-    let log = runtime_ops::run(&case, matchspec_jit::Engine::Interp).join("\n");
+    let log = runtime_ops::run(&case, msc::Engine::Interp).join("\n");
     assert!(log.contains("<0.90.0> <- {trace,<0.90.0>,return_from,{m,f,1},a}"), "{log}");
     assert_eq!(log.matches("call,{m,f,[42]}").count(), 1, "{log}");
 }
@@ -132,7 +132,7 @@ fn runtime_ops_sees_port_events() {
     ];
     let case = Case { jit: false, ops };
     runtime_ops::check(&case);
-    let log = runtime_ops::run(&case, matchspec_jit::Engine::Interp).join("\n");
+    let log = runtime_ops::run(&case, msc::Engine::Interp).join("\n");
     for expected in [
         "<0.90.0> <- {trace,#Port<0.1>,open,<0.80.0>,cat}",
         "<0.90.0> <- {trace,#Port<0.1>,getting_linked,<0.80.0>}",
@@ -170,7 +170,7 @@ fn runtime_ops_sees_remote_events() {
     ]);
     let case = Case { jit: false, ops };
     runtime_ops::check(&case);
-    let log = runtime_ops::run(&case, matchspec_jit::Engine::Interp).join("\n");
+    let log = runtime_ops::run(&case, msc::Engine::Interp).join("\n");
     for expected in [
         "<0.90.0> <- {trace,<0.80.0>,link,#Pid<there@host.3.90.0>}",
         "<0.90.0> <- {trace,<0.80.0>,unlink,#Pid<there@host.3.90.0>}",

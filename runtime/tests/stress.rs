@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use matchspec::term::{Atom, Heap, Kind, Term};
-use matchspec_jit::Engine;
 use matchspec_runtime::breakpoint::BpFlags;
 use matchspec_runtime::commands::{ProcessSpec, trace_processes};
 use matchspec_runtime::pattern::{MfaPattern, PatternAction, PatternFlags, set_pattern};
@@ -22,6 +21,7 @@ use matchspec_runtime::{
     CallStyle, CoreConfig, Enabled, HostStack, ManualClock, Mfa, Pid, TraceCore, TraceFlags,
     TraceOpts, TraceTag, TraceeId, Tracer,
 };
+use msc::Engine;
 
 /// Counts call messages and checks their tags.
 #[derive(Debug, Default)]

@@ -4,8 +4,9 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
+use matchspec::run::Batch;
 use matchspec::term::Heap;
-use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 use matchspec_runtime::StackKeeper;
 use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 
@@ -63,7 +64,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
     let mut matched = 0u64;
-    spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
+    spec.run_matching(Batch::new(&heap, &inputs), &mut scratch, &mut host, |_, outcome| {
         if let Ok(Outcome::Match(_)) = outcome {
             matched += 1;
         }
@@ -71,7 +72,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let rounds = args.rounds.max(1);
     let start = Instant::now();
     for _ in 0..rounds {
-        spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |_, outcome| {
+        spec.run_matching(Batch::new(&heap, &inputs), &mut scratch, &mut host, |_, outcome| {
             std::hint::black_box(&outcome);
         });
     }

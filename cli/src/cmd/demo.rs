@@ -2,10 +2,8 @@
 
 use std::io::Write;
 
-use matchspec::conformance::{interpreter, match_spec_test};
-use matchspec::spec::Kind;
-use matchspec::term::{Heap, Term};
-use matchspec::{CompiledSpec, Config, Outcome, Scratch};
+use matchspec::conformance::match_spec_test;
+use msc::{Batch, Heap, Kind, Outcome, Run, Scratch, Spec, Term, TestHost};
 
 use crate::CliError;
 
@@ -28,22 +26,30 @@ const BAD_SPEC: &str = "[{'$1', [{'>', '$2', 0}], [{message, '$1'}]}]";
 
 /// Walks through parsing, checking, compiling and running specs.
 pub(crate) fn run(_args: Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let config = Config::default();
     outln!(out, "== A table spec: keep the ok rows above 100, flag the errors\n{TABLE_SPEC}\n")?;
-    let spec = CompiledSpec::compile(TABLE_SPEC, Kind::Table, &config)?;
-    outln!(out, "== Compiled to the IR that every engine runs (msc dump)\n{}", spec.program())?;
+    let spec = Spec::compile(TABLE_SPEC, Kind::Table)?;
+    outln!(
+        out,
+        "== Compiled to the IR that every engine runs (msc dump)\n{}",
+        spec.compiled().program()
+    )?;
 
     outln!(out, "== Run over a stream of rows (msc run)")?;
     let mut heap = Heap::new();
     let rows = matchspec::syntax::parse_terms_into(INPUTS, &mut heap)
         .map_err(|source| CliError::Parse { path: "<demo>".to_owned(), source })?;
-    let mut scratch = Scratch::new();
-    for &row in &rows {
-        let row_text = heap.view(row).to_string();
-        match spec.run(heap.view(row), &mut scratch)? {
-            Outcome::Match(m) => outln!(out, "  {row_text:<22} -> {}", m.result)?,
-            Outcome::NoMatch => outln!(out, "  {row_text:<22} -> (no clause matched)")?,
-        }
+    let mut lines = Vec::new();
+    let batch = Batch::new(&heap, &rows);
+    spec.run_each(batch, &mut Scratch::new(), &mut TestHost::default(), |i, outcome| {
+        let row_text = heap.view(rows[i]).to_string();
+        lines.push(match outcome {
+            Ok(Outcome::Match(m)) => format!("  {row_text:<22} -> {}", m.result),
+            Ok(Outcome::NoMatch) => format!("  {row_text:<22} -> (no clause matched)"),
+            Err(err) => format!("  {row_text:<22} -> cannot run: {err}"),
+        });
+    });
+    for line in lines {
+        outln!(out, "{line}")?;
     }
 
     outln!(
@@ -55,12 +61,12 @@ pub(crate) fn run(_args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     for args in ["[42, x]", "[x, 42]", "[1, 2, 3]"] {
         let input = Term::parse(args)
             .map_err(|source| CliError::Parse { path: "<demo>".to_owned(), source })?;
-        let answer = match_spec_test(input.as_ref(), spec.as_ref(), Kind::Call, &mut interpreter());
+        let answer = match_spec_test(input.as_ref(), spec.as_ref(), Kind::Call);
         outln!(out, "  args {args:<10} -> {answer}")?;
     }
 
     outln!(out, "\n== A broken spec: ERTS's messages, and where they point\n{BAD_SPEC}\n")?;
-    match CompiledSpec::compile(BAD_SPEC, Kind::Table, &config) {
+    match Spec::compile(BAD_SPEC, Kind::Table) {
         Ok(_) => outln!(out, "(compiled)")?,
         Err(err) => outln!(out, "{err}")?,
     }

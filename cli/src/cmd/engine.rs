@@ -1,7 +1,7 @@
 //! `--engine`: which engine runs the specs.
 
-use matchspec::conformance::Runner;
-use matchspec_jit::{Engine, EngineRunner};
+use matchspec::CompiledSpec;
+use msc::{Engine, Spec};
 
 /// The engines `--engine` can name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -30,8 +30,8 @@ impl EngineArg {
         self.engine().name()
     }
 
-    /// A conformance runner for this engine.
-    pub(crate) fn runner(self) -> Box<dyn Runner> {
-        Box::new(EngineRunner::new(self.engine()))
+    /// `spec` on this engine.
+    pub(crate) fn spec(self, spec: CompiledSpec) -> Spec {
+        Spec::new(spec, self.engine())
     }
 }

@@ -4,8 +4,8 @@ use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
 use matchspec::term::{Heap, Word};
-use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
-use matchspec_jit::EngineSpec;
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
+use msc::Spec;
 
 use super::{EngineArg, KindArg};
 use crate::CliError;
@@ -107,8 +107,8 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// `spec` on `engine`, reporting on standard error if the JIT could not
 /// compile it (it then runs in the interpreter).
-pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> EngineSpec {
-    let spec = EngineSpec::new(spec, engine.engine());
+pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> Spec {
+    let spec = Spec::new(spec, engine.engine());
     if let Some(err) = spec.jit_error() {
         report!("msc: the JIT did not compile the spec ({err}); it runs in the interpreter");
     }

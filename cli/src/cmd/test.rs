@@ -53,15 +53,14 @@ fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let kind = Kind::from(args.kind);
     let (spec, spec_text) = term_arg(args.spec.as_deref().unwrap_or_default())?;
     let (input, _) = term_arg(args.input.as_deref().unwrap_or_default())?;
-    let mut runner = args.engine.runner();
     let mut host = TestHost::default();
     let answer = match_spec_test_with(
         input.as_ref(),
         spec.as_ref(),
         kind,
         &test_config(),
-        &mut *runner,
         &mut host,
+        |spec| args.engine.spec(spec),
     );
     outln!(out, "{answer}.")?;
     out.flush().map_err(CliError::stdout)?;
@@ -79,7 +78,6 @@ fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
 /// with the expected answers.
 fn batch(file: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(file)?;
-    let mut runner = args.engine.runner();
     let (mut total, mut failed) = (0usize, 0usize);
     for result in TermStream::new(&text) {
         let (term, span) =
@@ -95,8 +93,8 @@ fn batch(file: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             case.spec,
             case.kind,
             &test_config(),
-            &mut *runner,
             &mut TestHost::default(),
+            |spec| args.engine.spec(spec),
         );
         outln!(out, "{answer}.")?;
         total += 1;

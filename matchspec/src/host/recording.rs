@@ -64,7 +64,7 @@ pub enum Effect {
 /// ```
 /// use matchspec::host::{Effect, Recording};
 /// use matchspec::term::{Atom, Term};
-/// use matchspec::{CompiledSpec, Config, Scratch, TestHost, spec::Kind};
+/// use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost, spec::Kind};
 ///
 /// let spec = CompiledSpec::compile(
 ///     "[{['$1'], [], [{enable_trace, '$1', send}, {silent, true}]}]",
@@ -73,7 +73,7 @@ pub enum Effect {
 /// ).unwrap();
 /// let args = Term::parse("[<0.80.0>]").unwrap();
 /// let mut host = Recording::new(TestHost::default());
-/// spec.run_with_host(args.as_ref(), &mut Scratch::new(), &mut host).unwrap();
+/// spec.run(args.as_ref(), &mut Scratch::new(), &mut host).unwrap();
 /// assert_eq!(host.take_effects(), [
 ///     Effect::EnableTrace {
 ///         target: Some(Term::parse("<0.80.0>").unwrap()),

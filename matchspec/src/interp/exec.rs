@@ -7,25 +7,24 @@ use std::slice;
 use crate::host::Host;
 use crate::ir::{Label, Op, Program};
 use crate::outcome::{EvalError, Outcome};
-use crate::term::{Heap, Space, TermRef, Word};
+use crate::run::{Batch, Report};
+use crate::term::{Space, TermRef};
 
 use super::{Frame, Scratch, Step};
 
-/// Runs `program` on each of `inputs` (words of `heap`), handing each
-/// outcome to `each` before the next run.
-///
-/// With `every` off, inputs that match no clause are not handed over.
-pub(crate) fn run_each<F>(
+/// Runs `program` on each input of `batch`, handing the outcomes `report`
+/// asks for to `each` before the next run.
+pub(crate) fn run_batch<F>(
     program: &Program,
-    heap: &Heap,
-    inputs: &[Word],
+    Batch { heap, inputs }: Batch<'_>,
+    report: Report,
     scratch: &mut Scratch,
     host: &mut dyn Host,
-    every: bool,
     mut each: F,
 ) where
     F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
 {
+    let every = report == Report::Every;
     if heap.space() != Space::Heap {
         // A heap in another space: one run per input, copying each.
         for (i, &input) in inputs.iter().enumerate() {

@@ -8,11 +8,11 @@
 //! input and needs no recursion: the program only jumps forward.
 //!
 //! ```
-//! use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+//! use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost, spec::Kind, term::Term};
 //! let spec = CompiledSpec::compile("[{{'$1', '$2'}, [{'>', '$2', 10}], ['$1']}]", Kind::Table, &Config::default()).unwrap();
 //! let mut scratch = Scratch::new();
 //! let input = Term::parse("{apple, 42}").unwrap();
-//! let outcome = spec.run(input.as_ref(), &mut scratch).unwrap();
+//! let outcome = spec.run(input.as_ref(), &mut scratch, &mut TestHost::default()).unwrap();
 //! assert_eq!(outcome.result().unwrap().to_string(), "apple");
 //! ```
 
@@ -24,7 +24,7 @@ use crate::term::{Heap, Space, Word};
 
 pub use frame::{Frame, Step};
 
-pub(crate) use exec::{run, run_each};
+pub(crate) use exec::{run, run_batch};
 
 /// The mutable state of a run: registers, the arguments of a trace event,
 /// and the heap of terms built by the run.

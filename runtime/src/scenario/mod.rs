@@ -22,7 +22,7 @@ mod runner;
 
 use matchspec::syntax::{ParseError, parse_terms};
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
-use matchspec_jit::Engine;
+use msc::Engine;
 
 use crate::ids::Pid;
 pub use crate::process::StackKeeper;

@@ -1,10 +1,11 @@
 //! Batch runs (`run_each`) on every engine give, input by input, what
 //! single runs give, on the six shared benchmark workloads.
 
+use matchspec::run::Batch;
 use matchspec::spec::Kind;
 use matchspec::term::{Heap, Word};
-use matchspec::{CompiledSpec, Config, Outcome, Scratch, TestHost};
-use matchspec_jit::{Engine, EngineSpec};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
+use msc::{Engine, Spec};
 
 /// A workload: its spec and its inputs.
 fn workload(name: &str) -> (CompiledSpec, Heap, Vec<Word>) {
@@ -38,23 +39,31 @@ fn batches_agree_with_single_runs_on_every_engine() {
         let mut host = TestHost::default();
         let expected: Vec<String> = inputs
             .iter()
-            .map(|&w| {
-                show(&spec.run_with_host(heap.view(w), &mut scratch, &mut host).expect("runs"))
-            })
+            .map(|&w| show(&spec.run(heap.view(w), &mut scratch, &mut host).expect("runs")))
             .collect();
         for engine in [Engine::Interp, Engine::Jit, Engine::Auto] {
-            let engine_spec = EngineSpec::new(spec.clone(), engine);
+            let engine_spec = Spec::new(spec.clone(), engine);
             let mut got = Vec::with_capacity(inputs.len());
-            engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, |i, outcome| {
-                assert_eq!(i, got.len());
-                got.push(show(outcome.expect("runs")));
-            });
+            engine_spec.run_each(
+                Batch::new(&heap, &inputs),
+                &mut scratch,
+                &mut host,
+                |i, outcome| {
+                    assert_eq!(i, got.len());
+                    got.push(show(outcome.expect("runs")));
+                },
+            );
             assert!(got == expected, "{name} on {}: batch answers differ", engine.name());
             // Only the matches, with their indices.
             let mut matching = Vec::new();
-            engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, |i, outcome| {
-                matching.push((i, show(outcome.expect("runs"))));
-            });
+            engine_spec.run_matching(
+                Batch::new(&heap, &inputs),
+                &mut scratch,
+                &mut host,
+                |i, outcome| {
+                    matching.push((i, show(outcome.expect("runs"))));
+                },
+            );
             let expected_matches: Vec<(usize, String)> = expected
                 .iter()
                 .enumerate()
@@ -83,16 +92,21 @@ fn trace_batches_agree_with_the_interpreter() {
     )
     .expect("inputs parse");
     let answers = |engine: Engine, every: bool| {
-        let engine_spec = EngineSpec::new(spec.clone(), engine);
+        let engine_spec = Spec::new(spec.clone(), engine);
         let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
         let mut got = Vec::new();
         let mut record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
             got.push(format!("{i}: {}", outcome.map_or_else(|e| e.to_string(), show)));
         };
         if every {
-            engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut record);
+            engine_spec.run_each(Batch::new(&heap, &inputs), &mut scratch, &mut host, &mut record);
         } else {
-            engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut record);
+            engine_spec.run_matching(
+                Batch::new(&heap, &inputs),
+                &mut scratch,
+                &mut host,
+                &mut record,
+            );
         }
         got
     };
@@ -141,16 +155,26 @@ fn buffered_and_immediate_results_interleave() {
     for spec in specs {
         let spec = CompiledSpec::compile(spec, Kind::Table, &Config::default()).expect("compiles");
         let answers = |engine: Engine, every: bool| {
-            let engine_spec = EngineSpec::new(spec.clone(), engine);
+            let engine_spec = Spec::new(spec.clone(), engine);
             let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
             let mut got = Vec::new();
             let mut record = |i: usize, outcome: Result<&Outcome<'_>, &matchspec::EvalError>| {
                 got.push(format!("{i}: {}", show(outcome.expect("runs"))));
             };
             if every {
-                engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, &mut record);
+                engine_spec.run_each(
+                    Batch::new(&heap, &inputs),
+                    &mut scratch,
+                    &mut host,
+                    &mut record,
+                );
             } else {
-                engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, &mut record);
+                engine_spec.run_matching(
+                    Batch::new(&heap, &inputs),
+                    &mut scratch,
+                    &mut host,
+                    &mut record,
+                );
             }
             got
         };
@@ -244,7 +268,7 @@ fn outcomes_come_before_the_next_inputs_host_effects() {
     )
     .expect("inputs parse");
     let answers = |engine: Engine, every: bool| {
-        let engine_spec = EngineSpec::new(spec.clone(), engine);
+        let engine_spec = Spec::new(spec.clone(), engine);
         let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut host = Logging { log: log.clone(), inner: TestHost::default() };
         let mut scratch = Scratch::new();
@@ -252,9 +276,9 @@ fn outcomes_come_before_the_next_inputs_host_effects() {
             log.borrow_mut().push(format!("{i}: {}", show(outcome.expect("runs"))));
         };
         if every {
-            engine_spec.run_each(&heap, &inputs, &mut scratch, &mut host, record);
+            engine_spec.run_each(Batch::new(&heap, &inputs), &mut scratch, &mut host, record);
         } else {
-            engine_spec.run_matching(&heap, &inputs, &mut scratch, &mut host, record);
+            engine_spec.run_matching(Batch::new(&heap, &inputs), &mut scratch, &mut host, record);
         }
         log.take()
     };

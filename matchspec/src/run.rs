@@ -1,0 +1,134 @@
+//! [`Run`]: the one run API. Every engine implements it, the interpreter
+//! here ([`CompiledSpec`](crate::CompiledSpec)), the JIT's machine code in
+//! `matchspec-jit`, the engine choice in the `msc` facade; callers written
+//! against it run on any of them.
+//!
+//! An engine supplies two methods: one input ([`Run::run`]) and a batch
+//! ([`Run::run_batch`]). [`Run::run_each`] and [`Run::run_matching`] are
+//! written once, here, over the batch.
+
+use crate::host::Host;
+use crate::interp::Scratch;
+use crate::outcome::{EvalError, Outcome};
+use crate::term::{Heap, TermRef, Word};
+
+/// Inputs for a batch run: terms of one heap.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'h> {
+    /// The heap the inputs live in.
+    pub heap: &'h Heap,
+    /// The inputs, words of `heap` (for trace kinds, argument lists).
+    pub inputs: &'h [Word],
+}
+
+impl<'h> Batch<'h> {
+    /// The inputs `inputs`, terms of `heap`.
+    pub fn new(heap: &'h Heap, inputs: &'h [Word]) -> Batch<'h> {
+        Batch { heap, inputs }
+    }
+}
+
+/// Which outcomes of a batch an engine hands over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// Every input's, in order.
+    Every,
+    /// Only the matches, and the inputs that cannot run at all: what a
+    /// filter wants, as `ets:select/2` returns only the matches. Engines
+    /// may skip the no-matches without a call back at all.
+    Matching,
+}
+
+/// Runs a compiled spec: the API every engine implements.
+///
+/// Outcomes are lent to the caller (copy one to keep it): an engine that
+/// hands over many results of one run then writes only what changes
+/// between them. Trace actions go to `host`; a spec run on its own answers
+/// as the process calling `erlang:match_spec_test/3` would with
+/// [`TestHost`](crate::TestHost).
+///
+/// ```
+/// use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost, spec::Kind};
+/// use matchspec::run::Batch;
+/// use matchspec::syntax::parse_terms_into;
+/// use matchspec::term::Heap;
+///
+/// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default()).unwrap();
+/// let mut heap = Heap::new();
+/// let rows = parse_terms_into("{a, ok}. {b, error}. {c, ok}.", &mut heap).unwrap();
+/// let mut kept = Vec::new();
+/// spec.run_matching(Batch::new(&heap, &rows), &mut Scratch::new(), &mut TestHost::default(), |i, outcome| {
+///     if let Ok(outcome) = outcome && let Some(result) = outcome.result() {
+///         kept.push((i, result.to_string()));
+///     }
+/// });
+/// assert_eq!(kept, [(0, "a".to_string()), (2, "c".to_string())]);
+/// ```
+pub trait Run {
+    /// Runs the spec on `input` (for trace kinds, the argument list).
+    fn run<'a>(
+        &'a self,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Outcome<'a>, EvalError>;
+
+    /// Runs the spec on each input of `batch` in order, handing the
+    /// outcomes `report` asks for to `each` (with the input's index)
+    /// before the next input runs: what a filter does, without the cost
+    /// of starting a run per input.
+    fn run_batch<F>(
+        &self,
+        batch: Batch<'_>,
+        report: Report,
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>);
+
+    /// [`run_batch`](Run::run_batch), handing over every outcome.
+    #[inline]
+    fn run_each<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
+    where
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
+    {
+        self.run_batch(batch, Report::Every, scratch, host, each);
+    }
+
+    /// [`run_batch`](Run::run_batch), handing over only the matches (and
+    /// the inputs that cannot run).
+    #[inline]
+    fn run_matching<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
+    where
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
+    {
+        self.run_batch(batch, Report::Matching, scratch, host, each);
+    }
+}
+
+impl<T: Run + ?Sized> Run for &T {
+    #[inline]
+    fn run<'a>(
+        &'a self,
+        input: TermRef<'a>,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Outcome<'a>, EvalError> {
+        (**self).run(input, scratch, host)
+    }
+
+    #[inline]
+    fn run_batch<F>(
+        &self,
+        batch: Batch<'_>,
+        report: Report,
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        each: F,
+    ) where
+        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
+    {
+        (**self).run_batch(batch, report, scratch, host, each);
+    }
+}

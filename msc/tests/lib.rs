@@ -1,0 +1,5 @@
+//! The integration tests of `msc`, in one binary.
+
+mod batch;
+mod corpus;
+mod run_api;
