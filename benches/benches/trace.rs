@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use matchspec::term::Atom;
-use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 use matchspec_runtime::{CoreConfig, Mfa, StackKeeper, TraceCore};
 use msc::Engine;
+use msc_world::workload::{TraceCase, TraceWorkload};
 
 /// Calls per timed batch.
 const CALLS: u64 = 1_000;

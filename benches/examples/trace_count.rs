@@ -12,8 +12,8 @@
 use std::hint::black_box;
 
 use matchspec_runtime::StackKeeper;
-use matchspec_runtime::workload::{TraceCase, TraceWorkload};
 use msc::Engine;
+use msc_world::workload::{TraceCase, TraceWorkload};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

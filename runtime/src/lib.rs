@@ -16,7 +16,6 @@
 //! 4. [Tracers](#tracers)
 //! 5. [Messages, links and sequential tracing](#messages-links-and-sequential-tracing)
 //! 6. [Ports](#ports)
-//! 7. [Scenarios](#scenarios)
 //!
 //! # A first trace
 //!
@@ -217,11 +216,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Scenarios
-//!
-//! [`scenario`] runs the scenario files of `msc trace` (see
-//! `docs/scenarios.md`): commands named after the `trace` module's
-//! functions and host events, printing replies and trace messages.
+//! A simulated Erlang world over this core, which runs the scenario files
+//! of `msc trace`, is the `msc-world` crate of the repository (not
+//! published).
 
 #![forbid(unsafe_code)]
 
@@ -244,7 +241,6 @@ pub mod pattern;
 mod pin;
 mod ports;
 mod process;
-pub mod scenario;
 mod scheduling;
 pub mod seq_trace;
 pub mod session;
@@ -252,7 +248,6 @@ pub mod session;
 mod test_support;
 pub mod tracee;
 pub mod tracer;
-pub mod workload;
 
 pub use breakpoint::FunctionEntry;
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -26,7 +26,7 @@ use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use crate::core::TraceCore;
 use crate::error::TraceError;
 use crate::flags::TimestampKind;
-use crate::ids::{AnyPid, Pid};
+use crate::ids::{AnyPid, Pid, RemotePid};
 use crate::tracer::{Enabled, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 /// `seq_trace` flag bits, as ERTS keeps them in a token.
@@ -312,6 +312,12 @@ impl SeqState {
         }
     }
 
+    /// Drops the token, as taking a message without one does: for the
+    /// state of a process the host keeps itself (one on another node).
+    pub fn clear_token(&mut self) {
+        self.adopt(None);
+    }
+
     /// Consuming a message: take its token (or none).
     pub(crate) fn adopt(&mut self, token: Option<&Arc<SeqToken>>) {
         match token {
@@ -407,6 +413,18 @@ impl TraceCore {
         let label = t.get(1)?.to_owned();
         let token = SeqToken { flags, label, serial, from, last_cnt };
         Some(MessageToken::new(Some(Arc::new(token)), self.seq_epoch()))
+    }
+
+    /// The token of a message that a process of another node sends to
+    /// this node, whose sequential trace state `seq` the host keeps: the
+    /// serial moves on as it does where no system tracer is set, and the
+    /// message carries the token (none if the process has none).
+    pub fn remote_send_token(&self, seq: &mut SeqState, sender: RemotePid) -> MessageToken {
+        if seq.token().is_none() {
+            return MessageToken::NONE;
+        }
+        seq.update_serial(sender);
+        MessageToken::new(seq.token_arc().cloned(), self.seq_epoch())
     }
 
     pub(crate) fn seq_epoch(&self) -> u64 {

@@ -1,4 +1,3 @@
 //! Integration tests of the trace core (one test binary).
 
 mod regression;
-mod scenarios;

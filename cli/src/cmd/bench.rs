@@ -8,7 +8,7 @@ use matchspec::run::Batch;
 use matchspec::term::Heap;
 use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 use matchspec_runtime::StackKeeper;
-use matchspec_runtime::workload::{TraceCase, TraceWorkload};
+use msc_world::workload::{TraceCase, TraceWorkload};
 
 use super::run::{engine_spec, load_inputs};
 use super::{EngineArg, KindArg};

@@ -76,7 +76,7 @@ pub(crate) fn run(_args: Args, out: &mut dyn Write) -> Result<(), CliError> {
 /// Runs the built-in trace scenario and summarises it.
 fn trace_core(out: &mut dyn Write) -> Result<(), CliError> {
     outln!(out, "\n== The trace core: a scenario (msc trace)\n{}", TRACE_SCENARIO.trim_end())?;
-    let output = matchspec_runtime::scenario::run(TRACE_SCENARIO, &Default::default())
+    let output = msc_world::scenario::run(TRACE_SCENARIO, &Default::default())
         .map_err(|source| CliError::Parse { path: "<demo scenario>".to_owned(), source })?;
     outln!(out, "\n== What it printed: each reply, then the messages each tracer got")?;
     for line in &output.lines {

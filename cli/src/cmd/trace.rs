@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use matchspec_runtime::scenario::{Options, StackKeeper, compare, run as run_scenario};
+use msc_world::scenario::{Options, StackKeeper, compare, run as run_scenario};
 
 use super::EngineArg;
 use crate::CliError;

@@ -3,7 +3,7 @@
 //! documented in `docs/scenarios.md`).
 //!
 //! ```
-//! use matchspec_runtime::scenario::{run, Options};
+//! use msc_world::scenario::{run, Options};
 //!
 //! let text = "
 //!     {module, m, [{f, 1}]}.
@@ -24,8 +24,8 @@ use matchspec::syntax::{ParseError, parse_terms};
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use msc::Engine;
 
-use crate::ids::Pid;
-pub use crate::process::StackKeeper;
+pub use matchspec_runtime::StackKeeper;
+use matchspec_runtime::ids::Pid;
 
 pub use runner::Runner;
 

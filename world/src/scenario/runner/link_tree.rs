@@ -18,8 +18,8 @@
 
 use std::cmp::Ordering;
 
-use crate::ids::{Pid, PortId, RemotePid};
-use crate::messages::Origin;
+use matchspec_runtime::Origin;
+use matchspec_runtime::ids::{Pid, PortId, RemotePid};
 
 /// The other end of a link, in ERTS's key order: processes, then ports
 /// (immediate words), then processes of other nodes (boxed terms, in term

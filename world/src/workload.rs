@@ -11,11 +11,11 @@ use crossbeam_channel::Receiver;
 use matchspec::term::{Atom, Term};
 use msc::Engine;
 
-use crate::breakpoint::{BpFlags, FunctionEntry};
-use crate::commands::{ProcessSpec, trace_processes};
-use crate::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
-use crate::tracer::{Delivered, ProcessTracer};
-use crate::{
+use matchspec_runtime::breakpoint::{BpFlags, FunctionEntry};
+use matchspec_runtime::commands::{ProcessSpec, trace_processes};
+use matchspec_runtime::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
+use matchspec_runtime::tracer::{Delivered, ProcessTracer};
+use matchspec_runtime::{
     CallStyle, CoreConfig, HostStack, ManualClock, Mfa, Pid, Process, StackKeeper, TraceCore,
     TraceFlags,
 };

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use matchspec_runtime::scenario::{Golden, Options, StackKeeper, run};
 use msc::Engine;
+use msc_world::scenario::{Golden, Options, StackKeeper, run};
 
 /// Scenarios that need parts of the core that are not built yet, and what
 /// they need. They must still fail: one that passes must leave this list.

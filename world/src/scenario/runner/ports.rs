@@ -8,10 +8,10 @@ use matchspec::term::{Atom, Heap, Term, Word};
 use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::world::{Signal, atom, world};
 use super::{Failure, Runner};
-use crate::ids::{Mfa, Pid, PortId};
-use crate::messages::Origin;
-use crate::ports::Port;
-use crate::seq_trace::MessageToken;
+use matchspec_runtime::Origin;
+use matchspec_runtime::Port;
+use matchspec_runtime::ids::{Mfa, Pid, PortId};
+use matchspec_runtime::seq_trace::MessageToken;
 
 /// An open port of the world.
 #[derive(Debug)]

@@ -24,9 +24,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::world::{Action, Signal, atom, world};
 use super::{DRIVER, Failure, Reply, Runner};
-use crate::ids::{Mfa, Pid, RemotePid};
-use crate::messages::Origin;
-use crate::seq_trace::{MessageToken, SeqState};
+use matchspec_runtime::Origin;
+use matchspec_runtime::ids::{Mfa, Pid, RemotePid};
+use matchspec_runtime::seq_trace::{MessageToken, SeqState};
 
 /// The world's view of distribution.
 #[derive(Debug, Default)]
@@ -268,7 +268,7 @@ impl Runner {
         // The token as each action finds it: the step's message, which has
         // none, takes the process's away first.
         let mut seq = state.seq.clone();
-        seq.adopt(None);
+        seq.clear_token();
         for (i, action) in actions.iter().enumerate() {
             match action {
                 Action::Send { to, .. } => {
@@ -292,7 +292,7 @@ impl Runner {
             }
         }
         if let Some(state) = self.world.nodes.remotes.get_mut(&remote) {
-            state.seq.adopt(None);
+            state.seq.clear_token();
         }
         for action in &actions {
             self.perform_as_remote(remote, action);
@@ -320,14 +320,7 @@ impl Runner {
         match action {
             Action::Send { to, message } => {
                 // Its node has no system tracer: the serial moves on.
-                let token = match state.seq.token() {
-                    Some(_) => {
-                        state.seq.update_serial(remote);
-                        let token = state.seq.token_arc().cloned();
-                        MessageToken::new(token, self.core.seq_epoch())
-                    }
-                    None => MessageToken::NONE,
-                };
+                let token = self.core.remote_send_token(&mut state.seq, remote);
                 if let Ok(Some(receiver)) = self.remote_receiver(to.as_ref()) {
                     let from = Origin::Remote(remote);
                     let signal = Signal::Message { from, message: message.clone(), token };

@@ -17,11 +17,11 @@ use super::link_tree::{LinkKey, LinkTree, PlannedLinks};
 use super::nodes::{Nodes, RemoteAction, RemoteSignal, local_name};
 use super::ports::{PortAction, WorldPort};
 use super::{DRIVER, Failure, Reply, Runner};
-use crate::ids::{Pid, PortId, RemotePid};
-use crate::links::LinkSignal;
-use crate::messages::Origin;
-use crate::process::{Process, Raised};
-use crate::seq_trace::MessageToken;
+use matchspec_runtime::LinkSignal;
+use matchspec_runtime::Origin;
+use matchspec_runtime::ids::{Pid, PortId, RemotePid};
+use matchspec_runtime::seq_trace::MessageToken;
+use matchspec_runtime::{Process, Raised};
 
 /// A signal on its way to a process.
 #[derive(Debug)]
@@ -380,7 +380,7 @@ impl Runner {
                 let Some(receiver) = receiver else { return };
                 if self.tracers.iter().any(|(p, _)| *p == receiver) {
                     // A tracer process keeps what it gets, like a trace message.
-                    let _ = self.mailbox.send(crate::tracer::Delivered {
+                    let _ = self.mailbox.send(matchspec_runtime::tracer::Delivered {
                         tracer: receiver,
                         message: message.clone(),
                     });
@@ -436,9 +436,9 @@ impl Runner {
             Action::GarbageCollect => {
                 // The world has no heap: the figures are zeros (and masked
                 // in golden files, where OTP's are real).
-                let info = crate::scheduling::GcInfo::default();
-                process.trace_gc(crate::scheduling::GcEvent::MajorStart, &info);
-                process.trace_gc(crate::scheduling::GcEvent::MajorEnd, &info);
+                let info = matchspec_runtime::GcInfo::default();
+                process.trace_gc(matchspec_runtime::GcEvent::MajorStart, &info);
+                process.trace_gc(matchspec_runtime::GcEvent::MajorEnd, &info);
             }
             Action::SeqPrint(label, message) => {
                 process.seq_print(label.as_ref().map(Term::as_ref), message.as_ref());
@@ -764,7 +764,7 @@ impl Runner {
     /// group leader `<0.60.0>` (see docs/scenarios.md).
     pub(super) fn spawn_token(&mut self, parent: Pid, child: Pid) {
         let Some(p) = self.processes.get_mut(&parent) else { return };
-        if p.tracee().seq.lock().token().is_none() {
+        if p.tracee().seq_state().token().is_none() {
             return;
         }
         let mut heap = Heap::new();
@@ -797,7 +797,9 @@ impl Runner {
     pub(super) fn system_tracer(&mut self, spec: TermRef<'_>) -> Reply {
         let tracer = match spec.as_atom() {
             Some(Atom::FALSE) => None,
-            _ => Some(self.session_tracer(spec).ok_or(crate::error::TraceError::BadOpt)?),
+            _ => Some(
+                self.session_tracer(spec).ok_or(matchspec_runtime::error::TraceError::BadOpt)?,
+            ),
         };
         let old = self.core.set_system_seq_tracer(tracer)?;
         let mut heap = Heap::new();

@@ -13,20 +13,22 @@ use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 use rustc_hash::FxHashMap;
 
 use super::{Options, Output, StackKeeper, mask_counters, mask_timestamps};
-use crate::ManualClock;
-use crate::commands::{self, MessageEvent, PortSpec, ProcessSpec};
-use crate::core::{CoreConfig, TraceCore};
-use crate::error::TraceError;
-use crate::flags::TraceFlags;
-use crate::host_stack::HostStack;
-use crate::ids::{Mfa, Pid, PortId, RemotePid};
-use crate::on_load::{on_load_info, set_on_load};
-use crate::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern};
-use crate::process::{CallStyle, Process, Raised, StackError};
-use crate::session::SessionRef;
-use crate::tracer::{
+use matchspec_runtime::HostStack;
+use matchspec_runtime::ManualClock;
+use matchspec_runtime::commands::{self, MessageEvent, PortSpec, ProcessSpec};
+use matchspec_runtime::core::{CoreConfig, TraceCore};
+use matchspec_runtime::error::TraceError;
+use matchspec_runtime::flags::TraceFlags;
+use matchspec_runtime::ids::{Mfa, Pid, PortId, RemotePid};
+use matchspec_runtime::on_load::{on_load_info, set_on_load};
+use matchspec_runtime::pattern::{
+    MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern,
+};
+use matchspec_runtime::session::SessionRef;
+use matchspec_runtime::tracer::{
     CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
 };
+use matchspec_runtime::{CallStyle, Process, Raised, StackError};
 
 /// The tracer module a code event names: only `tracer_test` (the
 /// world's other modules are its own).
