@@ -1,13 +1,10 @@
-//! See `differential` in `src/differential.rs`.
+//! See `msc_testkit::differential::differential`.
 
 #![no_main]
 
 use libfuzzer_sys::{Corpus, fuzz_target};
-use msc_fuzz as oracles;
-
-#[path = "../src/differential.rs"]
-mod differential;
+use msc_testkit::differential::differential;
 
 fuzz_target!(|data: &[u8]| -> Corpus {
-    if differential::differential(data) { Corpus::Keep } else { Corpus::Reject }
+    if differential(data) { Corpus::Keep } else { Corpus::Reject }
 });

@@ -1,9 +1,10 @@
-//! See `msc_fuzz::parse_text`.
+//! See `msc_testkit::oracles::parse_text`.
 
 #![no_main]
 
 use libfuzzer_sys::{Corpus, fuzz_target};
+use msc_testkit::oracles::parse_text;
 
 fuzz_target!(|data: &[u8]| -> Corpus {
-    if msc_fuzz::parse_text(data) { Corpus::Keep } else { Corpus::Reject }
+    if parse_text(data) { Corpus::Keep } else { Corpus::Reject }
 });

@@ -3,4 +3,3 @@
 mod memory;
 mod ops;
 mod panics;
-mod regression;

@@ -7,4 +7,3 @@ mod etf;
 mod host;
 mod interp;
 mod quirks;
-mod regression;

@@ -1,3 +1,1 @@
 //! Integration tests of the trace core (one test binary).
-
-mod regression;

@@ -3,22 +3,11 @@
 //! through the target's own check.
 //!
 //! Each `testdata/regression/fuzz/differential-<sha>.bin` is named after
-//! the first hex digits of the crash artifact's name. The check is
-//! `fuzz/src/differential.rs` with the generators of `fuzz/src/lib.rs`,
-//! both included here as modules, so a replay checks exactly what the
-//! target checked. Every file must have a row in [`CASES`] naming the root
-//! cause. (`matchspec/tests/regression.rs` replays the other targets'
-//! files.)
+//! the first hex digits of the crash artifact's name. The check is the
+//! target's own, [`differential::differential`]. Every file must have a
+//! row in [`CASES`] naming the root cause.
 
-#[allow(dead_code, reason = "the fuzz targets use some items the tests do not")]
-#[path = "../../fuzz/src/lib.rs"]
-mod oracles;
-
-#[path = "../../fuzz/src/differential.rs"]
-mod differential;
-
-#[path = "../../fuzz/src/replay.rs"]
-mod replay;
+use msc_testkit::{differential, replay};
 
 /// Every saved input and the root cause of its failure.
 const CASES: &[(&str, &str)] = &[
@@ -46,6 +35,6 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn differential_fuzz_crashes_stay_fixed() {
-    let inputs = replay::saved_inputs(env!("CARGO_MANIFEST_DIR"), &["differential"], CASES);
+    let inputs = replay::saved_inputs(&["differential"], CASES);
     replay::replay_all(&inputs, |_, data| differential::differential(data));
 }

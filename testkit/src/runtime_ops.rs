@@ -1,10 +1,8 @@
 //! The `runtime_ops` target's generator and oracle: random sequences of
 //! trace-core commands and host events, checked against invariants.
 //!
-//! This file is not a module of `lib.rs`: `matchspec/tests/regression.rs`
-//! includes `lib.rs`, and `matchspec`'s tests cannot depend on the trace
-//! core. `fuzz_targets/runtime_ops.rs` and `runtime/tests/regression.rs`
-//! include it on its own, so the target and the regression tests check
+//! `fuzz/fuzz_targets/runtime_ops.rs` and `tests/regression/runtime.rs`
+//! both call [`runtime_ops`], so the target and the regression tests check
 //! exactly the same thing.
 //!
 //! # The world

@@ -1,4 +1,6 @@
-//! Generators and oracles for the fuzz targets in `fuzz_targets/`.
+//! Generators and oracles of the fuzz targets over `matchspec` alone
+//! (`parse_text`, `text_roundtrip`, `etf_roundtrip`, `etf_decode`,
+//! `compile`) and the generator of the `differential` target's cases.
 //!
 //! Each target is one line that hands its input to the function of the same
 //! name here. Every function takes the raw fuzz input, panics if the
@@ -6,9 +8,9 @@
 //! keeping (`false` for inputs it rejects as too large or malformed for the
 //! target, which the targets turn into `Corpus::Reject`).
 //!
-//! `matchspec/tests/regression.rs` includes this file as a module and
-//! replays the saved crash inputs through these same functions, so a
-//! regression test checks exactly what the target checked.
+//! `tests/regression/matchspec.rs` replays the saved crash inputs through
+//! these same functions, so a regression test checks exactly what the
+//! target checked.
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use matchspec::bif::TABLE;

@@ -3,17 +3,12 @@
 //!
 //! Each file in `testdata/regression/fuzz/` is named `<target>-<sha>.<ext>`
 //! after the fuzz target that found it and the first hex digits of the
-//! crash artifact's name. The checks are `fuzz/src/lib.rs` itself, included
-//! here as a module, so a replay checks exactly what the target checked.
-//! Every file must have a row in [`CASES`] naming the root cause. The
-//! `differential` target's files are replayed by `jit/tests/regression.rs`.
+//! crash artifact's name. The checks are the targets' own, in
+//! [`oracles`]. Every file must have a row in [`CASES`] naming the root
+//! cause. The `differential` target's files are replayed by `jit.rs`, the
+//! `runtime_ops` target's by `runtime.rs`.
 
-#[allow(dead_code, reason = "the fuzz targets use some items the tests do not")]
-#[path = "../../fuzz/src/lib.rs"]
-mod oracles;
-
-#[path = "../../fuzz/src/replay.rs"]
-mod replay;
+use msc_testkit::{oracles, replay};
 
 /// Every saved input and the root cause of its failure.
 const CASES: &[(&str, &str)] = &[
@@ -42,12 +37,10 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn fuzz_crashes_stay_fixed() {
-    // The `differential` and `runtime_ops` targets' inputs need the JIT and
-    // the trace core, which this crate's tests cannot use:
-    // `jit/tests/regression.rs` and `runtime/tests/regression.rs` replay
-    // them.
+    // `jit.rs` and `runtime.rs` replay the `differential` and `runtime_ops`
+    // targets' inputs.
     let targets = ["parse_text", "text_roundtrip", "etf_roundtrip", "etf_decode", "compile"];
-    let inputs = replay::saved_inputs(env!("CARGO_MANIFEST_DIR"), &targets, CASES);
+    let inputs = replay::saved_inputs(&targets, CASES);
     replay::replay_all(&inputs, |file, data| match replay::target_of(file) {
         "parse_text" => oracles::parse_text(data),
         "text_roundtrip" => oracles::text_roundtrip(data),

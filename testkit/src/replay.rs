@@ -1,23 +1,18 @@
-//! The saved inputs of the fuzz targets, for the regression tests of each
-//! crate (`matchspec`, `jit` and `runtime` include this file as a module).
+//! The saved inputs of the fuzz targets, for the regression tests
+//! (`tests/regression/`).
 //!
 //! Each file in `testdata/regression/fuzz/` is named `<target>-<sha>.<ext>`
 //! after the fuzz target that found it; each test replays the files of its
 //! targets, and each of them must have a row in the test's `CASES` naming
 //! its root cause.
 
-use std::path::Path;
+use crate::testdata;
 
 /// The saved inputs of the targets `targets` names (file name and bytes,
-/// in name order), from `testdata/regression/fuzz/` next to the crate at
-/// `manifest_dir`. Panics unless every such file has a row in `cases` and
-/// every row of `cases` is on disk.
-pub fn saved_inputs(
-    manifest_dir: &str,
-    targets: &[&str],
-    cases: &[(&str, &str)],
-) -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(manifest_dir).join("../testdata/regression/fuzz");
+/// in name order), from `testdata/regression/fuzz/`. Panics unless every
+/// such file has a row in `cases` and every row of `cases` is on disk.
+pub fn saved_inputs(targets: &[&str], cases: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
+    let dir = testdata("regression/fuzz");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").file_name().to_string_lossy().into_owned())

@@ -1,11 +1,9 @@
 //! The `differential` target's oracle: the interpreter and the JIT give
 //! exactly the same answers.
 //!
-//! This file is not a module of `lib.rs`: `matchspec/tests/regression.rs`
-//! includes `lib.rs`, and `matchspec`'s tests cannot depend on the JIT.
-//! `fuzz_targets/differential.rs` and `jit/tests/regression.rs` include it
-//! next to `lib.rs`, which each of them calls `oracles`, so the target and
-//! the regression tests check exactly the same thing.
+//! `fuzz/fuzz_targets/differential.rs` and `tests/regression/jit.rs` both
+//! call [`differential`], so the target and the regression tests check
+//! exactly the same thing.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -18,7 +16,7 @@ use matchspec::term::{Heap, Term, TermRef, Word};
 use matchspec::{CompiledSpec, Config, EvalError, Flags, Outcome, Run, Scratch, TestHost};
 use matchspec_jit::{JitError, JitProgram};
 
-use super::oracles::{DiffCase, MAX_INPUT, differential_case};
+use crate::oracles::{DiffCase, MAX_INPUT, differential_case};
 
 /// Generated specs of every kind, compiled with the default configuration
 /// and with `match_spec_test`'s, run on generated inputs by the interpreter

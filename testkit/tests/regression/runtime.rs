@@ -2,18 +2,11 @@
 //! made it fail, and a few hundred pseudo-random ones.
 //!
 //! Each `testdata/regression/fuzz/runtime_ops-<sha>.bin` is named after the
-//! first hex digits of the crash artifact's name. The check is
-//! `fuzz/src/runtime_ops.rs`, included here as a module, so a replay
-//! checks exactly what the target checked (`matchspec` and the JIT replay
-//! the other targets' files). Every file must have a row in [`CASES`]
-//! naming the root cause.
+//! first hex digits of the crash artifact's name. The check is the
+//! target's own, [`runtime_ops::runtime_ops`]. Every file must have a row
+//! in [`CASES`] naming the root cause.
 
-#[allow(dead_code, reason = "the fuzz target uses some items the tests do not")]
-#[path = "../../fuzz/src/runtime_ops.rs"]
-mod runtime_ops;
-
-#[path = "../../fuzz/src/replay.rs"]
-mod replay;
+use msc_testkit::{replay, runtime_ops};
 
 /// Every saved input and the root cause of its failure.
 const CASES: &[(&str, &str)] = &[(
@@ -24,7 +17,7 @@ const CASES: &[(&str, &str)] = &[(
 
 #[test]
 fn runtime_ops_fuzz_crashes_stay_fixed() {
-    let inputs = replay::saved_inputs(env!("CARGO_MANIFEST_DIR"), &["runtime_ops"], CASES);
+    let inputs = replay::saved_inputs(&["runtime_ops"], CASES);
     replay::replay_all(&inputs, |_, data| runtime_ops::runtime_ops(data));
 }
 
