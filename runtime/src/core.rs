@@ -28,6 +28,7 @@ use rustc_hash::FxHashMap;
 
 use crate::breakpoint::{Breakpoint, FunctionEntry};
 use crate::clock::{Clock, SystemClock};
+use crate::console::{Console, NoConsole};
 use crate::error::TraceError;
 use crate::flags::TraceFlags;
 use crate::ids::{Mfa, Pid, PortId};
@@ -49,6 +50,8 @@ pub struct CoreConfig {
     pub spec: Config,
     /// Where timestamps come from.
     pub clock: Arc<dyn Clock>,
+    /// Where trace specs' `{display, X}` goes ([`NoConsole`] drops it).
+    pub console: Arc<dyn Console>,
 }
 
 impl Default for CoreConfig {
@@ -57,6 +60,7 @@ impl Default for CoreConfig {
             engine: Engine::Interp,
             spec: Config::default(),
             clock: Arc::new(SystemClock::new()),
+            console: Arc::new(NoConsole),
         }
     }
 }
@@ -183,6 +187,11 @@ impl TraceCore {
     /// The clock timestamps come from.
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.config.clock
+    }
+
+    /// Where trace specs' `{display, X}` goes.
+    pub fn console(&self) -> &Arc<dyn Console> {
+        &self.config.console
     }
 
     /// The engine trace specs run on.

@@ -136,7 +136,7 @@ impl Host for ProcessHost<'_> {
     }
 
     fn display(&mut self, term: TermRef<'_>) {
-        eprintln!("{term}");
+        self.core.console().display(self.tracee.id(), term);
     }
 
     fn change_trace(

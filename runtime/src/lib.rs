@@ -226,6 +226,7 @@ mod bp_cache;
 pub mod breakpoint;
 pub mod clock;
 pub mod commands;
+pub mod console;
 pub mod core;
 pub mod counters;
 pub mod error;
@@ -251,6 +252,7 @@ pub mod tracer;
 
 pub use breakpoint::FunctionEntry;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use console::{Console, NoConsole};
 pub use core::{CoreConfig, TraceCore};
 pub use error::TraceError;
 pub use flags::TraceFlags;

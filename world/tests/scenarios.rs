@@ -140,3 +140,22 @@ fn every_random_scenario_matches_otp() {
 fn every_decided_scenario_matches() {
     assert_all_match("decided", 1);
 }
+
+/// `{display, X}` reaches the host's console, not the trace output: the
+/// core prints nothing (ERTS prints `X` on the node's standard output).
+#[test]
+fn display_goes_to_the_console() {
+    let text = "
+        {module, m, [{f, 1}]}.
+        {session_create, s1, <0.90.0>, []}.
+        {spawn, <0.70.0>, <0.80.0>}.
+        {process, s1, <0.80.0>, true, [call]}.
+        {function, s1, {m, f, 1}, [{['$1'], [], [{display, {{seen, '$1'}}}]}], [local]}.
+        {call, <0.80.0>, {m, f, [42]}}.
+    ";
+    for engine in [Engine::Interp, Engine::Jit] {
+        let output = run(text, &Options { engine, ..Options::default() }).expect("parses");
+        assert_eq!(output.displayed, ["{seen,42}"], "{engine}");
+        assert!(output.lines.iter().all(|l| !l.contains("seen")), "{engine}: {:?}", output.lines);
+    }
+}

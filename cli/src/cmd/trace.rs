@@ -54,6 +54,11 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let options = Options { engine: args.engine.engine(), mask_timestamps, stack };
     let output = run_scenario(&text, &options)
         .map_err(|source| CliError::Parse { path: args.scenario.clone(), source })?;
+    // ERTS prints `{display, X}` on the node's standard output, apart from
+    // the trace messages; here it goes to standard error.
+    for shown in &output.displayed {
+        eprintln!("{shown}");
+    }
     let Some(golden) = args.expect else {
         for line in &output.lines {
             outln!(out, "{line}")?;

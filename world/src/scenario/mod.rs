@@ -60,6 +60,9 @@ pub struct Output {
     pub errors: usize,
     /// How many trace messages were delivered.
     pub messages: usize,
+    /// What trace specs showed with `{display, X}` (ERTS prints it on the
+    /// node's standard output; it is not part of `lines`).
+    pub displayed: Vec<String>,
 }
 
 /// Runs the scenario `text` on a fresh core.

@@ -14,7 +14,6 @@ use rustc_hash::FxHashMap;
 
 use super::{Options, Output, StackKeeper, mask_counters, mask_timestamps};
 use matchspec_runtime::HostStack;
-use matchspec_runtime::ManualClock;
 use matchspec_runtime::commands::{self, MessageEvent, PortSpec, ProcessSpec};
 use matchspec_runtime::core::{CoreConfig, TraceCore};
 use matchspec_runtime::error::TraceError;
@@ -29,6 +28,7 @@ use matchspec_runtime::tracer::{
     CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
 };
 use matchspec_runtime::{CallStyle, Process, Raised, StackError};
+use matchspec_runtime::{Console, ManualClock, TraceeId};
 
 /// The tracer module a code event names: only `tracer_test` (the
 /// world's other modules are its own).
@@ -90,15 +90,30 @@ pub struct Runner {
     /// The tracer modules (`tracer_test`) and their code.
     modules: TracerModules,
     world: world::World,
+    /// What trace specs showed with `{display, X}`.
+    console: Arc<Displayed>,
+}
+
+/// The world's console: keeps what trace specs show, in order, for
+/// [`Output::displayed`].
+#[derive(Debug, Default)]
+struct Displayed(std::sync::Mutex<Vec<String>>);
+
+impl Console for Displayed {
+    fn display(&self, _: TraceeId, term: TermRef<'_>) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(term.to_string());
+    }
 }
 
 impl Runner {
     /// A world with only the driver process.
     pub fn new(options: Options) -> Runner {
         let clock = Arc::new(ManualClock::new());
+        let console = Arc::new(Displayed::default());
         let core = TraceCore::new(CoreConfig {
             engine: options.engine,
             clock: clock.clone(),
+            console: console.clone(),
             ..CoreConfig::default()
         });
         let (mailbox, inbox) = crossbeam_channel::unbounded();
@@ -114,6 +129,7 @@ impl Runner {
             inbox,
             modules: TracerModules::default(),
             world: world::World::default(),
+            console,
         };
         runner.modules.declare(Atom::new(TestTracerModule::MODULE));
         let driver = runner.core.spawn(DRIVER, Some(idle()));
@@ -144,6 +160,7 @@ impl Runner {
         // woke run, one after the other.
         self.end_step();
         self.run_signals();
+        output.displayed.append(&mut self.console.0.lock().unwrap_or_else(|e| e.into_inner()));
         output.terms += 1;
         let mut heap = Heap::new();
         let value = match reply {
