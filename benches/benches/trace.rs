@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use matchspec::term::Atom;
-use matchspec_runtime::{CoreConfig, Mfa, StackKeeper, TraceCore};
+use matchspec_runtime::{CoreConfig, Function, Mfa, StackKeeper, TraceCore};
 use msc::Engine;
 use msc_world::workload::{TraceCase, TraceWorkload};
 
@@ -46,7 +46,7 @@ fn trace(c: &mut Criterion) {
     }
     let core = TraceCore::new(CoreConfig::default());
     let entry = core
-        .declare_module(Atom::new("m"), &[(Atom::new("f"), 0, true)])
+        .declare_module(Atom::new("m"), &[Function::exported("f", 0)])
         .expect("a fresh core accepts a module")
         .remove(0);
     group.bench_function("is_traced", |b| {

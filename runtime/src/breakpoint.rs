@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use arc_swap::{ArcSwapOption, Guard};
-use matchspec::term::Term;
+use matchspec::term::{Atom, Term};
 use msc::Spec;
 
 use crate::counters::CallStats;
@@ -148,6 +148,30 @@ impl Breakpoint {
     /// The settings of `session`, if it has any here.
     pub fn session(&self, session: &SessionRef) -> Option<&SessionBreakpoint> {
         self.sessions.iter().find(|s| Arc::ptr_eq(&s.session, session))
+    }
+}
+
+/// A function of a module the host declares
+/// ([`TraceCore::declare_module`](crate::TraceCore::declare_module)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Function {
+    /// Its name.
+    pub name: Atom,
+    /// How many arguments it takes.
+    pub arity: u8,
+    /// Can other modules call it (`M:F(...)`), and trace it `global`ly?
+    pub exported: bool,
+}
+
+impl Function {
+    /// An exported function.
+    pub fn exported(name: &str, arity: u8) -> Function {
+        Function { name: Atom::new(name), arity, exported: true }
+    }
+
+    /// A function only its module calls.
+    pub fn local(name: &str, arity: u8) -> Function {
+        Function { name: Atom::new(name), arity, exported: false }
     }
 }
 

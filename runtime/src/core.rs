@@ -26,7 +26,7 @@ use msc::Engine;
 use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
 
-use crate::breakpoint::{Breakpoint, FunctionEntry};
+use crate::breakpoint::{Breakpoint, Function, FunctionEntry};
 use crate::clock::{Clock, SystemClock};
 use crate::console::{Console, NoConsole};
 use crate::error::TraceError;
@@ -290,20 +290,20 @@ impl TraceCore {
 
     // ---- Functions --------------------------------------------------------------
 
-    /// Declares module `module` with `functions` (`(name, arity,
-    /// exported)`), plus `module_info/0,1` as every compiled module has.
+    /// Declares module `module` with `functions`, plus `module_info/0,1`
+    /// as every compiled module has. The entries come in that order.
     /// Replacing a module clears its trace patterns, as reloading does in
     /// ERTS; the `on_load` patterns of every session then apply to it.
     pub fn declare_module(
         &self,
         module: Atom,
-        functions: &[(Atom, u8, bool)],
+        functions: &[Function],
     ) -> Result<Vec<Arc<FunctionEntry>>, TraceError> {
         let mut entries: Vec<Arc<FunctionEntry>> = Vec::with_capacity(functions.len() + 2);
-        let module_info = Atom::new("module_info");
-        let all = functions.iter().copied().chain([(module_info, 0, true), (module_info, 1, true)]);
-        for (function, arity, exported) in all {
-            let mfa = Mfa { module, function, arity };
+        let module_info =
+            [Function::exported("module_info", 0), Function::exported("module_info", 1)];
+        for &Function { name, arity, exported } in functions.iter().chain(&module_info) {
+            let mfa = Mfa { module, function: name, arity };
             if entries.iter().all(|e| e.mfa() != mfa) {
                 entries.push(FunctionEntry::new(mfa, exported));
             }

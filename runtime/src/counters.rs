@@ -530,12 +530,13 @@ mod tests {
 
     use matchspec::term::{Atom, Heap, Term};
 
+    use crate::breakpoint::Function;
     use crate::clock::ManualClock;
     use crate::commands::{ProcessSpec, function_info, trace_processes};
     use crate::core::{CoreConfig, TraceCore};
     use crate::flags::TraceFlags;
     use crate::pattern::{MfaPattern, PatternAction, PatternFlags, set_pattern};
-    use crate::process::{CallStyle, Process};
+    use crate::process::{CallStyle, Process, Reach};
     use crate::session::SessionRef;
     use crate::tracer::ProcessTracer;
 
@@ -560,7 +561,7 @@ mod tests {
                 Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox.clone(), clock.clone()));
             sessions.push(core.session_create(Atom::new(name), Some(tracer)));
         }
-        let functions = ["f", "g", "h", "init"].map(|f| (Atom::new(f), 0, true));
+        let functions = ["f", "g", "h", "init"].map(|f| Function::exported(f, 0));
         let functions = core.declare_module(Atom::new("m"), &functions).expect("declared");
         World { clock, core, sessions, functions }
     }
@@ -605,7 +606,7 @@ mod tests {
         }
 
         fn call(&self, p: &mut Process, f: &str, style: CallStyle) {
-            p.call(self.entry(f), Term::nil().as_ref(), true, style).expect("called");
+            p.call(self.entry(f), Term::nil().as_ref(), Reach::Remote, style).expect("called");
         }
 
         fn advance_us(&self, us: i64) {
@@ -849,7 +850,8 @@ mod tests {
                 let entry = w.entry("f").clone();
                 scope.spawn(move || {
                     for _ in 0..CALLS {
-                        p.call(&entry, Term::nil().as_ref(), true, CallStyle::Body).expect("call");
+                        p.call(&entry, Term::nil().as_ref(), Reach::Remote, CallStyle::Body)
+                            .expect("call");
                         p.allocated(2).expect("alive");
                         ret(&mut p);
                     }

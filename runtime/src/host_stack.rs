@@ -10,7 +10,7 @@ use crate::breakpoint::FunctionEntry;
 use crate::ids::Mfa;
 #[cfg(test)]
 use crate::ids::Pid;
-use crate::process::{CallStack, CallStyle, Process, Raised, StackError, Watch};
+use crate::process::{CallStack, CallStyle, Process, Raised, Reach, StackError, Watch};
 
 /// One active function.
 #[derive(Clone, Copy, Debug)]
@@ -25,14 +25,14 @@ struct HostFrame {
 ///
 /// ```
 /// use matchspec::term::{Atom, Term};
-/// use matchspec_runtime::{CallStyle, CoreConfig, HostStack, Mfa, Pid, TraceCore};
+/// use matchspec_runtime::{CallStyle, CoreConfig, Function, HostStack, Mfa, Pid, Reach, TraceCore};
 ///
 /// let core = TraceCore::new(CoreConfig::default());
-/// let f = core.declare_module(Atom::new("m"), &[(Atom::new("f"), 0, true)])?.remove(0);
+/// let f = core.declare_module(Atom::new("m"), &[Function::exported("f", 0)])?.remove(0);
 /// let mut process = core.spawn(Pid::new(80, 0), None);
 /// let mut stack = HostStack::new(&mut process, Some(Mfa::new("m", "main", 0)))?;
 /// // `m:f/0` is not traced: the core hears nothing of this call.
-/// stack.call(&mut process, &f, &Term::nil().as_ref(), true, CallStyle::Body)?;
+/// stack.call(&mut process, &f, &Term::nil().as_ref(), Reach::Remote, CallStyle::Body)?;
 /// assert_eq!(stack.functions().next(), Some(Mfa::new("m", "f", 0)));
 /// stack.return_value(&mut process, &Term::atom(Atom::OK).as_ref())?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -79,7 +79,7 @@ impl HostStack {
         process: &mut Process,
         entry: &FunctionEntry,
         args: &TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         style: CallStyle,
     ) -> Result<(), StackError> {
         let watch = match style {
@@ -89,7 +89,7 @@ impl HostStack {
                     top.catches = true;
                 }
                 if entry.is_traced() {
-                    self.traced_call(process, entry, args, remote)?
+                    self.traced_call(process, entry, args, reach)?
                 } else {
                     Watch::Unwatched
                 }
@@ -97,7 +97,7 @@ impl HostStack {
             CallStyle::Tail => {
                 let replaced = self.frames.pop().ok_or(StackError::NoActiveFunction)?;
                 if entry.is_traced() || replaced.watch == Watch::Watched {
-                    match self.tail_call(process, entry, args, remote, replaced.watch) {
+                    match self.tail_call(process, entry, args, reach, replaced.watch) {
                         Ok(watch) => watch,
                         Err(e) => {
                             self.frames.push(replaced);
@@ -122,9 +122,9 @@ impl HostStack {
         process: &mut Process,
         entry: &FunctionEntry,
         args: &TermRef<'_>,
-        remote: bool,
+        reach: Reach,
     ) -> Result<Watch, StackError> {
-        process.traced_call(entry, *args, remote, self)
+        process.traced_call(entry, *args, reach, self)
     }
 
     #[inline(never)]
@@ -133,10 +133,10 @@ impl HostStack {
         process: &mut Process,
         entry: &FunctionEntry,
         args: &TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         replaced: Watch,
     ) -> Result<Watch, StackError> {
-        process.traced_tail_call(entry, *args, remote, replaced, self)
+        process.traced_tail_call(entry, *args, reach, replaced, self)
     }
 
     /// The innermost function returns `value`; the process exits
@@ -202,6 +202,7 @@ mod tests {
 
     use super::*;
     use crate::breakpoint::BpFlags;
+    use crate::breakpoint::Function;
     use crate::flags::TraceFlags;
     use crate::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
     use crate::test_support::{Traced, traced};
@@ -211,8 +212,7 @@ mod tests {
     /// [`HostStack`].
     fn host_traced(flags: TraceFlags, spec: &str) -> (Traced, [Arc<FunctionEntry>; 3], HostStack) {
         let mut t = traced(flags);
-        let functions = [("f", 0, true), ("g", 0, true), ("h", 0, true)]
-            .map(|(name, arity, exported)| (Atom::new(name), arity, exported));
+        let functions = ["f", "g", "h"].map(|name| Function::exported(name, 0));
         let mut entries = t.core.declare_module(Atom::new("m"), &functions).expect("declared");
         entries.truncate(3); // module_info/0,1 follow
         let action = parse_pattern_action(&t.core, Term::parse(spec).expect("spec").as_ref())
@@ -236,9 +236,13 @@ mod tests {
             host_traced(TraceFlags::CALL, "[{'_', [], [{return_trace}]}]");
         let nil = Term::nil();
         for _ in 0..3 {
-            stack.call(&mut t.process, &f, &nil.as_ref(), true, CallStyle::Body).expect("call");
+            stack
+                .call(&mut t.process, &f, &nil.as_ref(), Reach::Remote, CallStyle::Body)
+                .expect("call");
         }
-        stack.call(&mut t.process, &h, &nil.as_ref(), true, CallStyle::Tail).expect("tail");
+        stack
+            .call(&mut t.process, &h, &nil.as_ref(), Reach::Remote, CallStyle::Tail)
+            .expect("tail");
         assert_eq!(t.process.stack_depth(), 0);
         assert_eq!(stack.depth(), 4);
         assert_eq!(stack.functions().next(), Some(Mfa::new("m", "h", 0)));
@@ -250,8 +254,8 @@ mod tests {
         let spec = "[{'_', [], [{message, {caller}}, {return_trace}]}]";
         let (mut t, [f, g, _], mut stack) = host_traced(TraceFlags::CALL, spec);
         let nil = Term::nil();
-        stack.call(&mut t.process, &f, &nil.as_ref(), true, CallStyle::Body).expect("f");
-        stack.call(&mut t.process, &g, &nil.as_ref(), false, CallStyle::Body).expect("g");
+        stack.call(&mut t.process, &f, &nil.as_ref(), Reach::Remote, CallStyle::Body).expect("f");
+        stack.call(&mut t.process, &g, &nil.as_ref(), Reach::Local, CallStyle::Body).expect("g");
         // The core keeps g's frame and its return_trace frame only.
         assert_eq!(t.process.stack_depth(), 2);
         stack.return_value(&mut t.process, &Term::atom(Atom::OK).as_ref()).expect("g returns");
@@ -268,9 +272,9 @@ mod tests {
         let (mut t, [f, g, h], mut stack) =
             host_traced(TraceFlags::CALL | TraceFlags::RETURN_TO, spec);
         let nil = Term::nil();
-        stack.call(&mut t.process, &f, &nil.as_ref(), true, CallStyle::Try).expect("f");
-        stack.call(&mut t.process, &g, &nil.as_ref(), false, CallStyle::Body).expect("g");
-        stack.call(&mut t.process, &h, &nil.as_ref(), true, CallStyle::Body).expect("h");
+        stack.call(&mut t.process, &f, &nil.as_ref(), Reach::Remote, CallStyle::Try).expect("f");
+        stack.call(&mut t.process, &g, &nil.as_ref(), Reach::Local, CallStyle::Body).expect("g");
+        stack.call(&mut t.process, &h, &nil.as_ref(), Reach::Remote, CallStyle::Body).expect("h");
         let raised = stack
             .raise(&mut t.process, Atom::new("throw"), Term::atom(Atom::new("oops")).as_ref())
             .expect("raised");
@@ -292,7 +296,7 @@ mod tests {
         let (mut t, [f, g, _], mut stack) = host_traced(TraceFlags::CALL, "true");
         let (nil, ok) = (Term::nil(), Term::atom(Atom::OK));
         assert_eq!(
-            t.process.call(&f, nil.as_ref(), true, CallStyle::Body),
+            t.process.call(&f, nil.as_ref(), Reach::Remote, CallStyle::Body),
             Err(StackError::HostKeepsStack)
         );
         assert_eq!(t.process.return_value(ok.as_ref()), Err(StackError::HostKeepsStack));
@@ -302,10 +306,10 @@ mod tests {
             t.process.unwound(Atom::ERROR, oops.as_ref(), 1, None).err(),
             Some(StackError::NoWatchedFrame)
         );
-        stack.call(&mut t.process, &g, &nil.as_ref(), false, CallStyle::Body).expect("g");
+        stack.call(&mut t.process, &g, &nil.as_ref(), Reach::Local, CallStyle::Body).expect("g");
         let mut core_kept = t.core.spawn(Pid::new(81, 0), Some(Mfa::new("m", "loop", 0)));
         assert_eq!(
-            core_kept.traced_call(&g, nil.as_ref(), true, &stack),
+            core_kept.traced_call(&g, nil.as_ref(), Reach::Remote, &stack),
             Err(StackError::CoreKeepsStack)
         );
         assert_eq!(core_kept.watched_return(ok.as_ref(), &stack), Err(StackError::CoreKeepsStack));

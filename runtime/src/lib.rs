@@ -22,7 +22,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use matchspec::term::{Atom, Term};
-//! use matchspec_runtime::{CallStyle, CoreConfig, ManualClock, Mfa, Pid, ProcessTracer, TraceCore, TraceFlags};
+//! use matchspec_runtime::{CallStyle, CoreConfig, Function, ManualClock, Mfa, Pid, ProcessTracer, Reach, TraceCore, TraceFlags};
 //! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
 //! use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, set_pattern, PatternFlags};
 //! use matchspec_runtime::breakpoint::BpFlags;
@@ -35,7 +35,7 @@
 //! let session = core.session_create(Atom::new("s1"), Some(tracer));
 //!
 //! // The host's code and a process.
-//! let f = core.declare_module(Atom::new("m"), &[(Atom::new("f"), 1, true)])?.remove(0);
+//! let f = core.declare_module(Atom::new("m"), &[Function::exported("f", 1)])?.remove(0);
 //! let mut p = core.spawn(Pid::new(80, 0), Some(Mfa::new("shell", "loop", 0)));
 //! trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, TraceFlags::CALL, None)?;
 //!
@@ -45,9 +45,9 @@
 //! let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
 //! set_pattern(&core, &session, MfaPattern::from_term(Term::parse("{m,f,1}")?.as_ref())?, &action, &local)?;
 //!
-//! p.call(&f, Term::parse("[5]")?.as_ref(), true, CallStyle::Body)?;
+//! p.call(&f, Term::parse("[5]")?.as_ref(), Reach::Remote, CallStyle::Body)?;
 //! p.return_value(Term::parse("small")?.as_ref())?;
-//! p.call(&f, Term::parse("[42]")?.as_ref(), true, CallStyle::Body)?;
+//! p.call(&f, Term::parse("[42]")?.as_ref(), Reach::Remote, CallStyle::Body)?;
 //! p.return_value(Term::parse("big")?.as_ref())?;
 //!
 //! let messages: Vec<String> = inbox.try_iter().map(|d| d.message.as_ref().without_strings().to_string()).collect();
@@ -87,7 +87,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use matchspec::term::{Atom, Term};
-//! use matchspec_runtime::{CallStyle, CoreConfig, HostStack, ManualClock, Mfa, Pid, ProcessTracer, TraceCore, TraceFlags};
+//! use matchspec_runtime::{CallStyle, CoreConfig, Function, HostStack, ManualClock, Mfa, Pid, ProcessTracer, Reach, TraceCore, TraceFlags};
 //! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
 //! use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, set_pattern, PatternFlags};
 //! use matchspec_runtime::breakpoint::BpFlags;
@@ -97,7 +97,7 @@
 //! let (mailbox, inbox) = crossbeam_channel::unbounded();
 //! let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
 //! let session = core.session_create(Atom::new("s1"), Some(tracer));
-//! let functions = [(Atom::new("f"), 0, true), (Atom::new("g"), 0, true)];
+//! let functions = [Function::exported("f", 0), Function::exported("g", 0)];
 //! let entries = core.declare_module(Atom::new("m"), &functions)?;
 //! let (f, g) = (&entries[0], &entries[1]);
 //! let mut p = core.spawn(Pid::new(80, 0), None);
@@ -109,8 +109,8 @@
 //! set_pattern(&core, &session, MfaPattern::from_term(Term::parse("{m,g,0}")?.as_ref())?, &action, &local)?;
 //!
 //! let (nil, done) = (Term::nil(), Term::atom(Atom::new("done")));
-//! stack.call(&mut p, f, &nil.as_ref(), true, CallStyle::Body)?; // untraced: the core hears nothing
-//! stack.call(&mut p, g, &nil.as_ref(), true, CallStyle::Body)?; // traced: its frame is watched
+//! stack.call(&mut p, f, &nil.as_ref(), Reach::Remote, CallStyle::Body)?; // untraced: the core hears nothing
+//! stack.call(&mut p, g, &nil.as_ref(), Reach::Remote, CallStyle::Body)?; // traced: its frame is watched
 //! assert_eq!(p.stack_depth(), 2); // g's frame and its return_trace frame
 //! stack.return_value(&mut p, &done.as_ref())?;
 //! stack.return_value(&mut p, &done.as_ref())?;
@@ -250,7 +250,7 @@ mod test_support;
 pub mod tracee;
 pub mod tracer;
 
-pub use breakpoint::FunctionEntry;
+pub use breakpoint::{Function, FunctionEntry};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use console::{Console, NoConsole};
 pub use core::{CoreConfig, TraceCore};
@@ -261,7 +261,7 @@ pub use ids::{AnyPid, Mfa, Pid, PortId, RemotePid};
 pub use links::LinkSignal;
 pub use messages::Origin;
 pub use ports::Port;
-pub use process::{CallStack, CallStyle, Process, Raised, StackError, StackKeeper, Watch};
+pub use process::{CallStack, CallStyle, Process, Raised, Reach, StackError, StackKeeper, Watch};
 pub use scheduling::{GcEvent, GcInfo};
 pub use seq_trace::{MessageToken, SeqState, SeqToken};
 pub use session::{Session, SessionId, SessionRef};

@@ -26,6 +26,16 @@ mod watched;
 
 pub use watched::{CallStack, StackKeeper, Watch};
 
+/// How a call reaches its function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reach {
+    /// `M:F(...)`, through the module's export: `global` call trace sees
+    /// it (if `F` is exported), `local` call trace too.
+    Remote,
+    /// `F(...)` inside the module: only `local` call trace sees it.
+    Local,
+}
+
 /// How a call is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CallStyle {
@@ -249,13 +259,13 @@ impl Process {
     }
 
     /// The process calls `entry` with `args` (a list), remotely (`M:F(...)`)
-    /// or locally.
+    /// or locally, as `reach` says.
     #[inline]
     pub fn call(
         &mut self,
         entry: &FunctionEntry,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         style: CallStyle,
     ) -> Result<(), StackError> {
         self.core_keeps_stack()?;
@@ -273,7 +283,7 @@ impl Process {
             },
         }
         if entry.is_traced() {
-            self.hit(entry, args, remote, None);
+            self.hit(entry, args, reach, None);
         }
         self.stack.push(Frame::Function { mfa: entry.mfa(), catches: false });
         Ok(())
@@ -404,7 +414,7 @@ impl Process {
         &mut self,
         entry: &FunctionEntry,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         host: Option<&dyn CallStack>,
     ) {
         let _in_hit = HitGuard::enter();
@@ -412,7 +422,7 @@ impl Process {
         let pinned = self.core.pins.pin(pin);
         let breakpoint = self.breakpoints.take(entry, pinned.number());
         if let Some(breakpoint) = &breakpoint {
-            self.hit_sessions(entry, breakpoint, args, remote, pinned.index(), host);
+            self.hit_sessions(entry, breakpoint, args, reach, pinned.index(), host);
         }
         self.breakpoints.put_back(entry, pinned.number(), breakpoint);
         self.pin = Some(pinned.unpin());
@@ -425,7 +435,7 @@ impl Process {
         entry: &FunctionEntry,
         breakpoint: &Breakpoint,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         generation: usize,
         host: Option<&dyn CallStack>,
     ) {
@@ -433,12 +443,12 @@ impl Process {
         // code's, each list newest first (the order `sessions` keeps).
         if let [sbp] = breakpoint.sessions.as_slice() {
             // One session, the usual case: no order to work out.
-            return self.hit_session(entry, sbp, args, remote, generation, host);
+            return self.hit_session(entry, sbp, args, reach, generation, host);
         }
         let global = |s: &&SessionBreakpoint| s.flags.contains(BpFlags::GLOBAL);
         let sessions = breakpoint.sessions.iter();
         for sbp in sessions.clone().filter(global).chain(sessions.filter(|s| !global(s))) {
-            self.hit_session(entry, sbp, args, remote, generation, host);
+            self.hit_session(entry, sbp, args, reach, generation, host);
         }
     }
 
@@ -449,7 +459,7 @@ impl Process {
         entry: &FunctionEntry,
         sbp: &SessionBreakpoint,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         generation: usize,
         host: Option<&dyn CallStack>,
     ) {
@@ -458,7 +468,7 @@ impl Process {
         }
         let mfa = entry.mfa();
         let mut flags = sbp.flags;
-        if !remote {
+        if reach == Reach::Local {
             // Global trace sits on the export entry: remote calls only.
             flags -= BpFlags::GLOBAL;
         }

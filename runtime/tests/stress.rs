@@ -18,8 +18,8 @@ use matchspec_runtime::breakpoint::BpFlags;
 use matchspec_runtime::commands::{ProcessSpec, trace_processes};
 use matchspec_runtime::pattern::{MfaPattern, PatternAction, PatternFlags, set_pattern};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, Enabled, HostStack, ManualClock, Mfa, Pid, TraceCore, TraceFlags,
-    TraceOpts, TraceTag, TraceeId, Tracer,
+    CallStyle, CoreConfig, Enabled, Function, HostStack, ManualClock, Mfa, Pid, Reach, TraceCore,
+    TraceFlags, TraceOpts, TraceTag, TraceeId, Tracer,
 };
 use msc::Engine;
 
@@ -115,11 +115,12 @@ fn round(engine: Engine) -> (i64, u64) {
             ..CoreConfig::default()
         });
         let checker = Arc::new(Checker::default());
-        let names: Vec<(Atom, u8, bool)> =
-            (0..FUNCTIONS).map(|i| (Atom::new(&format!("f{i}")), 1, true)).collect();
+        let names: Vec<Function> =
+            (0..FUNCTIONS).map(|i| Function::exported(&format!("f{i}"), 1)).collect();
         let functions = core.declare_module(Atom::new("m"), &names).expect("declare");
-        let untraced =
-            core.declare_module(Atom::new("plain"), &[(Atom::new("g"), 1, true)]).expect("declare");
+        let untraced = core
+            .declare_module(Atom::new("plain"), &[Function::exported("g", 1)])
+            .expect("declare");
         let stop = Arc::new(AtomicBool::new(false));
         let session = core.session_create(Atom::new("s"), None);
         let mut threads = Vec::new();
@@ -155,12 +156,12 @@ fn round(engine: Engine) -> (i64, u64) {
                             let arg = arg.as_ref();
                             match &mut host_stack {
                                 None => {
-                                    p.call(f, arg, true, CallStyle::Body).expect("call");
+                                    p.call(f, arg, Reach::Remote, CallStyle::Body).expect("call");
                                     p.return_value(arg).expect("return");
                                 }
                                 Some(stack) => {
                                     stack
-                                        .call(&mut p, f, &arg, true, CallStyle::Body)
+                                        .call(&mut p, f, &arg, Reach::Remote, CallStyle::Body)
                                         .expect("call");
                                     stack.return_value(&mut p, &arg).expect("return");
                                 }

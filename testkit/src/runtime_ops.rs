@@ -87,9 +87,9 @@ use matchspec_runtime::pattern::{
 };
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
-    AnyPid, CallStyle, CoreConfig, FunctionEntry, GcEvent, GcInfo, HostStack, LinkSignal,
+    AnyPid, CallStyle, CoreConfig, Function, FunctionEntry, GcEvent, GcInfo, HostStack, LinkSignal,
     ManualClock, MessageToken, Mfa, Origin, Pid, Port, PortId, Process, ProcessTracer, Raised,
-    RemotePid, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
+    Reach, RemotePid, SessionRef, StackError, TraceCore, TraceError, TraceFlags,
 };
 use msc::Engine;
 
@@ -577,6 +577,11 @@ const MODULES: [(&str, Functions); 2] = [
     ("n", &[("k", 1, true), ("j", 0, true)]),
 ];
 
+/// A function of [`MODULES`] (name, arity, exported) as the core takes it.
+fn declared((name, arity, exported): (&str, u8, bool)) -> Function {
+    Function { name: Atom::new(name), arity, exported }
+}
+
 /// The functions processes call (the last is not declared).
 const CALLS: [(&str, &str, u8); 7] = [
     ("m", "f", 1),
@@ -884,15 +889,15 @@ impl Proc {
         &mut self,
         entry: &FunctionEntry,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         style: CallStyle,
     ) -> Result<(), StackError> {
         if self.host_stack.is_some() {
             self.host_live()?;
         }
         match &mut self.host_stack {
-            Some(stack) => stack.call(&mut self.process, entry, &args, remote, style),
-            None => self.process.call(entry, args, remote, style),
+            Some(stack) => stack.call(&mut self.process, entry, &args, reach, style),
+            None => self.process.call(entry, args, reach, style),
         }
     }
 
@@ -998,8 +1003,7 @@ impl<'c> World<'c> {
         let core =
             TraceCore::new(CoreConfig { engine, clock: clock.clone(), ..CoreConfig::default() });
         for (module, functions) in MODULES {
-            let functions: Vec<(Atom, u8, bool)> =
-                functions.iter().map(|&(f, a, e)| (Atom::new(f), a, e)).collect();
+            let functions: Vec<Function> = functions.iter().map(|&f| declared(f)).collect();
             core.declare_module(Atom::new(module), &functions).expect("declare a module");
         }
         let legacy = SessionState {
@@ -1234,8 +1238,7 @@ impl<'c> World<'c> {
             }
             Op::Declare { module } => {
                 let (name, functions) = *pick(&MODULES, module);
-                let functions: Vec<(Atom, u8, bool)> =
-                    functions.iter().map(|&(f, a, e)| (Atom::new(f), a, e)).collect();
+                let functions: Vec<Function> = functions.iter().map(|&f| declared(f)).collect();
                 let result = self.core.declare_module(Atom::new(name), &functions);
                 if result.is_ok() {
                     for uid in 0..self.sessions.len() {
@@ -1772,7 +1775,8 @@ impl<'c> World<'c> {
         let arguments: Vec<Term> =
             (0..callee.arity).map(|i| value(args.wrapping_add(i)).clone()).collect();
         let arguments = Term::list(arguments);
-        let result = proc.call(&entry, arguments.as_ref(), remote, style);
+        let reach = if remote { Reach::Remote } else { Reach::Local };
+        let result = proc.call(&entry, arguments.as_ref(), reach, style);
         let expected = if !alive {
             Err(StackError::Exited)
         } else if style != CallStyle::Body && !has_function {

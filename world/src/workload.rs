@@ -16,8 +16,8 @@ use matchspec_runtime::commands::{ProcessSpec, trace_processes};
 use matchspec_runtime::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
 use matchspec_runtime::tracer::{Delivered, ProcessTracer};
 use matchspec_runtime::{
-    CallStyle, CoreConfig, HostStack, ManualClock, Mfa, Pid, Process, StackKeeper, TraceCore,
-    TraceFlags,
+    CallStyle, CoreConfig, Function, HostStack, ManualClock, Mfa, Pid, Process, Reach, StackKeeper,
+    TraceCore, TraceFlags,
 };
 
 /// Which cost a [`TraceWorkload`] measures.
@@ -78,7 +78,7 @@ impl TraceWorkload {
         let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
         let session = core.session_create(Atom::new("bench"), Some(tracer));
         let function = core
-            .declare_module(Atom::new("shop"), &[(Atom::new("checkout"), 2, true)])
+            .declare_module(Atom::new("shop"), &[Function::exported("checkout", 2)])
             .expect("a fresh core accepts a module")
             .remove(0);
         let initial = Mfa::new("shop", "loop", 0);
@@ -134,13 +134,15 @@ impl TraceWorkload {
         match &mut self.host_stack {
             None => {
                 for _ in 0..calls {
-                    process.call(function, args, true, CallStyle::Body).expect("alive");
+                    process.call(function, args, Reach::Remote, CallStyle::Body).expect("alive");
                     process.return_value(result).expect("a function is active");
                 }
             }
             Some(stack) => {
                 for _ in 0..calls {
-                    stack.call(process, function, &args, true, CallStyle::Body).expect("alive");
+                    stack
+                        .call(process, function, &args, Reach::Remote, CallStyle::Body)
+                        .expect("alive");
                     stack.return_value(process, &result).expect("a function is active");
                 }
             }

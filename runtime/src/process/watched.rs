@@ -25,7 +25,7 @@
 
 use matchspec::term::{Atom, TermRef};
 
-use super::{Frame, Process, Raised, StackError, Unwinding};
+use super::{Frame, Process, Raised, Reach, StackError, Unwinding};
 use crate::breakpoint::FunctionEntry;
 use crate::ids::Mfa;
 
@@ -89,11 +89,11 @@ impl Process {
         &mut self,
         entry: &FunctionEntry,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         stack: &dyn CallStack,
     ) -> Result<Watch, StackError> {
         self.in_host_mode()?;
-        Ok(self.watched_call(entry, args, remote, stack, false))
+        Ok(self.watched_call(entry, args, reach, stack, false))
     }
 
     /// The process tail-calls `entry` (traced, or `replaced` is watched)
@@ -103,7 +103,7 @@ impl Process {
         &mut self,
         entry: &FunctionEntry,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         replaced: Watch,
         stack: &dyn CallStack,
     ) -> Result<Watch, StackError> {
@@ -119,7 +119,7 @@ impl Process {
                 _ => return Err(StackError::NoWatchedFrame),
             }
         }
-        Ok(self.watched_call(entry, args, remote, stack, keep))
+        Ok(self.watched_call(entry, args, reach, stack, keep))
     }
 
     /// Hits `entry`'s breakpoint and watches the callee's frame if that
@@ -128,13 +128,13 @@ impl Process {
         &mut self,
         entry: &FunctionEntry,
         args: TermRef<'_>,
-        remote: bool,
+        reach: Reach,
         stack: &dyn CallStack,
         keep: bool,
     ) -> Watch {
         let depth = self.stack.len();
         if entry.is_traced() {
-            self.hit(entry, args, remote, Some(stack));
+            self.hit(entry, args, reach, Some(stack));
         }
         if keep || self.stack.len() > depth {
             self.stack.push(Frame::Function { mfa: entry.mfa(), catches: false });

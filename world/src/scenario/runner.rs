@@ -27,7 +27,7 @@ use matchspec_runtime::session::SessionRef;
 use matchspec_runtime::tracer::{
     CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
 };
-use matchspec_runtime::{CallStyle, Process, Raised, StackError};
+use matchspec_runtime::{CallStyle, Function, Process, Raised, Reach, StackError};
 use matchspec_runtime::{Console, ManualClock, TraceeId};
 
 /// The tracer module a code event names: only `tracer_test` (the
@@ -280,11 +280,11 @@ impl Runner {
             ("spawn", [parent, child]) => self.spawn(*parent, *child),
             ("node", [name]) => self.start_node(*name),
             ("peer", [name]) => self.start_peer(*name),
-            ("call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Body),
-            ("local_call", [p, mfa]) => self.call(*p, *mfa, false, CallStyle::Body),
-            ("tail_call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Tail),
-            ("local_tail_call", [p, mfa]) => self.call(*p, *mfa, false, CallStyle::Tail),
-            ("try_call", [p, mfa]) => self.call(*p, *mfa, true, CallStyle::Try),
+            ("call", [p, mfa]) => self.call(*p, *mfa, Reach::Remote, CallStyle::Body),
+            ("local_call", [p, mfa]) => self.call(*p, *mfa, Reach::Local, CallStyle::Body),
+            ("tail_call", [p, mfa]) => self.call(*p, *mfa, Reach::Remote, CallStyle::Tail),
+            ("local_tail_call", [p, mfa]) => self.call(*p, *mfa, Reach::Local, CallStyle::Tail),
+            ("try_call", [p, mfa]) => self.call(*p, *mfa, Reach::Remote, CallStyle::Try),
             ("return", [p, value]) => {
                 let pid = self.process(*p)?.pid();
                 self.active(pid)?;
@@ -719,7 +719,7 @@ impl Runner {
                 _ => return Err(Failure::World("bad_module")),
             };
             match (f, a) {
-                (Some(f), Some(a)) => declared.push((f, a, exported)),
+                (Some(name), Some(arity)) => declared.push(Function { name, arity, exported }),
                 _ => return Err(Failure::World("bad_module")),
             }
         }
@@ -744,7 +744,7 @@ impl Runner {
         Ok(Term::atom(Atom::OK))
     }
 
-    fn call(&mut self, p: TermRef<'_>, call: TermRef<'_>, remote: bool, style: CallStyle) -> Reply {
+    fn call(&mut self, p: TermRef<'_>, call: TermRef<'_>, reach: Reach, style: CallStyle) -> Reply {
         let t = call.as_tuple().filter(|t| t.len() == 3).ok_or(Failure::World("bad_call"))?;
         let (m, f, args) = (t.get(0).expect("3"), t.get(1).expect("3"), t.get(2).expect("3"));
         let arity = args.list_len().ok_or(Failure::World("bad_call"))?;
@@ -754,29 +754,36 @@ impl Runner {
             arity: u8::try_from(arity).map_err(|_| Failure::World("bad_call"))?,
         };
         let entry = self.core.function(mfa).ok_or(Failure::World("undef"))?;
-        if remote && !entry.is_exported() {
+        if reach == Reach::Remote && !entry.is_exported() {
             return Err(Failure::World("undef"));
         }
         let pid = self.process(p)?.pid();
-        if !remote && self.functions(pid).next().map(|f| f.module) != Some(mfa.module) {
+        if reach == Reach::Local && self.functions(pid).next().map(|f| f.module) != Some(mfa.module)
+        {
             return Err(Failure::World("not_local"));
         }
         if matches!(style, CallStyle::Tail | CallStyle::Try) {
             self.active(pid)?;
         }
         let (m, f) = (Word::atom(mfa.module), Word::atom(mfa.function));
-        let step = match (remote, style) {
-            (true, CallStyle::Body) => world::step(&[world::atom("call"), m, f], &[args]),
-            (true, CallStyle::Try) => world::step(&[world::atom("try_call"), m, f], &[args]),
-            (true, CallStyle::Tail) => world::step(&[world::atom("tail_call"), m, f], &[args]),
-            (false, CallStyle::Tail) => world::step(&[world::atom("local_tail_call"), f], &[args]),
-            (false, _) => world::step(&[world::atom("local_call"), f], &[args]),
+        let step = match (reach, style) {
+            (Reach::Remote, CallStyle::Body) => world::step(&[world::atom("call"), m, f], &[args]),
+            (Reach::Remote, CallStyle::Try) => {
+                world::step(&[world::atom("try_call"), m, f], &[args])
+            }
+            (Reach::Remote, CallStyle::Tail) => {
+                world::step(&[world::atom("tail_call"), m, f], &[args])
+            }
+            (Reach::Local, CallStyle::Tail) => {
+                world::step(&[world::atom("local_tail_call"), f], &[args])
+            }
+            (Reach::Local, _) => world::step(&[world::atom("local_call"), f], &[args]),
         };
         self.step_if_puppet(pid, step);
         let process = self.processes.get_mut(&pid).ok_or(Failure::World("noproc"))?;
         match self.host_stacks.get_mut(&pid) {
-            Some(stack) => stack.call(process, &entry, &args, remote, style)?,
-            None => process.call(&entry, args, remote, style)?,
+            Some(stack) => stack.call(process, &entry, &args, reach, style)?,
+            None => process.call(&entry, args, reach, style)?,
         }
         Ok(Term::atom(Atom::OK))
     }
