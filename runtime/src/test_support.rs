@@ -5,12 +5,12 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 use matchspec::term::Atom;
 
-use crate::commands::{ProcessSpec, trace_processes};
-use crate::flags::TraceFlags;
-use crate::ids::{Mfa, Pid};
-use crate::process::Process;
-use crate::session::SessionRef;
-use crate::tracer::Delivered;
+use crate::control::commands::{ProcessSpec, trace_processes};
+use crate::hit::process::Process;
+use crate::model::flags::TraceFlags;
+use crate::model::ids::{Mfa, Pid};
+use crate::model::session::SessionRef;
+use crate::model::tracer::Delivered;
 use crate::{CoreConfig, ManualClock, ProcessTracer, TraceCore};
 
 /// A core with session `s1` (tracer `<0.90.0>`, whose messages come out of
