@@ -23,8 +23,8 @@
 //! use std::sync::Arc;
 //! use matchspec::term::{Atom, Term};
 //! use matchspec_runtime::{CallStyle, CoreConfig, Function, ManualClock, Mfa, Pid, ProcessTracer, Reach, TraceCore, TraceFlags};
-//! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
-//! use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, set_pattern, PatternFlags};
+//! use matchspec_runtime::commands::{FlagChange, ProcessSpec};
+//! use matchspec_runtime::pattern::{MfaPattern, PatternFlags, parse_pattern_action};
 //! use matchspec_runtime::breakpoint::BpFlags;
 //!
 //! let clock = Arc::new(ManualClock::new());
@@ -37,13 +37,13 @@
 //! // The host's code and a process.
 //! let f = core.declare_module(Atom::new("m"), &[Function::exported("f", 1)])?.remove(0);
 //! let mut p = core.spawn(Pid::new(80, 0), Some(Mfa::new("shell", "loop", 0)));
-//! trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, TraceFlags::CALL, None)?;
+//! core.trace_processes(&session, ProcessSpec::Pid(p.pid()), FlagChange::on(TraceFlags::CALL))?;
 //!
 //! // Trace m:f/1 when its argument is greater than 10, with its return.
 //! let spec = Term::parse("[{['$1'], [{'>', '$1', 10}], [{return_trace}]}]")?;
 //! let action = parse_pattern_action(&core, spec.as_ref())?;
 //! let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
-//! set_pattern(&core, &session, MfaPattern::from_term(Term::parse("{m,f,1}")?.as_ref())?, &action, &local)?;
+//! core.set_pattern(&session, MfaPattern::from_term(Term::parse("{m,f,1}")?.as_ref())?, &action, &local)?;
 //!
 //! p.call(&f, Term::parse("[5]")?.as_ref(), Reach::Remote, CallStyle::Body)?;
 //! p.return_value(Term::parse("small")?.as_ref())?;
@@ -88,8 +88,8 @@
 //! use std::sync::Arc;
 //! use matchspec::term::{Atom, Term};
 //! use matchspec_runtime::{CallStyle, CoreConfig, Function, HostStack, ManualClock, Mfa, Pid, ProcessTracer, Reach, TraceCore, TraceFlags};
-//! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
-//! use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, set_pattern, PatternFlags};
+//! use matchspec_runtime::commands::{FlagChange, ProcessSpec};
+//! use matchspec_runtime::pattern::{MfaPattern, PatternFlags, parse_pattern_action};
 //! use matchspec_runtime::breakpoint::BpFlags;
 //!
 //! let clock = Arc::new(ManualClock::new());
@@ -102,11 +102,11 @@
 //! let (f, g) = (&entries[0], &entries[1]);
 //! let mut p = core.spawn(Pid::new(80, 0), None);
 //! let mut stack = HostStack::new(&mut p, Some(Mfa::new("m", "main", 0)))?;
-//! trace_processes(&core, &session, ProcessSpec::Pid(p.pid()), true, TraceFlags::CALL, None)?;
+//! core.trace_processes(&session, ProcessSpec::Pid(p.pid()), FlagChange::on(TraceFlags::CALL))?;
 //! let spec = Term::parse("[{'_', [], [{message, {caller}}, {return_trace}]}]")?;
 //! let action = parse_pattern_action(&core, spec.as_ref())?;
 //! let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
-//! set_pattern(&core, &session, MfaPattern::from_term(Term::parse("{m,g,0}")?.as_ref())?, &action, &local)?;
+//! core.set_pattern(&session, MfaPattern::from_term(Term::parse("{m,g,0}")?.as_ref())?, &action, &local)?;
 //!
 //! let (nil, done) = (Term::nil(), Term::atom(Atom::new("done")));
 //! stack.call(&mut p, f, &nil.as_ref(), Reach::Remote, CallStyle::Body)?; // untraced: the core hears nothing
@@ -147,7 +147,7 @@
 //! use std::sync::Arc;
 //! use matchspec::term::{Atom, Term};
 //! use matchspec_runtime::{CoreConfig, ManualClock, Mfa, Origin, Pid, ProcessTracer, TraceCore, TraceFlags};
-//! use matchspec_runtime::commands::{ProcessSpec, trace_processes};
+//! use matchspec_runtime::commands::{FlagChange, ProcessSpec};
 //!
 //! let clock = Arc::new(ManualClock::new());
 //! let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
@@ -157,8 +157,8 @@
 //! let session = core.session_create(Atom::new("s1"), Some(tracer));
 //! let mut a = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
 //! let mut b = core.spawn(Pid::new(81, 0), Some(Mfa::new("m", "loop", 0)));
-//! trace_processes(&core, &session, ProcessSpec::Pid(a.pid()), true, TraceFlags::SEND, None)?;
-//! trace_processes(&core, &session, ProcessSpec::Pid(b.pid()), true, TraceFlags::RECEIVE, None)?;
+//! core.trace_processes(&session, ProcessSpec::Pid(a.pid()), FlagChange::on(TraceFlags::SEND))?;
+//! core.trace_processes(&session, ProcessSpec::Pid(b.pid()), FlagChange::on(TraceFlags::RECEIVE))?;
 //!
 //! // `a` labels its sequential trace, traces sends, and sends `hello` to `b`.
 //! let mut heap = matchspec::term::Heap::new();
@@ -192,14 +192,14 @@
 //! use std::sync::Arc;
 //! use matchspec::term::{Atom, Term};
 //! use matchspec_runtime::{CoreConfig, ManualClock, Mfa, Pid, PortId, ProcessTracer, TraceCore, TraceFlags};
-//! use matchspec_runtime::commands::{PortSpec, trace_ports};
+//! use matchspec_runtime::commands::{FlagChange, PortSpec};
 //!
 //! let clock = Arc::new(ManualClock::new());
 //! let core = TraceCore::new(CoreConfig { clock: clock.clone(), ..CoreConfig::default() });
 //! let (mailbox, inbox) = crossbeam_channel::unbounded();
 //! let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), mailbox, clock));
 //! let session = core.session_create(Atom::new("s1"), Some(tracer));
-//! trace_ports(&core, &session, PortSpec::New, true, TraceFlags::PORTS, None)?;
+//! core.trace_ports(&session, PortSpec::New, FlagChange::on(TraceFlags::PORTS))?;
 //!
 //! let mut owner = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
 //! let port = core.open_port(PortId(5), owner.pid(), Atom::new("cat"));
@@ -232,7 +232,7 @@ mod model;
 #[cfg(test)]
 mod test_support;
 
-pub use control::{commands, on_load, pattern};
+pub use control::{commands, info, on_load, pattern};
 pub use model::{
     breakpoint, clock, console, counters, error, flags, ids, seq_trace, session, trace_spec,
     tracee, tracer,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 use matchspec::term::Atom;
 
-use crate::control::commands::{ProcessSpec, trace_processes};
+use crate::control::commands::{FlagChange, ProcessSpec};
 use crate::hit::process::Process;
 use crate::model::flags::TraceFlags;
 use crate::model::ids::{Mfa, Pid};
@@ -30,7 +30,7 @@ pub(crate) fn traced(flags: TraceFlags) -> Traced {
     let tracer = Arc::new(ProcessTracer::new(Pid::new(90, 0), tx, clock));
     let session = core.session_create(Atom::new("s1"), Some(tracer));
     let process = core.spawn(Pid::new(80, 0), Some(Mfa::new("m", "loop", 0)));
-    trace_processes(&core, &session, ProcessSpec::Pid(process.pid()), true, flags, None)
+    core.trace_processes(&session, ProcessSpec::Pid(process.pid()), FlagChange::on(flags))
         .expect("traced");
     Traced { core, session, process, rx }
 }

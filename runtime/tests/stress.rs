@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use matchspec::term::{Atom, Heap, Kind, Term};
 use matchspec_runtime::breakpoint::BpFlags;
-use matchspec_runtime::commands::{ProcessSpec, trace_processes};
-use matchspec_runtime::pattern::{MfaPattern, PatternAction, PatternFlags, set_pattern};
+use matchspec_runtime::commands::{FlagChange, ProcessSpec};
+use matchspec_runtime::pattern::{MfaPattern, PatternAction, PatternFlags};
 use matchspec_runtime::{
     CallStyle, CoreConfig, Enabled, Function, HostStack, ManualClock, Mfa, Pid, Reach, TraceCore,
     TraceFlags, TraceOpts, TraceTag, TraceeId, Tracer,
@@ -136,15 +136,10 @@ fn round(engine: Engine) -> (i64, u64) {
                     let mut p =
                         core.spawn(Pid::new(100 + w as u32, 0), Some(Mfa::new("w", "loop", 0)));
                     let session = core.session_named(Atom::new("s")).expect("session");
-                    trace_processes(
-                        &core,
-                        &session,
-                        ProcessSpec::Pid(p.pid()),
-                        true,
-                        TraceFlags::CALL,
-                        Some(checker.clone()),
-                    )
-                    .expect("trace");
+                    let change =
+                        FlagChange::On { flags: TraceFlags::CALL, tracer: Some(checker.clone()) };
+                    core.trace_processes(&session, ProcessSpec::Pid(p.pid()), change)
+                        .expect("trace");
                     let arg = Term::parse("[7]").expect("args");
                     // Odd workers keep their own stacks.
                     let mut host_stack = (w % 2 == 1).then(|| {
@@ -187,11 +182,11 @@ fn round(engine: Engine) -> (i64, u64) {
             let action = spec_for(tag);
             // The tag is committed before any thread can see it.
             checker.committed.store(tag, Ordering::Release);
-            set_pattern(&core, &session, all, &action, &local).expect("pattern");
+            core.set_pattern(&session, all, &action, &local).expect("pattern");
             if tag % 50 == 0 {
-                set_pattern(&core, &session, all, &PatternAction::Off, &local).expect("off");
+                core.set_pattern(&session, all, &PatternAction::Off, &local).expect("off");
                 let other = core.session_create(Atom::new("other"), None);
-                set_pattern(&core, &other, all, &PatternAction::On, &local).expect("on");
+                core.set_pattern(&other, all, &PatternAction::On, &local).expect("on");
                 assert!(core.session_destroy(&other).expect("destroy"));
             }
         }

@@ -80,10 +80,11 @@ use arbitrary::{Arbitrary, Unstructured};
 use crossbeam_channel::Receiver;
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use matchspec_runtime::breakpoint::BpFlags;
-use matchspec_runtime::commands::{self, MessageEvent, PortSpec, ProcessSpec};
-use matchspec_runtime::on_load::{on_load_info, set_on_load};
+use matchspec_runtime::commands::{FlagChange, MessageEvent, PortSpec, ProcessSpec};
+use matchspec_runtime::info;
+use matchspec_runtime::on_load::on_load_info;
 use matchspec_runtime::pattern::{
-    MfaPattern, PatternAction, PatternFlags, parse_pattern_action, parse_pattern_flags, set_pattern,
+    MfaPattern, PatternAction, PatternFlags, parse_pattern_action, parse_pattern_flags,
 };
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
@@ -1199,8 +1200,10 @@ impl<'c> World<'c> {
                     PortTarget::Existing => (PortSpec::Existing, false),
                     PortTarget::New => (PortSpec::New, false),
                 };
-                let result =
-                    commands::trace_ports(&self.core, &s, spec, on, pool_flags(flags), tracer);
+                let flags = pool_flags(flags);
+                let change =
+                    if on { FlagChange::On { flags, tracer } } else { FlagChange::off(flags) };
+                let result = self.core.trace_ports(&s, spec, change);
                 let expected = if self.sessions[uid].destroyed_at.is_some() {
                     Some(TraceError::Session)
                 } else if no_tracer {
@@ -1230,7 +1233,7 @@ impl<'c> World<'c> {
                 let s = self.sessions[uid].session.clone();
                 let event = if receive { MessageEvent::Receive } else { MessageEvent::Send };
                 let pattern = pick(&CONSTS.message_patterns, pattern).as_ref();
-                let result = commands::set_message_pattern(&self.core, &s, event, pattern);
+                let result = self.core.set_message_pattern(&s, event, pattern);
                 if self.sessions[uid].destroyed_at.is_some() && result != Err(TraceError::Session) {
                     self.violation(format!("a message pattern in a destroyed session: {result:?}"));
                 }
@@ -1575,7 +1578,8 @@ impl<'c> World<'c> {
             self.tracer_ref(i)
         });
         let no_tracer = on && tracer.is_none() && session.tracer().is_none();
-        let result = commands::trace_processes(&self.core, &session, spec, on, set, tracer);
+        let change = if on { FlagChange::On { flags: set, tracer } } else { FlagChange::off(set) };
+        let result = self.core.trace_processes(&session, spec, change);
         let expected = if self.sessions[uid].destroyed_at.is_some() {
             Some(TraceError::Session)
         } else if no_tracer {
@@ -1661,7 +1665,7 @@ impl<'c> World<'c> {
             }
         };
         let Some(mfa) = mfa else {
-            let result = set_on_load(&self.core, &session, action, flags);
+            let result = self.core.set_on_load(&session, action, flags);
             if dead_session && result != Err(TraceError::Session) {
                 self.violation(format!("on_load in a destroyed session: {result:?}"));
             }
@@ -1680,7 +1684,7 @@ impl<'c> World<'c> {
         if mfa_index >= FIRST_BAD_MFA {
             self.violation("a malformed MFA pattern was accepted".into());
         }
-        let result = set_pattern(&self.core, &session, pattern, &action, &flags);
+        let result = self.core.set_pattern(&session, pattern, &action, &flags);
         if dead_session && result != Err(TraceError::Session) {
             self.violation(format!("trace:function in a destroyed session: {result:?}"));
         }
@@ -1851,14 +1855,14 @@ impl<'c> World<'c> {
         let mut out = String::new();
         let pid = pid_of(self.proc_index(process));
         for key in ["flags", "tracer", "bogus"] {
-            let result = commands::process_info(
+            let result = info::process_info(
                 &self.core,
                 &session,
                 ProcessSpec::Pid(pid),
                 Atom::new(key),
                 &mut heap,
             );
-            let new = commands::process_info(
+            let new = info::process_info(
                 &self.core,
                 &session,
                 ProcessSpec::New,
@@ -1874,18 +1878,17 @@ impl<'c> World<'c> {
         }
         let f = *pick(&CONSTS.calls, function);
         let key_name = *pick(&FUNCTION_KEYS, key);
-        let result =
-            commands::function_info(&self.core, &session, f, Atom::new(key_name), &mut heap);
+        let result = info::function_info(&self.core, &session, f, Atom::new(key_name), &mut heap);
         if key_name == "bogus" && result.is_ok() {
             self.violation("function_info with an unknown key answered".into());
         }
         let _ = write!(out, "{} ", text(&heap, result));
-        let w = commands::session_info_function(&self.core, f, &mut heap);
+        let w = info::session_info_function(&self.core, f, &mut heap);
         let _ = write!(out, "{} ", heap.view(w).without_strings());
-        let w = commands::session_info_process(&self.core, pid, &mut heap);
+        let w = info::session_info_process(&self.core, pid, &mut heap);
         let _ = write!(out, "{} ", heap.view(w).without_strings());
         for what in ["all", "on_load", "new", "send", "receive", "bogus"] {
-            let sessions = commands::sessions_tracing(&self.core, Atom::new(what));
+            let sessions = info::sessions_tracing(&self.core, Atom::new(what));
             if (what == "bogus") == sessions.is_some() {
                 self.violation(format!("sessions_tracing({what})"));
             }
@@ -1893,12 +1896,12 @@ impl<'c> World<'c> {
         }
         for event in [MessageEvent::Send, MessageEvent::Receive] {
             let result =
-                commands::message_pattern_info(&session, event, Atom::new("match_spec"), &mut heap);
+                info::message_pattern_info(&session, event, Atom::new("match_spec"), &mut heap);
             let _ = write!(out, "{} ", text(&heap, result));
         }
         for key in ["flags", "tracer", "bogus"] {
             let result =
-                commands::port_info(&self.core, &session, PortSpec::New, Atom::new(key), &mut heap);
+                info::port_info(&self.core, &session, PortSpec::New, Atom::new(key), &mut heap);
             if (key == "bogus") == result.is_ok() {
                 self.violation(format!("new_ports_info({key}): {result:?}"));
             }
@@ -2248,7 +2251,7 @@ impl<'c> World<'c> {
     ) -> Option<(u64, u128)> {
         let function = CONSTS.counted[f];
         let mut heap = Heap::new();
-        let answer = match commands::function_info(&self.core, session, function, key, &mut heap) {
+        let answer = match info::function_info(&self.core, session, function, key, &mut heap) {
             Ok(w) => heap.view(w),
             Err(e) => self.violation(format!("{key} of {function}: {e:?}")),
         };
@@ -2288,7 +2291,7 @@ impl<'c> World<'c> {
             let session = self.sessions[uid].session.clone();
             for (f, &function) in CONSTS.counted.iter().enumerate() {
                 let answer =
-                    match commands::function_info(&self.core, &session, function, key, &mut heap) {
+                    match info::function_info(&self.core, &session, function, key, &mut heap) {
                         Ok(w) => heap.view(w),
                         Err(e) => self.violation(format!("call_count of {function}: {e:?}")),
                     };

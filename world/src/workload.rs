@@ -12,8 +12,8 @@ use matchspec::term::{Atom, Term};
 use msc::Engine;
 
 use matchspec_runtime::breakpoint::{BpFlags, FunctionEntry};
-use matchspec_runtime::commands::{ProcessSpec, trace_processes};
-use matchspec_runtime::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
+use matchspec_runtime::commands::{FlagChange, ProcessSpec};
+use matchspec_runtime::pattern::{MfaPattern, PatternFlags, parse_pattern_action};
 use matchspec_runtime::tracer::{Delivered, ProcessTracer};
 use matchspec_runtime::{
     CallStyle, CoreConfig, Function, HostStack, ManualClock, Mfa, Pid, Process, Reach, StackKeeper,
@@ -89,13 +89,10 @@ impl TraceWorkload {
                 Some(HostStack::new(&mut process, Some(initial)).expect("a fresh process"))
             }
         };
-        trace_processes(
-            &core,
+        core.trace_processes(
             &session,
             ProcessSpec::Pid(process.pid()),
-            true,
-            TraceFlags::CALL,
-            None,
+            FlagChange::on(TraceFlags::CALL),
         )
         .expect("the process exists");
         if case != TraceCase::Untraced {
@@ -105,7 +102,7 @@ impl TraceWorkload {
                 MfaPattern::from_term(Term::parse("{shop,checkout,2}").expect("mfa").as_ref())
                     .expect("an exact MFA");
             let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
-            set_pattern(&core, &session, pattern, &action, &local).expect("the pattern applies");
+            core.set_pattern(&session, pattern, &action, &local).expect("the pattern applies");
         }
         let first = if case == TraceCase::Emitted { "250" } else { "7" };
         let args = Term::parse(&format!("[{first}, {{cart, 3}}]")).expect("args parse");

@@ -1,21 +1,58 @@
-//! `trace:process/4`, `trace:port/4` and `trace:info/3`: the commands that
-//! are not about breakpoints.
+//! `trace:process/4`, `trace:port/4`, `trace:send/3` and `trace:recv/3`:
+//! the commands that are not about breakpoints, as methods of the core.
+//! Their questions (`trace:info/3`) are in `info.rs`.
 
 use std::sync::Arc;
 
 use matchspec::spec::Kind as SpecKind;
-use matchspec::term::{Atom, Heap, TermRef, Word};
+use matchspec::term::{Atom, TermRef};
 
 use crate::control::pattern::compile_trace_spec;
 use crate::core::TraceCore;
-use crate::model::breakpoint::BpFlags;
-use crate::model::counters::{CallStats, Tally};
 use crate::model::error::TraceError;
 use crate::model::flags::TraceFlags;
-use crate::model::ids::{Mfa, Pid, PortId};
+use crate::model::ids::{Pid, PortId};
 use crate::model::session::{EventPattern, SessionRef};
 use crate::model::tracee::{Tracee, TracerLink};
 use crate::model::tracer::{Enabled, TraceTag, TracerRef};
+
+/// What `trace:process/4` or `trace:port/4` does with its flags (its
+/// `How` and `Flags`).
+#[derive(Clone, Debug)]
+pub enum FlagChange {
+    /// `true`: turn `flags` on, reporting to `tracer` (the command's
+    /// `{tracer, T}`; `None`: the session's, and `badarg` without one).
+    On {
+        /// The flags to set.
+        flags: TraceFlags,
+        /// The tracer they report to.
+        tracer: Option<TracerRef>,
+    },
+    /// `false`: turn `flags` off.
+    Off {
+        /// The flags to clear.
+        flags: TraceFlags,
+    },
+}
+
+impl FlagChange {
+    /// Turns `flags` on, reporting to the session's tracer.
+    pub fn on(flags: TraceFlags) -> FlagChange {
+        FlagChange::On { flags, tracer: None }
+    }
+
+    /// Turns `flags` off.
+    pub fn off(flags: TraceFlags) -> FlagChange {
+        FlagChange::Off { flags }
+    }
+
+    fn parts(self) -> (bool, TraceFlags, Option<TracerRef>) {
+        match self {
+            FlagChange::On { flags, tracer } => (true, flags, tracer),
+            FlagChange::Off { flags } => (false, flags, None),
+        }
+    }
+}
 
 /// Which processes `trace:process/4` changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,42 +67,42 @@ pub enum ProcessSpec {
     New,
 }
 
-/// `trace:process(Session, Spec, How, Flags)`: how many processes it
-/// changed. `tracer` is the tracer to use when turning flags on (the
-/// command's `{tracer, T}`, else the session's, else the caller).
-pub fn trace_processes(
-    core: &TraceCore,
-    session: &SessionRef,
-    spec: ProcessSpec,
-    on: bool,
-    flags: TraceFlags,
-    tracer: Option<TracerRef>,
-) -> Result<usize, TraceError> {
-    if !session.is_alive() {
-        return Err(TraceError::Session);
-    }
-    // Port events are not a process's.
-    let flags = flags - TraceFlags::PORT_ONLY;
-    let tracer = tracer_to_use(session, on, tracer)?;
-    if matches!(spec, ProcessSpec::All | ProcessSpec::New) {
-        session.change_new_processes(on, flags, tracer.clone());
-    }
-    match spec {
-        ProcessSpec::Pid(pid) => {
-            let tracee = core.tracee(pid).ok_or(TraceError::BadTarget)?;
-            change(&tracee, session, on, flags, tracer.as_ref())?;
-            Ok(1)
+impl TraceCore {
+    /// `trace:process(Session, Spec, How, Flags)`: how many processes it
+    /// changed.
+    pub fn trace_processes(
+        &self,
+        session: &SessionRef,
+        spec: ProcessSpec,
+        change: FlagChange,
+    ) -> Result<usize, TraceError> {
+        let (on, flags, tracer) = change.parts();
+        if !session.is_alive() {
+            return Err(TraceError::Session);
         }
-        ProcessSpec::All | ProcessSpec::Existing => {
-            let mut changed = 0;
-            for tracee in core.tracees() {
-                if change(&tracee, session, on, flags, tracer.as_ref()).is_ok() {
-                    changed += 1;
-                }
+        // Port events are not a process's.
+        let flags = flags - TraceFlags::PORT_ONLY;
+        let tracer = tracer_to_use(session, on, tracer)?;
+        if matches!(spec, ProcessSpec::All | ProcessSpec::New) {
+            session.change_new_processes(on, flags, tracer.clone());
+        }
+        match spec {
+            ProcessSpec::Pid(pid) => {
+                let tracee = self.tracee(pid).ok_or(TraceError::BadTarget)?;
+                change_one(&tracee, session, on, flags, tracer.as_ref())?;
+                Ok(1)
             }
-            Ok(changed)
+            ProcessSpec::All | ProcessSpec::Existing => {
+                let mut changed = 0;
+                for tracee in self.tracees() {
+                    if change_one(&tracee, session, on, flags, tracer.as_ref()).is_ok() {
+                        changed += 1;
+                    }
+                }
+                Ok(changed)
+            }
+            ProcessSpec::New => Ok(0),
         }
-        ProcessSpec::New => Ok(0),
     }
 }
 
@@ -83,7 +120,7 @@ fn tracer_to_use(
 }
 
 /// Sets or clears `flags` of one process (ERTS's `start_trace`).
-fn change(
+fn change_one(
     tracee: &Tracee,
     session: &SessionRef,
     on: bool,
@@ -122,259 +159,6 @@ fn change(
     })
 }
 
-/// `trace:info(Session, Pid | new, flags | tracer)`: `{Key, Value}`, or
-/// `undefined` for a process that does not exist.
-pub fn process_info(
-    core: &TraceCore,
-    session: &SessionRef,
-    spec: ProcessSpec,
-    key: Atom,
-    heap: &mut Heap,
-) -> Result<Word, TraceError> {
-    let (flags, tracer) = match spec {
-        ProcessSpec::Pid(pid) => {
-            let Some(tracee) = core.tracee(pid) else { return Ok(Word::atom(Atom::UNDEFINED)) };
-            settings_of(&tracee, session)
-        }
-        ProcessSpec::New | ProcessSpec::All | ProcessSpec::Existing => {
-            let new = session.new_processes();
-            (new.flags, new.tracer)
-        }
-    };
-    info_pair(key, flags, tracer, heap)
-}
-
-/// A tracee's flags and tracer in `session`. ERTS asks in the tracee's
-/// context (or the port's), which checks the tracer's `trace_status`
-/// first: a tracer that answers `remove` (gone, or a module no longer
-/// loaded) is removed, and the tracee shows none.
-fn settings_of(tracee: &Tracee, session: &SessionRef) -> (TraceFlags, Option<TracerRef>) {
-    let link = tracee.link(session);
-    let gone =
-        |l: &TracerLink| l.tracer.enabled(TraceTag::TraceStatus, tracee.id()) == Enabled::Remove;
-    match link {
-        Some(l) if gone(&l) => {
-            tracee.update(session, |l| *l = None);
-            (TraceFlags::empty(), None)
-        }
-        Some(l) => (l.flags, Some(l.tracer)),
-        None => (TraceFlags::empty(), None),
-    }
-}
-
-/// `{flags, Flags}` or `{tracer, Tracer}` (`[]` without one).
-fn info_pair(
-    key: Atom,
-    flags: TraceFlags,
-    tracer: Option<TracerRef>,
-    heap: &mut Heap,
-) -> Result<Word, TraceError> {
-    let value = match key.name() {
-        "flags" => flags.to_list(heap),
-        "tracer" => tracer.map_or(Word::NIL, |t| t.to_term(heap)),
-        _ => return Err(TraceError::BadOpt),
-    };
-    Ok(heap.tuple(&[Word::atom(key), value]))
-}
-
-/// `trace:info(Session, {M, F, A}, Key)` (ERTS's `trace_info_func`).
-pub fn function_info(
-    core: &TraceCore,
-    session: &SessionRef,
-    mfa: Mfa,
-    key: Atom,
-    heap: &mut Heap,
-) -> Result<Word, TraceError> {
-    let known = [
-        "traced",
-        "match_spec",
-        "meta",
-        "meta_match_spec",
-        "call_count",
-        "call_time",
-        "call_memory",
-        "all",
-    ];
-    if !known.contains(&key.name()) {
-        return Err(TraceError::BadOpt);
-    }
-    let pair = |heap: &mut Heap, value: Word| heap.tuple(&[Word::atom(key), value]);
-    let Some(entry) = core.function(mfa) else {
-        return Ok(pair(heap, Word::atom(Atom::UNDEFINED)));
-    };
-    let generation = core.active();
-    let slot = entry.slot(generation.index);
-    let sbp = slot.as_ref().and_then(|bp| bp.session(session)).filter(|s| !s.flags.is_empty());
-    let Some(sbp) = sbp else { return Ok(pair(heap, Word::atom(Atom::FALSE))) };
-    let false_ = Word::atom(Atom::FALSE);
-    let traced = if sbp.flags.contains(BpFlags::GLOBAL) {
-        Word::atom(Atom::new("global"))
-    } else if sbp.flags.contains(BpFlags::LOCAL) {
-        Word::atom(Atom::new("local"))
-    } else {
-        false_
-    };
-    let match_spec = if sbp.flags.intersects(BpFlags::CALL_TRACE) {
-        sbp.match_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
-    } else {
-        false_
-    };
-    let meta = match sbp.meta_tracer.as_ref().filter(|_| sbp.flags.contains(BpFlags::META)) {
-        // A meta tracer that asked to be removed is gone: `false` (`[]` for
-        // the `meta` item alone, below), as `erts_tracer_to_term` of nil.
-        Some(slot) => slot.get().map_or(false_, |t| t.to_term(heap)),
-        None => false_,
-    };
-    let meta_match_spec = if sbp.flags.contains(BpFlags::META) {
-        sbp.meta_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
-    } else {
-        false_
-    };
-    let call_count = match sbp.count.as_ref().filter(|_| sbp.flags.contains(BpFlags::COUNT)) {
-        Some(count) => heap.int(count.load(std::sync::atomic::Ordering::Relaxed) as i64),
-        None => false_,
-    };
-    let call_time = match sbp.time.as_ref().filter(|_| sbp.flags.contains(BpFlags::TIME)) {
-        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
-            // ERTS converts the native total to microseconds, then splits.
-            let us = tally.total / 1000;
-            let (sec, us) = (us / 1_000_000, us % 1_000_000);
-            let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
-            let (sec, us) = (heap.int(sec), heap.int(us));
-            heap.tuple(&[pid, count, sec, us])
-        }),
-        None => false_,
-    };
-    let call_memory = match sbp.memory.as_ref().filter(|_| sbp.flags.contains(BpFlags::MEMORY)) {
-        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
-            let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
-            let words = heap.int(tally.total);
-            heap.tuple(&[pid, count, words])
-        }),
-        None => false_,
-    };
-    let value = match key.name() {
-        "traced" => traced,
-        "match_spec" => match_spec,
-        "meta" if meta == false_ => Word::NIL,
-        "meta" => meta,
-        "meta_match_spec" => meta_match_spec,
-        "call_count" => call_count,
-        "call_time" => call_time,
-        "call_memory" => call_memory,
-        _ => {
-            let items = [
-                ("traced", traced),
-                ("match_spec", match_spec),
-                ("meta", meta),
-                ("meta_match_spec", meta_match_spec),
-                ("call_memory", call_memory),
-                ("call_time", call_time),
-                ("call_count", call_count),
-            ];
-            let pairs: Vec<Word> =
-                items.iter().map(|&(k, v)| heap.tuple(&[Word::atom(Atom::new(k)), v])).collect();
-            heap.list(&pairs)
-        }
-    };
-    Ok(pair(heap, value))
-}
-
-/// The per-process list of `call_time` or `call_memory` (ERTS's
-/// `erts_is_call_break`), each process's entry built by `entry` from its
-/// pid term and totals.
-fn call_stats_list(
-    stats: &CallStats,
-    heap: &mut Heap,
-    entry: impl Fn(&mut Heap, Word, Tally) -> Word,
-) -> Word {
-    let items: Vec<Word> = stats
-        .per_process()
-        .into_iter()
-        .map(|(pid, tally)| {
-            let pid = pid.to_word(heap);
-            entry(heap, pid, tally)
-        })
-        .collect();
-    heap.list(&items)
-}
-
-/// `trace:session_info(What)`: the sessions that trace `What`, as the list
-/// of their weak references; `undefined` for a function that does not
-/// exist.
-pub fn session_info_function(core: &TraceCore, mfa: Mfa, heap: &mut Heap) -> Word {
-    let Some(entry) = core.function(mfa) else { return Word::atom(Atom::UNDEFINED) };
-    let generation = core.active();
-    let slot = entry.slot(generation.index);
-    let mut refs = Vec::new();
-    if let Some(bp) = slot.as_ref() {
-        // ERTS conses the export entry's sessions, then the code's, each
-        // list newest first (the order `sessions` keeps): the code's
-        // sessions come first, oldest first, then the export entry's.
-        let live = bp.sessions.iter().rev().filter(|s| s.session.is_alive() && !s.flags.is_empty());
-        let (global, local): (Vec<_>, Vec<_>) =
-            live.partition(|s| s.flags.contains(BpFlags::GLOBAL));
-        for sbp in local.into_iter().chain(global) {
-            refs.push(sbp.session.weak_ref(heap));
-        }
-    }
-    heap.list(&refs)
-}
-
-/// `trace:session_info(Pid)`: the process answers it itself, checking
-/// its tracers first (a dead one is dropped).
-pub fn session_info_process(core: &TraceCore, pid: Pid, heap: &mut Heap) -> Word {
-    match core.tracee(pid) {
-        Some(tracee) => {
-            tracee.drop_removed_tracers();
-            sessions_of(&tracee, heap)
-        }
-        None => Word::atom(Atom::UNDEFINED),
-    }
-}
-
-/// `trace:session_info(Port)`.
-pub fn session_info_port(core: &TraceCore, port: PortId, heap: &mut Heap) -> Word {
-    match core.port_tracee(port) {
-        Some(tracee) => sessions_of(&tracee, heap),
-        None => Word::atom(Atom::UNDEFINED),
-    }
-}
-
-/// The weak references of the live sessions tracing `tracee`, oldest link
-/// first (ERTS conses the list walking the links newest first).
-fn sessions_of(tracee: &Tracee, heap: &mut Heap) -> Word {
-    let links: Arc<Vec<TracerLink>> = tracee.links();
-    let live = links.iter().rev().filter(|l| l.session.is_alive());
-    let refs: Vec<Word> = live.map(|l| l.session.weak_ref(heap)).collect();
-    heap.list(&refs)
-}
-
-/// `trace:session_info(What)` for the atoms: `all` (every session, the
-/// legacy one last), `on_load` (sessions with an `on_load` pattern),
-/// `new`/`new_processes` (sessions that trace new processes). `None` for
-/// anything else.
-pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>> {
-    let mut sessions = core.sessions_legacy_last();
-    match what.name() {
-        "all" => {}
-        "on_load" => {
-            let staged = core.staged.lock();
-            sessions.retain(|s| staged.on_load.contains_key(&s.id()));
-        }
-        "new" | "new_processes" => {
-            sessions.retain(|s| s.has_new_settings(false));
-        }
-        "new_ports" => {
-            sessions.retain(|s| s.has_new_settings(true));
-        }
-        "send" => sessions.retain(|s| !matches!(*s.send_pattern(), EventPattern::Off)),
-        "receive" => sessions.retain(|s| !matches!(*s.receive_pattern(), EventPattern::Off)),
-        _ => return None,
-    }
-    Some(sessions)
-}
-
 /// Which message event a pattern is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MessageEvent {
@@ -384,61 +168,40 @@ pub enum MessageEvent {
     Receive,
 }
 
-/// `trace:send(S, Pattern, [])` and `trace:recv(S, Pattern, [])`: sets the
-/// session's pattern for the event (always 1). `restart` and `pause` are
-/// refused, as in ERTS. (Sending and receiving are traced by issue 6's
-/// message events; this sets what they will use.)
-pub fn set_message_pattern(
-    core: &TraceCore,
-    session: &SessionRef,
-    event: MessageEvent,
-    pattern: TermRef<'_>,
-) -> Result<usize, TraceError> {
-    if !session.is_alive() {
-        return Err(TraceError::Session);
-    }
-    let new = match pattern.as_atom().map(Atom::name) {
-        Some("true") => EventPattern::On,
-        Some("false") => EventPattern::Off,
-        Some("restart" | "pause") => return Err(TraceError::BadOpt),
-        _ if pattern.is_nil() => EventPattern::On,
-        _ => {
-            let kind = match event {
-                MessageEvent::Send => SpecKind::Send,
-                MessageEvent::Receive => SpecKind::Receive,
-            };
-            EventPattern::Spec(compile_trace_spec(core, pattern, kind)?)
+impl TraceCore {
+    /// `trace:send(S, Pattern, [])` and `trace:recv(S, Pattern, [])`: sets the
+    /// session's pattern for the event (always 1). `restart` and `pause` are
+    /// refused, as in ERTS. (Sending and receiving are traced by issue 6's
+    /// message events; this sets what they will use.)
+    pub fn set_message_pattern(
+        &self,
+        session: &SessionRef,
+        event: MessageEvent,
+        pattern: TermRef<'_>,
+    ) -> Result<usize, TraceError> {
+        if !session.is_alive() {
+            return Err(TraceError::Session);
         }
-    };
-    let slot = match event {
-        MessageEvent::Send => &session.send_pattern,
-        MessageEvent::Receive => &session.receive_pattern,
-    };
-    slot.store(Arc::new(new));
-    Ok(1)
-}
-
-/// `trace:info(S, send | 'receive', match_spec)`: `true`, the spec, or
-/// `false`.
-pub fn message_pattern_info(
-    session: &SessionRef,
-    event: MessageEvent,
-    key: Atom,
-    heap: &mut Heap,
-) -> Result<Word, TraceError> {
-    if key.name() != "match_spec" {
-        return Err(TraceError::BadOpt);
+        let new = match pattern.as_atom().map(Atom::name) {
+            Some("true") => EventPattern::On,
+            Some("false") => EventPattern::Off,
+            Some("restart" | "pause") => return Err(TraceError::BadOpt),
+            _ if pattern.is_nil() => EventPattern::On,
+            _ => {
+                let kind = match event {
+                    MessageEvent::Send => SpecKind::Send,
+                    MessageEvent::Receive => SpecKind::Receive,
+                };
+                EventPattern::Spec(compile_trace_spec(self, pattern, kind)?)
+            }
+        };
+        let slot = match event {
+            MessageEvent::Send => &session.send_pattern,
+            MessageEvent::Receive => &session.receive_pattern,
+        };
+        slot.store(Arc::new(new));
+        Ok(1)
     }
-    let pattern = match event {
-        MessageEvent::Send => session.send_pattern(),
-        MessageEvent::Receive => session.receive_pattern(),
-    };
-    let value = match pattern.as_ref() {
-        EventPattern::Off => Word::atom(Atom::FALSE),
-        EventPattern::On => Word::atom(Atom::TRUE),
-        EventPattern::Spec(spec) => spec.source.copy_to(heap),
-    };
-    Ok(heap.tuple(&[Word::atom(key), value]))
 }
 
 /// Which ports `trace:port/4` changes.
@@ -454,66 +217,43 @@ pub enum PortSpec {
     New,
 }
 
-/// `trace:port(Session, Spec, How, Flags)`: how many ports it changed.
-///
-/// As in ERTS, a single port (and every port, for `all` and `existing`)
-/// takes the whole flag list, process flags included, while the settings
-/// for new ports keep only the port flags; `all` and `existing` visit the
-/// ports only when the list has a port flag or a modifier.
-pub fn trace_ports(
-    core: &TraceCore,
-    session: &SessionRef,
-    spec: PortSpec,
-    on: bool,
-    flags: TraceFlags,
-    tracer: Option<TracerRef>,
-) -> Result<usize, TraceError> {
-    if !session.is_alive() {
-        return Err(TraceError::Session);
-    }
-    let tracer = tracer_to_use(session, on, tracer)?;
-    if matches!(spec, PortSpec::All | PortSpec::New) {
-        session.change_new_ports(on, flags & TraceFlags::PORT_TRACEE, tracer.clone());
-    }
-    match spec {
-        PortSpec::Port(id) => {
-            let tracee = core.port_tracee(id).ok_or(TraceError::BadTarget)?;
-            change(&tracee, session, on, flags, tracer.as_ref())?;
-            Ok(1)
+impl TraceCore {
+    /// `trace:port(Session, Spec, How, Flags)`: how many ports it changed.
+    ///
+    /// As in ERTS, a single port (and every port, for `all` and `existing`)
+    /// takes the whole flag list, process flags included, while the settings
+    /// for new ports keep only the port flags; `all` and `existing` visit the
+    /// ports only when the list has a port flag or a modifier.
+    pub fn trace_ports(
+        &self,
+        session: &SessionRef,
+        spec: PortSpec,
+        change: FlagChange,
+    ) -> Result<usize, TraceError> {
+        let (on, flags, tracer) = change.parts();
+        if !session.is_alive() {
+            return Err(TraceError::Session);
         }
-        PortSpec::All | PortSpec::Existing if flags.intersects(TraceFlags::PORT_TRACEE) => {
-            let mut changed = 0;
-            for tracee in core.port_tracees() {
-                if change(&tracee, session, on, flags, tracer.as_ref()).is_ok() {
-                    changed += 1;
-                }
+        let tracer = tracer_to_use(session, on, tracer)?;
+        if matches!(spec, PortSpec::All | PortSpec::New) {
+            session.change_new_ports(on, flags & TraceFlags::PORT_TRACEE, tracer.clone());
+        }
+        match spec {
+            PortSpec::Port(id) => {
+                let tracee = self.port_tracee(id).ok_or(TraceError::BadTarget)?;
+                change_one(&tracee, session, on, flags, tracer.as_ref())?;
+                Ok(1)
             }
-            Ok(changed)
+            PortSpec::All | PortSpec::Existing if flags.intersects(TraceFlags::PORT_TRACEE) => {
+                let mut changed = 0;
+                for tracee in self.port_tracees() {
+                    if change_one(&tracee, session, on, flags, tracer.as_ref()).is_ok() {
+                        changed += 1;
+                    }
+                }
+                Ok(changed)
+            }
+            PortSpec::All | PortSpec::Existing | PortSpec::New => Ok(0),
         }
-        PortSpec::All | PortSpec::Existing | PortSpec::New => Ok(0),
     }
-}
-
-/// `trace:info(S, Port | new_ports, flags | tracer)`: `{Key, Value}`, or
-/// `undefined` for a port that is not open.
-pub fn port_info(
-    core: &TraceCore,
-    session: &SessionRef,
-    spec: PortSpec,
-    key: Atom,
-    heap: &mut Heap,
-) -> Result<Word, TraceError> {
-    let (flags, tracer) = match spec {
-        PortSpec::Port(id) => {
-            let Some(tracee) = core.port_tracee(id) else {
-                return Ok(Word::atom(Atom::UNDEFINED));
-            };
-            settings_of(&tracee, session)
-        }
-        PortSpec::New | PortSpec::All | PortSpec::Existing => {
-            let new = session.new_ports();
-            (new.flags, new.tracer)
-        }
-    };
-    info_pair(key, flags, tracer, heap)
 }

@@ -6,6 +6,7 @@
 //! commands change settings, trace points read them.
 
 pub mod commands;
+pub mod info;
 mod modules;
 pub mod on_load;
 pub mod pattern;

@@ -8,39 +8,43 @@ use crate::model::error::TraceError;
 use crate::model::pattern::{OnLoad, PatternAction, PatternFlags};
 use crate::model::session::SessionRef;
 
-/// `trace:function(S, on_load, Action, Flags)`: remembers the pattern for
-/// modules declared from now on. Matches no function now (answers 0).
-pub fn set_on_load(
-    core: &TraceCore,
-    session: &SessionRef,
-    action: PatternAction,
-    flags: PatternFlags,
-) -> Result<usize, TraceError> {
-    if !session.is_alive() {
-        return Err(TraceError::Session);
-    }
-    let mut staged = core.staged.lock();
-    match action {
-        PatternAction::Off => {
-            let keep = match staged.on_load.get_mut(&session.id()) {
-                Some(on_load) if flags.is_breakpoint() => {
-                    on_load.flags.kinds -= flags.kinds;
-                    on_load.flags.is_breakpoint()
+impl TraceCore {
+    /// `trace:function(S, on_load, Action, Flags)`: remembers the pattern for
+    /// modules declared from now on. Matches no function now (answers 0).
+    pub fn set_on_load(
+        &self,
+        session: &SessionRef,
+        action: PatternAction,
+        flags: PatternFlags,
+    ) -> Result<usize, TraceError> {
+        if !session.is_alive() {
+            return Err(TraceError::Session);
+        }
+        let mut staged = self.staged.lock();
+        match action {
+            PatternAction::Off => {
+                let keep = match staged.on_load.get_mut(&session.id()) {
+                    Some(on_load) if flags.is_breakpoint() => {
+                        on_load.flags.kinds -= flags.kinds;
+                        on_load.flags.is_breakpoint()
+                    }
+                    _ => false,
+                };
+                if !keep {
+                    staged.on_load.remove(&session.id());
                 }
-                _ => false,
-            };
-            if !keep {
-                staged.on_load.remove(&session.id());
+            }
+            PatternAction::On
+            | PatternAction::Spec(_)
+            | PatternAction::Restart
+            | PatternAction::Pause => {
+                staged
+                    .on_load
+                    .insert(session.id(), OnLoad { session: session.clone(), action, flags });
             }
         }
-        PatternAction::On
-        | PatternAction::Spec(_)
-        | PatternAction::Restart
-        | PatternAction::Pause => {
-            staged.on_load.insert(session.id(), OnLoad { session: session.clone(), action, flags });
-        }
+        Ok(0)
     }
-    Ok(0)
 }
 
 /// Applies every session's `on_load` pattern to the functions of the newly

@@ -116,31 +116,33 @@ pub(crate) fn compile_trace_spec(
     Ok(Arc::new(TraceSpec { source: term.to_owned(), spec, has_side_effects }))
 }
 
-/// `trace:function(Session, Pattern, Action, Flags)`: the number of
-/// functions it matched.
-pub fn set_pattern(
-    core: &TraceCore,
-    session: &SessionRef,
-    pattern: MfaPattern,
-    action: &PatternAction,
-    flags: &PatternFlags,
-) -> Result<usize, TraceError> {
-    if !session.is_alive() {
-        return Err(TraceError::Session);
+impl TraceCore {
+    /// `trace:function(Session, Pattern, Action, Flags)`: the number of
+    /// functions it matched.
+    pub fn set_pattern(
+        &self,
+        session: &SessionRef,
+        pattern: MfaPattern,
+        action: &PatternAction,
+        flags: &PatternFlags,
+    ) -> Result<usize, TraceError> {
+        if !session.is_alive() {
+            return Err(TraceError::Session);
+        }
+        if matches!(action, PatternAction::Spec(_))
+            && flags.is_breakpoint()
+            && !flags.kinds.intersects(BpFlags::LOCAL | BpFlags::META)
+        {
+            return Err(TraceError::CallCount);
+        }
+        let functions: Vec<Arc<FunctionEntry>> = match pattern.module {
+            Some(m) => self.module_functions(m),
+            None => self.all_functions(),
+        };
+        let matching: Vec<Arc<FunctionEntry>> =
+            functions.into_iter().filter(|f| pattern.matches(f)).collect();
+        self.stage(|stage| apply(stage, session, &matching, action, flags))
     }
-    if matches!(action, PatternAction::Spec(_))
-        && flags.is_breakpoint()
-        && !flags.kinds.intersects(BpFlags::LOCAL | BpFlags::META)
-    {
-        return Err(TraceError::CallCount);
-    }
-    let functions: Vec<Arc<FunctionEntry>> = match pattern.module {
-        Some(m) => core.module_functions(m),
-        None => core.all_functions(),
-    };
-    let matching: Vec<Arc<FunctionEntry>> =
-        functions.into_iter().filter(|f| pattern.matches(f)).collect();
-    core.stage(|stage| apply(stage, session, &matching, action, flags))
 }
 
 /// Stages `action` with `flags` on `functions` (ERTS's

@@ -282,8 +282,9 @@ mod tests {
 
     use matchspec::term::{Atom, Heap, Term};
 
-    use crate::control::commands::{ProcessSpec, function_info, trace_processes};
-    use crate::control::pattern::{MfaPattern, PatternAction, PatternFlags, set_pattern};
+    use crate::control::commands::{FlagChange, ProcessSpec};
+    use crate::control::info::function_info;
+    use crate::control::pattern::{MfaPattern, PatternAction, PatternFlags};
     use crate::core::{CoreConfig, TraceCore};
     use crate::hit::process::{CallStyle, Process, Reach};
     use crate::model::breakpoint::Function;
@@ -325,7 +326,8 @@ mod tests {
             let p = self.core.spawn(Pid::new(n, 0), Some(Mfa::new("m", initial, 0)));
             for session in &self.sessions {
                 let pid = ProcessSpec::Pid(p.pid());
-                trace_processes(&self.core, session, pid, true, TraceFlags::CALL, None)
+                self.core
+                    .trace_processes(session, pid, FlagChange::on(TraceFlags::CALL))
                     .expect("traced");
             }
             p
@@ -343,8 +345,7 @@ mod tests {
                 arity: Some(0),
             };
             let flags = PatternFlags { kinds, meta_tracer: None };
-            set_pattern(&self.core, &self.sessions[session], pattern, &action, &flags)
-                .expect("set");
+            self.core.set_pattern(&self.sessions[session], pattern, &action, &flags).expect("set");
         }
 
         /// `trace:info(S, {m, F, 0}, Key)`, printed.

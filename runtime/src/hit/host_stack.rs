@@ -201,7 +201,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::control::pattern::{MfaPattern, PatternFlags, parse_pattern_action, set_pattern};
+    use crate::control::pattern::{MfaPattern, PatternFlags, parse_pattern_action};
     use crate::model::breakpoint::BpFlags;
     use crate::model::breakpoint::Function;
     use crate::model::flags::TraceFlags;
@@ -220,7 +220,7 @@ mod tests {
         let pattern = MfaPattern::from_term(Term::parse("{m,g,0}").expect("mfa").as_ref())
             .expect("an exact MFA");
         let local = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
-        set_pattern(&t.core, &t.session, pattern, &action, &local).expect("applied");
+        t.core.set_pattern(&t.session, pattern, &action, &local).expect("applied");
         let stack = HostStack::new(&mut t.process, Some(Mfa::new("m", "loop", 0))).expect("fresh");
         let [f, g, h] = <[Arc<FunctionEntry>; 3]>::try_from(entries).expect("three functions");
         (t, [f, g, h], stack)

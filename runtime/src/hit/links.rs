@@ -228,7 +228,7 @@ impl Process {
 mod tests {
     use matchspec::term::{Atom, Term};
 
-    use crate::control::commands::{MessageEvent, set_message_pattern};
+    use crate::control::commands::MessageEvent;
     use crate::hit::messages::Origin;
     use crate::model::flags::TraceFlags;
     use crate::model::ids::{Pid, RemotePid};
@@ -249,7 +249,7 @@ mod tests {
         // Only messages from the remote process's node pass; ERTS does not
         // keep the sender of a message from another node.
         let pattern = Term::parse("[{['other@host', undefined, '_'], [], []}]").expect("a spec");
-        set_message_pattern(&core, &session, MessageEvent::Receive, pattern.as_ref())
+        core.set_message_pattern(&session, MessageEvent::Receive, pattern.as_ref())
             .expect("a receive pattern");
         let hello = Term::atom(Atom::new("hello"));
         p.message_arrived(Origin::Remote(remote), hello.as_ref());
@@ -280,7 +280,7 @@ mod tests {
             "[{['$1', '$2', '_'], [{'=:=', '$1', {node}}], [{message, {{'$1', {node, '$2'}}}}]}]",
         )
         .expect("a spec");
-        set_message_pattern(&core, &session, MessageEvent::Receive, pattern.as_ref())
+        core.set_message_pattern(&session, MessageEvent::Receive, pattern.as_ref())
             .expect("a receive pattern");
         let hello = Term::atom(Atom::new("hello"));
         p.message_arrived(Origin::Process(Pid::new(81, 0)), hello.as_ref());

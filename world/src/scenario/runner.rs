@@ -14,15 +14,14 @@ use rustc_hash::FxHashMap;
 
 use super::{Options, Output, StackKeeper, mask_counters, mask_timestamps};
 use matchspec_runtime::HostStack;
-use matchspec_runtime::commands::{self, MessageEvent, PortSpec, ProcessSpec};
+use matchspec_runtime::commands::{FlagChange, MessageEvent, PortSpec, ProcessSpec};
 use matchspec_runtime::core::{CoreConfig, TraceCore};
 use matchspec_runtime::error::TraceError;
 use matchspec_runtime::flags::TraceFlags;
 use matchspec_runtime::ids::{Mfa, Pid, PortId, RemotePid};
-use matchspec_runtime::on_load::{on_load_info, set_on_load};
-use matchspec_runtime::pattern::{
-    MfaPattern, parse_pattern_action, parse_pattern_flags, set_pattern,
-};
+use matchspec_runtime::info;
+use matchspec_runtime::on_load::on_load_info;
+use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags};
 use matchspec_runtime::session::SessionRef;
 use matchspec_runtime::tracer::{
     CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
@@ -511,15 +510,15 @@ impl Runner {
     fn session_info(&mut self, what: TermRef<'_>) -> Reply {
         let mut heap = Heap::new();
         let list = if let Some(pid) = Pid::from_term(what) {
-            commands::session_info_process(&self.core, pid, &mut heap)
+            info::session_info_process(&self.core, pid, &mut heap)
         } else if let Some(port) = PortId::from_term(what) {
-            commands::session_info_port(&self.core, port, &mut heap)
+            info::session_info_port(&self.core, port, &mut heap)
         } else if what.as_tuple().is_some() {
             let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
-            commands::session_info_function(&self.core, mfa, &mut heap)
+            info::session_info_function(&self.core, mfa, &mut heap)
         } else if let Some(which) = what.as_atom() {
             let sessions =
-                commands::sessions_tracing(&self.core, which).ok_or(TraceError::BadTarget)?;
+                info::sessions_tracing(&self.core, which).ok_or(TraceError::BadTarget)?;
             let refs: Vec<Word> = sessions.iter().map(|s| s.weak_ref(&mut heap)).collect();
             heap.list(&refs)
         } else {
@@ -553,14 +552,7 @@ impl Runner {
             _ => ProcessSpec::Pid(Pid::from_term(spec).ok_or(TraceError::BadTarget)?),
         };
         let change = self.flag_change(session, how, flags_term)?;
-        let n = commands::trace_processes(
-            &self.core,
-            session,
-            spec,
-            change.on,
-            change.flags,
-            change.tracer,
-        )?;
+        let n = self.core.trace_processes(session, spec, change)?;
         Ok(Term::from(n as i64))
     }
 
@@ -574,14 +566,7 @@ impl Runner {
     ) -> Reply {
         let spec = port_spec(spec).ok_or(TraceError::BadTarget)?;
         let change = self.flag_change(session, how, flags_term)?;
-        let n = commands::trace_ports(
-            &self.core,
-            session,
-            spec,
-            change.on,
-            change.flags,
-            change.tracer,
-        )?;
+        let n = self.core.trace_ports(session, spec, change)?;
         Ok(Term::from(n as i64))
     }
 
@@ -644,7 +629,7 @@ impl Runner {
         if has_atom(flags_term, "all") {
             flags |= TraceFlags::TIMESTAMPS;
         }
-        Ok(FlagChange { on, flags, tracer })
+        Ok(if on { FlagChange::On { flags, tracer } } else { FlagChange::Off { flags } })
     }
 
     fn trace_function(
@@ -662,10 +647,10 @@ impl Runner {
         let flags = parse_pattern_flags(session, flags, &mut resolve, default_meta)?;
         let action = parse_pattern_action(&self.core, pattern)?;
         let n = if mfa.as_atom() == Some(Atom::new("on_load")) {
-            set_on_load(&self.core, session, action, flags)?
+            self.core.set_on_load(session, action, flags)?
         } else {
             let pattern = MfaPattern::from_term(mfa)?;
-            set_pattern(&self.core, session, pattern, &action, &flags)?
+            self.core.set_pattern(session, pattern, &action, &flags)?
         };
         Ok(Term::from(n as i64))
     }
@@ -674,28 +659,28 @@ impl Runner {
         let key = item.as_atom().ok_or(TraceError::BadOpt)?;
         let mut heap = Heap::new();
         let answer = if let Some(pid) = Pid::from_term(what) {
-            commands::process_info(&self.core, session, ProcessSpec::Pid(pid), key, &mut heap)?
+            info::process_info(&self.core, session, ProcessSpec::Pid(pid), key, &mut heap)?
         } else if let Some(port) = PortId::from_term(what) {
-            commands::port_info(&self.core, session, PortSpec::Port(port), key, &mut heap)?
+            info::port_info(&self.core, session, PortSpec::Port(port), key, &mut heap)?
         } else if what.as_tuple().is_some() {
             let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
-            commands::function_info(&self.core, session, mfa, key, &mut heap)?
+            info::function_info(&self.core, session, mfa, key, &mut heap)?
         } else {
             match what.as_atom().map(Atom::name) {
                 Some("new" | "new_processes") => {
-                    commands::process_info(&self.core, session, ProcessSpec::New, key, &mut heap)?
+                    info::process_info(&self.core, session, ProcessSpec::New, key, &mut heap)?
                 }
                 Some("on_load") => {
                     on_load_info(&self.core, session, key, &mut heap).ok_or(TraceError::BadOpt)?
                 }
                 Some("send") => {
-                    commands::message_pattern_info(session, MessageEvent::Send, key, &mut heap)?
+                    info::message_pattern_info(session, MessageEvent::Send, key, &mut heap)?
                 }
                 Some("receive") => {
-                    commands::message_pattern_info(session, MessageEvent::Receive, key, &mut heap)?
+                    info::message_pattern_info(session, MessageEvent::Receive, key, &mut heap)?
                 }
                 Some("new_ports") => {
-                    commands::port_info(&self.core, session, PortSpec::New, key, &mut heap)?
+                    info::port_info(&self.core, session, PortSpec::New, key, &mut heap)?
                 }
                 _ => return Err(TraceError::BadTarget.into()),
             }
@@ -864,13 +849,6 @@ impl Runner {
     }
 }
 
-/// The `How` and `Flags` of a `trace:process/4` or `trace:port/4` command.
-struct FlagChange {
-    on: bool,
-    flags: TraceFlags,
-    tracer: Option<TracerRef>,
-}
-
 /// Is `tag` a command whose reply is a `trace:info/3` answer?
 /// The ports a `trace:port/4` (or `erlang:trace/3`) spec names.
 fn port_spec(spec: TermRef<'_>) -> Option<PortSpec> {
@@ -931,7 +909,7 @@ fn message_pattern(
     if !flags.is_nil() {
         return Err(TraceError::BadOpt.into());
     }
-    let n = commands::set_message_pattern(core, session, event, pattern)?;
+    let n = core.set_message_pattern(session, event, pattern)?;
     Ok(Term::from(n as i64))
 }
 

@@ -1,0 +1,316 @@
+//! `trace:info/3` and `trace:session_info/1`, term in, term out: the
+//! answers as the `trace` module gives them, built in the caller's heap.
+
+use std::sync::Arc;
+
+use matchspec::term::{Atom, Heap, Word};
+
+use crate::control::commands::{MessageEvent, PortSpec, ProcessSpec};
+use crate::core::TraceCore;
+use crate::model::breakpoint::BpFlags;
+use crate::model::counters::{CallStats, Tally};
+use crate::model::error::TraceError;
+use crate::model::flags::TraceFlags;
+use crate::model::ids::{Mfa, Pid, PortId};
+use crate::model::session::{EventPattern, SessionRef};
+use crate::model::tracee::{Tracee, TracerLink};
+use crate::model::tracer::{Enabled, TraceTag, TracerRef};
+/// `trace:info(Session, Pid | new, flags | tracer)`: `{Key, Value}`, or
+/// `undefined` for a process that does not exist.
+pub fn process_info(
+    core: &TraceCore,
+    session: &SessionRef,
+    spec: ProcessSpec,
+    key: Atom,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    let (flags, tracer) = match spec {
+        ProcessSpec::Pid(pid) => {
+            let Some(tracee) = core.tracee(pid) else { return Ok(Word::atom(Atom::UNDEFINED)) };
+            settings_of(&tracee, session)
+        }
+        ProcessSpec::New | ProcessSpec::All | ProcessSpec::Existing => {
+            let new = session.new_processes();
+            (new.flags, new.tracer)
+        }
+    };
+    info_pair(key, flags, tracer, heap)
+}
+
+/// A tracee's flags and tracer in `session`. ERTS asks in the tracee's
+/// context (or the port's), which checks the tracer's `trace_status`
+/// first: a tracer that answers `remove` (gone, or a module no longer
+/// loaded) is removed, and the tracee shows none.
+fn settings_of(tracee: &Tracee, session: &SessionRef) -> (TraceFlags, Option<TracerRef>) {
+    let link = tracee.link(session);
+    let gone =
+        |l: &TracerLink| l.tracer.enabled(TraceTag::TraceStatus, tracee.id()) == Enabled::Remove;
+    match link {
+        Some(l) if gone(&l) => {
+            tracee.update(session, |l| *l = None);
+            (TraceFlags::empty(), None)
+        }
+        Some(l) => (l.flags, Some(l.tracer)),
+        None => (TraceFlags::empty(), None),
+    }
+}
+
+/// `{flags, Flags}` or `{tracer, Tracer}` (`[]` without one).
+fn info_pair(
+    key: Atom,
+    flags: TraceFlags,
+    tracer: Option<TracerRef>,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    let value = match key.name() {
+        "flags" => flags.to_list(heap),
+        "tracer" => tracer.map_or(Word::NIL, |t| t.to_term(heap)),
+        _ => return Err(TraceError::BadOpt),
+    };
+    Ok(heap.tuple(&[Word::atom(key), value]))
+}
+
+/// `trace:info(Session, {M, F, A}, Key)` (ERTS's `trace_info_func`).
+pub fn function_info(
+    core: &TraceCore,
+    session: &SessionRef,
+    mfa: Mfa,
+    key: Atom,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    let known = [
+        "traced",
+        "match_spec",
+        "meta",
+        "meta_match_spec",
+        "call_count",
+        "call_time",
+        "call_memory",
+        "all",
+    ];
+    if !known.contains(&key.name()) {
+        return Err(TraceError::BadOpt);
+    }
+    let pair = |heap: &mut Heap, value: Word| heap.tuple(&[Word::atom(key), value]);
+    let Some(entry) = core.function(mfa) else {
+        return Ok(pair(heap, Word::atom(Atom::UNDEFINED)));
+    };
+    let generation = core.active();
+    let slot = entry.slot(generation.index);
+    let sbp = slot.as_ref().and_then(|bp| bp.session(session)).filter(|s| !s.flags.is_empty());
+    let Some(sbp) = sbp else { return Ok(pair(heap, Word::atom(Atom::FALSE))) };
+    let false_ = Word::atom(Atom::FALSE);
+    let traced = if sbp.flags.contains(BpFlags::GLOBAL) {
+        Word::atom(Atom::new("global"))
+    } else if sbp.flags.contains(BpFlags::LOCAL) {
+        Word::atom(Atom::new("local"))
+    } else {
+        false_
+    };
+    let match_spec = if sbp.flags.intersects(BpFlags::CALL_TRACE) {
+        sbp.match_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
+    } else {
+        false_
+    };
+    let meta = match sbp.meta_tracer.as_ref().filter(|_| sbp.flags.contains(BpFlags::META)) {
+        // A meta tracer that asked to be removed is gone: `false` (`[]` for
+        // the `meta` item alone, below), as `erts_tracer_to_term` of nil.
+        Some(slot) => slot.get().map_or(false_, |t| t.to_term(heap)),
+        None => false_,
+    };
+    let meta_match_spec = if sbp.flags.contains(BpFlags::META) {
+        sbp.meta_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
+    } else {
+        false_
+    };
+    let call_count = match sbp.count.as_ref().filter(|_| sbp.flags.contains(BpFlags::COUNT)) {
+        Some(count) => heap.int(count.load(std::sync::atomic::Ordering::Relaxed) as i64),
+        None => false_,
+    };
+    let call_time = match sbp.time.as_ref().filter(|_| sbp.flags.contains(BpFlags::TIME)) {
+        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
+            // ERTS converts the native total to microseconds, then splits.
+            let us = tally.total / 1000;
+            let (sec, us) = (us / 1_000_000, us % 1_000_000);
+            let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
+            let (sec, us) = (heap.int(sec), heap.int(us));
+            heap.tuple(&[pid, count, sec, us])
+        }),
+        None => false_,
+    };
+    let call_memory = match sbp.memory.as_ref().filter(|_| sbp.flags.contains(BpFlags::MEMORY)) {
+        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
+            let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
+            let words = heap.int(tally.total);
+            heap.tuple(&[pid, count, words])
+        }),
+        None => false_,
+    };
+    let value = match key.name() {
+        "traced" => traced,
+        "match_spec" => match_spec,
+        "meta" if meta == false_ => Word::NIL,
+        "meta" => meta,
+        "meta_match_spec" => meta_match_spec,
+        "call_count" => call_count,
+        "call_time" => call_time,
+        "call_memory" => call_memory,
+        _ => {
+            let items = [
+                ("traced", traced),
+                ("match_spec", match_spec),
+                ("meta", meta),
+                ("meta_match_spec", meta_match_spec),
+                ("call_memory", call_memory),
+                ("call_time", call_time),
+                ("call_count", call_count),
+            ];
+            let pairs: Vec<Word> =
+                items.iter().map(|&(k, v)| heap.tuple(&[Word::atom(Atom::new(k)), v])).collect();
+            heap.list(&pairs)
+        }
+    };
+    Ok(pair(heap, value))
+}
+
+/// The per-process list of `call_time` or `call_memory` (ERTS's
+/// `erts_is_call_break`), each process's entry built by `entry` from its
+/// pid term and totals.
+fn call_stats_list(
+    stats: &CallStats,
+    heap: &mut Heap,
+    entry: impl Fn(&mut Heap, Word, Tally) -> Word,
+) -> Word {
+    let items: Vec<Word> = stats
+        .per_process()
+        .into_iter()
+        .map(|(pid, tally)| {
+            let pid = pid.to_word(heap);
+            entry(heap, pid, tally)
+        })
+        .collect();
+    heap.list(&items)
+}
+
+/// `trace:session_info(What)`: the sessions that trace `What`, as the list
+/// of their weak references; `undefined` for a function that does not
+/// exist.
+pub fn session_info_function(core: &TraceCore, mfa: Mfa, heap: &mut Heap) -> Word {
+    let Some(entry) = core.function(mfa) else { return Word::atom(Atom::UNDEFINED) };
+    let generation = core.active();
+    let slot = entry.slot(generation.index);
+    let mut refs = Vec::new();
+    if let Some(bp) = slot.as_ref() {
+        // ERTS conses the export entry's sessions, then the code's, each
+        // list newest first (the order `sessions` keeps): the code's
+        // sessions come first, oldest first, then the export entry's.
+        let live = bp.sessions.iter().rev().filter(|s| s.session.is_alive() && !s.flags.is_empty());
+        let (global, local): (Vec<_>, Vec<_>) =
+            live.partition(|s| s.flags.contains(BpFlags::GLOBAL));
+        for sbp in local.into_iter().chain(global) {
+            refs.push(sbp.session.weak_ref(heap));
+        }
+    }
+    heap.list(&refs)
+}
+
+/// `trace:session_info(Pid)`: the process answers it itself, checking
+/// its tracers first (a dead one is dropped).
+pub fn session_info_process(core: &TraceCore, pid: Pid, heap: &mut Heap) -> Word {
+    match core.tracee(pid) {
+        Some(tracee) => {
+            tracee.drop_removed_tracers();
+            sessions_of(&tracee, heap)
+        }
+        None => Word::atom(Atom::UNDEFINED),
+    }
+}
+
+/// `trace:session_info(Port)`.
+pub fn session_info_port(core: &TraceCore, port: PortId, heap: &mut Heap) -> Word {
+    match core.port_tracee(port) {
+        Some(tracee) => sessions_of(&tracee, heap),
+        None => Word::atom(Atom::UNDEFINED),
+    }
+}
+
+/// The weak references of the live sessions tracing `tracee`, oldest link
+/// first (ERTS conses the list walking the links newest first).
+fn sessions_of(tracee: &Tracee, heap: &mut Heap) -> Word {
+    let links: Arc<Vec<TracerLink>> = tracee.links();
+    let live = links.iter().rev().filter(|l| l.session.is_alive());
+    let refs: Vec<Word> = live.map(|l| l.session.weak_ref(heap)).collect();
+    heap.list(&refs)
+}
+
+/// `trace:session_info(What)` for the atoms: `all` (every session, the
+/// legacy one last), `on_load` (sessions with an `on_load` pattern),
+/// `new`/`new_processes` (sessions that trace new processes). `None` for
+/// anything else.
+pub fn sessions_tracing(core: &TraceCore, what: Atom) -> Option<Vec<SessionRef>> {
+    let mut sessions = core.sessions_legacy_last();
+    match what.name() {
+        "all" => {}
+        "on_load" => {
+            let staged = core.staged.lock();
+            sessions.retain(|s| staged.on_load.contains_key(&s.id()));
+        }
+        "new" | "new_processes" => {
+            sessions.retain(|s| s.has_new_settings(false));
+        }
+        "new_ports" => {
+            sessions.retain(|s| s.has_new_settings(true));
+        }
+        "send" => sessions.retain(|s| !matches!(*s.send_pattern(), EventPattern::Off)),
+        "receive" => sessions.retain(|s| !matches!(*s.receive_pattern(), EventPattern::Off)),
+        _ => return None,
+    }
+    Some(sessions)
+}
+
+/// `trace:info(S, send | 'receive', match_spec)`: `true`, the spec, or
+/// `false`.
+pub fn message_pattern_info(
+    session: &SessionRef,
+    event: MessageEvent,
+    key: Atom,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    if key.name() != "match_spec" {
+        return Err(TraceError::BadOpt);
+    }
+    let pattern = match event {
+        MessageEvent::Send => session.send_pattern(),
+        MessageEvent::Receive => session.receive_pattern(),
+    };
+    let value = match pattern.as_ref() {
+        EventPattern::Off => Word::atom(Atom::FALSE),
+        EventPattern::On => Word::atom(Atom::TRUE),
+        EventPattern::Spec(spec) => spec.source.copy_to(heap),
+    };
+    Ok(heap.tuple(&[Word::atom(key), value]))
+}
+
+/// `trace:info(S, Port | new_ports, flags | tracer)`: `{Key, Value}`, or
+/// `undefined` for a port that is not open.
+pub fn port_info(
+    core: &TraceCore,
+    session: &SessionRef,
+    spec: PortSpec,
+    key: Atom,
+    heap: &mut Heap,
+) -> Result<Word, TraceError> {
+    let (flags, tracer) = match spec {
+        PortSpec::Port(id) => {
+            let Some(tracee) = core.port_tracee(id) else {
+                return Ok(Word::atom(Atom::UNDEFINED));
+            };
+            settings_of(&tracee, session)
+        }
+        PortSpec::New | PortSpec::All | PortSpec::Existing => {
+            let new = session.new_ports();
+            (new.flags, new.tracer)
+        }
+    };
+    info_pair(key, flags, tracer, heap)
+}
