@@ -16,7 +16,7 @@
 //! written by the ops before it in the common beginning, and each going on
 //! to the next op when it holds and to the next clause when it does not.
 
-use matchspec::ir::{Label, Op, Program, Reg};
+use matchspec::ir::{Effect, Label, Op, Program, Reg};
 use matchspec::term::Word;
 
 /// For each op, if its jumps to the start of the next clause may go
@@ -114,48 +114,56 @@ fn fail_label(op: &Op) -> Option<Label> {
 /// may be part of a common beginning: a pure function of its registers
 /// and the input that goes on to the next op when it holds.
 pub(crate) fn pure(op: &Op) -> Option<(Op, Option<Label>)> {
+    // Two-way branches and `and`/`or` (which may leave for the body) stay
+    // out, as do ops that build, ask the host or end the run.
+    let two_way = matches!(op, Op::BoolBranch { .. } | Op::Logic { .. });
+    if op.effect() != Effect::Pure || op.is_terminator() || two_way {
+        return None;
+    }
     let mut relabeled = *op;
-    let fail = match &mut relabeled {
-        Op::IsArity { fail, .. }
-        | Op::IsTuple { fail, .. }
-        | Op::IsElement { fail, .. }
-        | Op::IsCons { fail, .. }
-        | Op::IsMap { fail, .. }
-        | Op::GetMapValue { fail, .. }
-        | Op::IsWord { fail, .. }
-        | Op::IsExactEq { fail, .. }
-        | Op::Compare { fail, .. }
-        | Op::TypeTest { fail, .. } => Some(std::mem::replace(fail, Label(0))),
-        Op::GetArg { .. }
-        | Op::GetElement { .. }
-        | Op::GetHead { .. }
-        | Op::GetTail { .. }
-        | Op::Move { .. } => None,
-        // Building, calls (which may fail into the body or touch the
-        // host), branches with two targets, trace actions, ends.
-        Op::GetArgList { .. }
-        | Op::Call { .. }
-        | Op::BoolBranch { .. }
-        | Op::Logic { .. }
-        | Op::Jump { .. }
-        | Op::MakeTuple { .. }
-        | Op::MakeCons { .. }
-        | Op::MakeList { .. }
-        | Op::MakeMap { .. }
-        | Op::SelfPid { .. }
-        | Op::SetFlag { .. }
-        | Op::Display { .. }
-        | Op::IsSeqTrace { .. }
-        | Op::SetSeqToken { .. }
-        | Op::GetSeqToken { .. }
-        | Op::ProcessDump { .. }
-        | Op::ChangeTrace { .. }
-        | Op::Caller { .. }
-        | Op::CallerLine { .. }
-        | Op::CurrentStacktrace { .. }
-        | Op::Silent { .. }
-        | Op::Succeed { .. }
-        | Op::NoMatch => return None,
-    };
+    let mut fail = None;
+    relabeled.labels_mut(|label| fail = Some(std::mem::replace(label, Label(0))));
     Some((relabeled, fail))
+}
+
+#[cfg(test)]
+mod tests {
+    use matchspec::bif::Bif;
+    use matchspec::ir::{Cmp, Fail, LogicOp, Operands};
+
+    use super::*;
+
+    #[test]
+    fn only_steps_that_go_on_or_fail_are_pure() {
+        let test = Op::Compare { op: Cmp::Lt, a: Reg(1), b: Reg(2), fail: Label(9) };
+        let (relabeled, fail) = pure(&test).expect("a test is a pure step");
+        assert_eq!(fail, Some(Label(9)));
+        assert_eq!(relabeled.labels().into_iter().collect::<Vec<_>>(), [Label(0)]);
+        let read = Op::GetHead { src: Reg(1), dst: Reg(2) };
+        assert_eq!(pure(&read).map(|(_, fail)| fail), Some(None));
+
+        let logic = Op::Logic {
+            op: LogicOp::And,
+            args: Operands { start: 0, len: 2 },
+            dst: Reg(8),
+            fail: Fail::Jump(Label(3)),
+        };
+        let call = Op::Call {
+            bif: Bif::Hd,
+            args: [Reg(5), Reg(0), Reg(0)],
+            dst: Reg(6),
+            fail: Fail::Jump(Label(4)),
+        };
+        let not_pure = [
+            Op::BoolBranch { src: Reg(3), when: true, target: Label(4), other: Label(7) },
+            logic,
+            call,
+            Op::Jump { target: Label(2) },
+            Op::NoMatch,
+            Op::MakeCons { head: Reg(1), tail: Reg(2), dst: Reg(3) },
+        ];
+        for op in not_pure {
+            assert!(pure(&op).is_none(), "{op:?} is not a pure step");
+        }
+    }
 }

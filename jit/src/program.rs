@@ -190,8 +190,7 @@ impl JitProgram {
     #[inline(always)]
     fn run_code_batch<F>(
         &self,
-        Batch { heap, inputs }: Batch<'_>,
-        report: Report,
+        Batch { heap, inputs, report }: Batch<'_>,
         scratch: &mut Scratch,
         host: &mut dyn Host,
         mut each: F,
@@ -399,20 +398,14 @@ impl Run for JitProgram {
     }
 
     #[inline]
-    fn run_batch<F>(
-        &self,
-        batch: Batch<'_>,
-        report: Report,
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
+    fn run_batch<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
+    where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         if batch.heap.space() != Space::Heap {
-            return self.spec.run_batch(batch, report, scratch, host, each);
+            return self.spec.run_batch(batch, scratch, host, each);
         }
-        self.run_code_batch(batch, report, scratch, host, each);
+        self.run_code_batch(batch, scratch, host, each);
     }
 }
 

@@ -8,7 +8,7 @@ use crate::host::Host;
 use crate::interp::Scratch;
 use crate::ir::Program;
 use crate::outcome::{EvalError, Outcome};
-use crate::run::{Batch, Report, Run};
+use crate::run::{Batch, Run};
 use crate::spec::{Kind, SpecErrors};
 use crate::syntax::{ParseError, parse_term_with_spans};
 use crate::term::TermRef;
@@ -120,16 +120,10 @@ impl Run for CompiledSpec {
     }
 
     #[inline]
-    fn run_batch<F>(
-        &self,
-        batch: Batch<'_>,
-        report: Report,
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
+    fn run_batch<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
+    where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
-        crate::interp::run_batch(&self.program, batch, report, scratch, host, each);
+        crate::interp::run_batch(&self.program, batch, scratch, host, each);
     }
 }

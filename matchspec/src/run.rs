@@ -12,19 +12,27 @@ use crate::interp::Scratch;
 use crate::outcome::{EvalError, Outcome};
 use crate::term::{Heap, TermRef, Word};
 
-/// Inputs for a batch run: terms of one heap.
+/// A batch run: inputs, terms of one heap, and which of their outcomes
+/// to hand over.
 #[derive(Clone, Copy, Debug)]
 pub struct Batch<'h> {
     /// The heap the inputs live in.
     pub heap: &'h Heap,
     /// The inputs, words of `heap` (for trace kinds, argument lists).
     pub inputs: &'h [Word],
+    /// Which outcomes the engine hands over.
+    pub report: Report,
 }
 
 impl<'h> Batch<'h> {
-    /// The inputs `inputs`, terms of `heap`.
+    /// The inputs `inputs`, terms of `heap`, reporting every outcome.
     pub fn new(heap: &'h Heap, inputs: &'h [Word]) -> Batch<'h> {
-        Batch { heap, inputs }
+        Batch { heap, inputs, report: Report::Every }
+    }
+
+    /// The same inputs, reporting the outcomes `report` says.
+    pub fn with_report(self, report: Report) -> Batch<'h> {
+        Batch { report, ..self }
     }
 }
 
@@ -74,17 +82,11 @@ pub trait Run {
     ) -> Result<Outcome<'a>, EvalError>;
 
     /// Runs the spec on each input of `batch` in order, handing the
-    /// outcomes `report` asks for to `each` (with the input's index)
-    /// before the next input runs: what a filter does, without the cost
-    /// of starting a run per input.
-    fn run_batch<F>(
-        &self,
-        batch: Batch<'_>,
-        report: Report,
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
+    /// outcomes the batch's [`Report`] asks for to `each` (with the
+    /// input's index) before the next input runs: what a filter does,
+    /// without the cost of starting a run per input.
+    fn run_batch<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
+    where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>);
 
     /// [`run_batch`](Run::run_batch), handing over every outcome.
@@ -93,7 +95,7 @@ pub trait Run {
     where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
-        self.run_batch(batch, Report::Every, scratch, host, each);
+        self.run_batch(batch.with_report(Report::Every), scratch, host, each);
     }
 
     /// [`run_batch`](Run::run_batch), handing over only the matches (and
@@ -103,32 +105,6 @@ pub trait Run {
     where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
-        self.run_batch(batch, Report::Matching, scratch, host, each);
-    }
-}
-
-impl<T: Run + ?Sized> Run for &T {
-    #[inline]
-    fn run<'a>(
-        &'a self,
-        input: TermRef<'a>,
-        scratch: &'a mut Scratch,
-        host: &mut dyn Host,
-    ) -> Result<Outcome<'a>, EvalError> {
-        (**self).run(input, scratch, host)
-    }
-
-    #[inline]
-    fn run_batch<F>(
-        &self,
-        batch: Batch<'_>,
-        report: Report,
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
-        F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
-    {
-        (**self).run_batch(batch, report, scratch, host, each);
+        self.run_batch(batch.with_report(Report::Matching), scratch, host, each);
     }
 }

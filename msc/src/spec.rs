@@ -1,7 +1,7 @@
 //! [`Spec`]: a compiled spec on the engine of your choice, and its
 //! [`Builder`].
 
-use matchspec::run::{Batch, Report};
+use matchspec::run::Batch;
 use matchspec::spec::Kind;
 use matchspec::term::TermRef;
 use matchspec::{CompileError, CompiledSpec, Config, EvalError, Host, Outcome, Run, Scratch};
@@ -202,20 +202,14 @@ impl Run for Spec {
 
     /// Every input of the batch counts as a run for [`Engine::Auto`].
     #[inline]
-    fn run_batch<F>(
-        &self,
-        batch: Batch<'_>,
-        report: Report,
-        scratch: &mut Scratch,
-        host: &mut dyn Host,
-        each: F,
-    ) where
+    fn run_batch<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
+    where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         match self.code(batch.inputs.len()) {
-            Code::Interp(spec) => spec.run_batch(batch, report, scratch, host, each),
+            Code::Interp(spec) => spec.run_batch(batch, scratch, host, each),
             #[cfg(feature = "jit")]
-            Code::Jit(jit) => jit.run_batch(batch, report, scratch, host, each),
+            Code::Jit(jit) => jit.run_batch(batch, scratch, host, each),
         }
     }
 }

@@ -27,41 +27,9 @@ pub(crate) fn needs_args(program: &Program) -> bool {
         Op::GetArgList { .. } => true,
         Op::IsArity { arity, .. } => arity > MAX_INLINE_ARGS,
         Op::GetArg { index, .. } => index >= MAX_INLINE_ARGS,
-        Op::IsTuple { .. }
-        | Op::GetElement { .. }
-        | Op::IsElement { .. }
-        | Op::IsCons { .. }
-        | Op::GetHead { .. }
-        | Op::GetTail { .. }
-        | Op::IsMap { .. }
-        | Op::GetMapValue { .. }
-        | Op::IsWord { .. }
-        | Op::IsExactEq { .. }
-        | Op::Move { .. }
-        | Op::Call { .. }
-        | Op::Compare { .. }
-        | Op::TypeTest { .. }
-        | Op::BoolBranch { .. }
-        | Op::Logic { .. }
-        | Op::Jump { .. }
-        | Op::MakeTuple { .. }
-        | Op::MakeCons { .. }
-        | Op::MakeList { .. }
-        | Op::MakeMap { .. }
-        | Op::SelfPid { .. }
-        | Op::SetFlag { .. }
-        | Op::Display { .. }
-        | Op::IsSeqTrace { .. }
-        | Op::SetSeqToken { .. }
-        | Op::GetSeqToken { .. }
-        | Op::ProcessDump { .. }
-        | Op::ChangeTrace { .. }
-        | Op::Caller { .. }
-        | Op::CallerLine { .. }
-        | Op::CurrentStacktrace { .. }
-        | Op::Silent { .. }
-        | Op::Succeed { .. }
-        | Op::NoMatch => false,
+        // Every other op reads registers only: these three are the ones
+        // that walk the argument list.
+        _ => false,
     })
 }
 

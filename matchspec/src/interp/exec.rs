@@ -12,12 +12,11 @@ use crate::term::{Space, TermRef};
 
 use super::{Frame, Scratch, Step};
 
-/// Runs `program` on each input of `batch`, handing the outcomes `report`
-/// asks for to `each` before the next run.
+/// Runs `program` on each input of `batch`, handing the outcomes its
+/// report asks for to `each` before the next run.
 pub(crate) fn run_batch<F>(
     program: &Program,
-    Batch { heap, inputs }: Batch<'_>,
-    report: Report,
+    Batch { heap, inputs, report }: Batch<'_>,
     scratch: &mut Scratch,
     host: &mut dyn Host,
     mut each: F,
