@@ -218,6 +218,14 @@ impl Op {
         Reads { fixed, next: 0, lists: [list, &[]] }
     }
 
+    /// May the op change the running process's trace flags
+    /// (`enable_trace`, `disable_trace`, `trace`, `silent`)? If no op of a
+    /// program may, the flags a trace point read before running it still
+    /// hold after.
+    pub fn changes_trace_flags(&self) -> bool {
+        matches!(self, Op::ChangeTrace { .. } | Op::Silent { .. })
+    }
+
     /// Does control never go on to the next op (it jumps, or the run
     /// ends)?
     pub fn is_terminator(&self) -> bool {
@@ -321,6 +329,8 @@ mod tests {
         assert_eq!(compare.reads(&[]).collect::<Vec<_>>(), [Reg(1), Reg(2)]);
         assert_eq!(compare.writes(), None);
         assert!(!compare.is_terminator());
+        assert!(!compare.changes_trace_flags());
+        assert!(Op::Silent { src: Reg(1) }.changes_trace_flags());
 
         let branch = Op::BoolBranch { src: Reg(3), when: false, target: Label(4), other: Label(7) };
         assert!(branch.labels().contains(Label(4)) && branch.labels().contains(Label(7)));

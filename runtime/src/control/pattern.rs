@@ -107,11 +107,7 @@ pub(crate) fn compile_trace_spec(
             TraceError::MatchSpec(Box::new(errors))
         }
     })?;
-    let has_side_effects = compiled
-        .program()
-        .code()
-        .iter()
-        .any(|op| matches!(op, Op::ChangeTrace { .. } | Op::Silent { .. }));
+    let has_side_effects = compiled.program().code().iter().any(Op::changes_trace_flags);
     let spec = Spec::new(compiled, core.engine());
     Ok(Arc::new(TraceSpec { source: term.to_owned(), spec, has_side_effects }))
 }
