@@ -232,7 +232,7 @@ mod model;
 #[cfg(test)]
 mod test_support;
 
-pub use control::{commands, info, on_load, pattern};
+pub use control::{commands, info, on_load, pattern, query};
 pub use model::{
     breakpoint, clock, console, counters, error, flags, ids, seq_trace, session, trace_spec,
     tracee, tracer,

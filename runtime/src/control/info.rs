@@ -3,18 +3,18 @@
 
 use std::sync::Arc;
 
-use matchspec::term::{Atom, Heap, Word};
+use matchspec::term::{Atom, Heap, Term, Word};
 
 use crate::control::commands::{MessageEvent, PortSpec, ProcessSpec};
+use crate::control::query::{CallScope, FunctionTracing, TraceSettings};
 use crate::core::TraceCore;
 use crate::model::breakpoint::BpFlags;
-use crate::model::counters::{CallStats, Tally};
+use crate::model::counters::Tally;
 use crate::model::error::TraceError;
-use crate::model::flags::TraceFlags;
 use crate::model::ids::{Mfa, Pid, PortId};
 use crate::model::session::{EventPattern, SessionRef};
 use crate::model::tracee::{Tracee, TracerLink};
-use crate::model::tracer::{Enabled, TraceTag, TracerRef};
+
 /// `trace:info(Session, Pid | new, flags | tracer)`: `{Key, Value}`, or
 /// `undefined` for a process that does not exist.
 pub fn process_info(
@@ -24,47 +24,17 @@ pub fn process_info(
     key: Atom,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
-    let (flags, tracer) = match spec {
-        ProcessSpec::Pid(pid) => {
-            let Some(tracee) = core.tracee(pid) else { return Ok(Word::atom(Atom::UNDEFINED)) };
-            settings_of(&tracee, session)
-        }
-        ProcessSpec::New | ProcessSpec::All | ProcessSpec::Existing => {
-            let new = session.new_processes();
-            (new.flags, new.tracer)
-        }
-    };
-    info_pair(key, flags, tracer, heap)
-}
-
-/// A tracee's flags and tracer in `session`. ERTS asks in the tracee's
-/// context (or the port's), which checks the tracer's `trace_status`
-/// first: a tracer that answers `remove` (gone, or a module no longer
-/// loaded) is removed, and the tracee shows none.
-fn settings_of(tracee: &Tracee, session: &SessionRef) -> (TraceFlags, Option<TracerRef>) {
-    let link = tracee.link(session);
-    let gone =
-        |l: &TracerLink| l.tracer.enabled(TraceTag::TraceStatus, tracee.id()) == Enabled::Remove;
-    match link {
-        Some(l) if gone(&l) => {
-            tracee.update(session, |l| *l = None);
-            (TraceFlags::empty(), None)
-        }
-        Some(l) => (l.flags, Some(l.tracer)),
-        None => (TraceFlags::empty(), None),
+    match core.process_settings(session, spec) {
+        Some(settings) => info_pair(key, settings, heap),
+        None => Ok(Word::atom(Atom::UNDEFINED)),
     }
 }
 
 /// `{flags, Flags}` or `{tracer, Tracer}` (`[]` without one).
-fn info_pair(
-    key: Atom,
-    flags: TraceFlags,
-    tracer: Option<TracerRef>,
-    heap: &mut Heap,
-) -> Result<Word, TraceError> {
+fn info_pair(key: Atom, settings: TraceSettings, heap: &mut Heap) -> Result<Word, TraceError> {
     let value = match key.name() {
-        "flags" => flags.to_list(heap),
-        "tracer" => tracer.map_or(Word::NIL, |t| t.to_term(heap)),
+        "flags" => settings.flags.to_list(heap),
+        "tracer" => settings.tracer.map_or(Word::NIL, |t| t.to_term(heap)),
         _ => return Err(TraceError::BadOpt),
     };
     Ok(heap.tuple(&[Word::atom(key), value]))
@@ -92,43 +62,32 @@ pub fn function_info(
         return Err(TraceError::BadOpt);
     }
     let pair = |heap: &mut Heap, value: Word| heap.tuple(&[Word::atom(key), value]);
-    let Some(entry) = core.function(mfa) else {
-        return Ok(pair(heap, Word::atom(Atom::UNDEFINED)));
+    let settings = match core.function_tracing(session, mfa) {
+        FunctionTracing::Undeclared => return Ok(pair(heap, Word::atom(Atom::UNDEFINED))),
+        FunctionTracing::Untraced => return Ok(pair(heap, Word::atom(Atom::FALSE))),
+        FunctionTracing::Traced(settings) => settings,
     };
-    let generation = core.active();
-    let slot = entry.slot(generation.index);
-    let sbp = slot.as_ref().and_then(|bp| bp.session(session)).filter(|s| !s.flags.is_empty());
-    let Some(sbp) = sbp else { return Ok(pair(heap, Word::atom(Atom::FALSE))) };
     let false_ = Word::atom(Atom::FALSE);
-    let traced = if sbp.flags.contains(BpFlags::GLOBAL) {
-        Word::atom(Atom::new("global"))
-    } else if sbp.flags.contains(BpFlags::LOCAL) {
-        Word::atom(Atom::new("local"))
-    } else {
-        false_
+    let spec_or_nil = |heap: &mut Heap, spec: &Option<Term>| {
+        spec.as_ref().map_or(Word::NIL, |s| s.as_ref().copy_to(heap))
     };
-    let match_spec = if sbp.flags.intersects(BpFlags::CALL_TRACE) {
-        sbp.match_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
-    } else {
-        false_
-    };
-    let meta = match sbp.meta_tracer.as_ref().filter(|_| sbp.flags.contains(BpFlags::META)) {
-        // A meta tracer that asked to be removed is gone: `false` (`[]` for
-        // the `meta` item alone, below), as `erts_tracer_to_term` of nil.
-        Some(slot) => slot.get().map_or(false_, |t| t.to_term(heap)),
+    let traced = match settings.call.as_ref().map(|c| c.scope) {
+        Some(CallScope::Global) => Word::atom(Atom::new("global")),
+        Some(CallScope::Local) => Word::atom(Atom::new("local")),
         None => false_,
     };
-    let meta_match_spec = if sbp.flags.contains(BpFlags::META) {
-        sbp.meta_spec.as_ref().map_or(Word::NIL, |s| s.source.copy_to(heap))
-    } else {
-        false_
-    };
-    let call_count = match sbp.count.as_ref().filter(|_| sbp.flags.contains(BpFlags::COUNT)) {
-        Some(count) => heap.int(count.load(std::sync::atomic::Ordering::Relaxed) as i64),
+    let match_spec = settings.call.as_ref().map_or(false_, |c| spec_or_nil(heap, &c.match_spec));
+    // A meta tracer that asked to be removed is gone: `false` (`[]` for
+    // the `meta` item alone, below), as `erts_tracer_to_term` of nil.
+    let meta = match settings.meta.as_ref().and_then(|m| m.tracer.as_ref()) {
+        Some(tracer) => tracer.to_term(heap),
         None => false_,
     };
-    let call_time = match sbp.time.as_ref().filter(|_| sbp.flags.contains(BpFlags::TIME)) {
-        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
+    let meta_match_spec =
+        settings.meta.as_ref().map_or(false_, |m| spec_or_nil(heap, &m.match_spec));
+    let call_count = settings.call_count.map_or(false_, |n| heap.int(n as i64));
+    let call_time = match &settings.call_time {
+        Some(totals) => call_stats_list(totals, heap, |heap, pid, tally| {
             // ERTS converts the native total to microseconds, then splits.
             let us = tally.total / 1000;
             let (sec, us) = (us / 1_000_000, us % 1_000_000);
@@ -138,8 +97,8 @@ pub fn function_info(
         }),
         None => false_,
     };
-    let call_memory = match sbp.memory.as_ref().filter(|_| sbp.flags.contains(BpFlags::MEMORY)) {
-        Some(stats) => call_stats_list(stats, heap, |heap, pid, tally| {
+    let call_memory = match &settings.call_memory {
+        Some(totals) => call_stats_list(totals, heap, |heap, pid, tally| {
             let count = heap.int(i64::try_from(tally.count).unwrap_or(i64::MAX));
             let words = heap.int(tally.total);
             heap.tuple(&[pid, count, words])
@@ -177,14 +136,13 @@ pub fn function_info(
 /// `erts_is_call_break`), each process's entry built by `entry` from its
 /// pid term and totals.
 fn call_stats_list(
-    stats: &CallStats,
+    totals: &[(Pid, Tally)],
     heap: &mut Heap,
     entry: impl Fn(&mut Heap, Word, Tally) -> Word,
 ) -> Word {
-    let items: Vec<Word> = stats
-        .per_process()
-        .into_iter()
-        .map(|(pid, tally)| {
+    let items: Vec<Word> = totals
+        .iter()
+        .map(|&(pid, tally)| {
             let pid = pid.to_word(heap);
             entry(heap, pid, tally)
         })
@@ -300,17 +258,8 @@ pub fn port_info(
     key: Atom,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
-    let (flags, tracer) = match spec {
-        PortSpec::Port(id) => {
-            let Some(tracee) = core.port_tracee(id) else {
-                return Ok(Word::atom(Atom::UNDEFINED));
-            };
-            settings_of(&tracee, session)
-        }
-        PortSpec::New | PortSpec::All | PortSpec::Existing => {
-            let new = session.new_ports();
-            (new.flags, new.tracer)
-        }
-    };
-    info_pair(key, flags, tracer, heap)
+    match core.port_settings(session, spec) {
+        Some(settings) => info_pair(key, settings, heap),
+        None => Ok(Word::atom(Atom::UNDEFINED)),
+    }
 }

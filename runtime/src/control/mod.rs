@@ -10,3 +10,4 @@ pub mod info;
 mod modules;
 pub mod on_load;
 pub mod pattern;
+pub mod query;
