@@ -57,7 +57,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use matchspec::EvalError;
 use matchspec::bif::{self, Bif};
-use matchspec::interp::{Frame, Step};
+use matchspec::engine_internals::{Frame, Step};
 use matchspec::ir::{Cmp, Operands};
 use matchspec::term::{Space, Word};
 

@@ -10,7 +10,8 @@
 
 use std::ffi::c_void;
 
-use matchspec::bif::{self, Bif};
+use matchspec::bif::Bif;
+use matchspec::engine_internals::{float_arith, wide_arith};
 use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
@@ -237,7 +238,7 @@ unsafe fn with_small(
     let lo = unsafe { *cells.add(1) };
     let s = (y as i64) >> layout::TAG_BITS;
     let words = if header == layout::FLOAT_HEADER {
-        let r = bif::float_arith(bif, f64::from_bits(lo), s as f64)?;
+        let r = float_arith(bif, f64::from_bits(lo), s as f64)?;
         Ok([layout::FLOAT_HEADER, r.to_bits(), 0])
     } else {
         // A bignum of one or two words, positive or negative, less the
@@ -466,7 +467,7 @@ fn wide_result(bif: Bif, p: i128, q: i128) -> Option<i128> {
             (true, false) => wide_product(q, p as i64),
             (false, false) => p.checked_mul(q),
         },
-        _ => bif::wide_arith(bif, p, q),
+        _ => wide_arith(bif, p, q),
     }
 }
 
@@ -499,7 +500,7 @@ fn wide_product(p: i128, q: i64) -> Option<i128> {
 /// The words of the float `bif` makes of `a` and `b`, if finite.
 #[inline(always)]
 fn float_words(bif: Bif, a: f64, b: f64) -> Result<[u64; 3], u64> {
-    let r = bif::float_arith(bif, a, b).ok_or(FAILED)?;
+    let r = float_arith(bif, a, b).ok_or(FAILED)?;
     Ok([layout::FLOAT_HEADER, r.to_bits(), 0])
 }
 

@@ -22,7 +22,7 @@
 //! decides a float or bignum result without building it. Everything else (larger bignums, term
 //! order on compound terms, other map lookups, trace actions) calls one
 //! helper that runs the op with the interpreter's own definition
-//! ([`Frame::step`](matchspec::interp::Frame::step)), so the two engines
+//! ([`Frame::step`](matchspec::engine_internals::Frame::step)), so the two engines
 //! cannot disagree on anything but a few machine instructions, and those
 //! are checked by the whole conformance corpus and a differential fuzzer.
 //!

@@ -12,7 +12,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
-use matchspec::interp::Frame;
+use matchspec::engine_internals::Frame;
 use matchspec::ir::{Program, Reg};
 use matchspec::run::{Batch, Report};
 use matchspec::term::{Space, TermRef, Word};

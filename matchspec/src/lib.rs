@@ -103,6 +103,8 @@ pub mod bif;
 mod compiled;
 mod config;
 pub mod conformance;
+#[doc(hidden)]
+pub mod engine_internals;
 pub mod etf;
 pub mod host;
 pub mod interp;

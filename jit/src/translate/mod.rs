@@ -225,7 +225,7 @@ pub(crate) fn translate(
 pub(crate) struct Translated {
     /// How many words at the start of the run's heap one input's code
     /// builds terms in (see
-    /// [`Frame::reserve_scratch`](matchspec::interp::Frame::reserve_scratch)).
+    /// [`Frame::reserve_scratch`](matchspec::engine_internals::Frame::reserve_scratch)).
     pub(crate) region: usize,
     /// How many such regions it uses, one per result it may buffer.
     pub(crate) regions: usize,

@@ -10,7 +10,7 @@ use super::Bif;
 /// Does `bif` have a fast path (is it one of `+ - * / div rem band bor
 /// bxor`, all of arity 2)?
 #[inline]
-pub fn has_fast_path(bif: Bif) -> bool {
+pub(crate) fn has_fast_path(bif: Bif) -> bool {
     matches!(
         bif,
         Bif::Add
@@ -30,7 +30,7 @@ pub fn has_fast_path(bif: Bif) -> bool {
 /// word is the caller's question. `None` also for a zero divisor (the full
 /// path raises `badarith`).
 #[inline]
-pub fn small_arith(bif: Bif, x: i64, y: i64) -> Option<i64> {
+pub(crate) fn small_arith(bif: Bif, x: i64, y: i64) -> Option<i64> {
     match bif {
         Bif::Add => x.checked_add(y),
         Bif::Sub => x.checked_sub(y),
@@ -45,7 +45,7 @@ pub fn small_arith(bif: Bif, x: i64, y: i64) -> Option<i64> {
 }
 
 /// `bif` on two integers that fit 128 bits (small integers or small
-/// bignums), if the result does too; as [`small_arith`] otherwise.
+/// bignums), if the result does too; as `small_arith` otherwise.
 #[inline]
 pub fn wide_arith(bif: Bif, x: i128, y: i128) -> Option<i128> {
     match bif {

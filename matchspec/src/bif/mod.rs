@@ -24,13 +24,13 @@
 //! `docs/adding-a-guard-bif.md`.
 
 mod eval;
-mod fast;
+pub(crate) mod fast;
 mod num;
 
 use crate::term::{Atom, Heap, Word};
 
 pub use eval::call;
-pub use fast::{float_arith, has_fast_path, small_arith, wide_arith};
+pub(crate) use fast::{float_arith, has_fast_path, small_arith, wide_arith};
 
 /// A function from ERTS's `guard_tab`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

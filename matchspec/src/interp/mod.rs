@@ -18,11 +18,11 @@
 
 mod exec;
 mod fast;
-mod frame;
+pub(crate) mod frame;
 
 use crate::term::{Heap, Space, Word};
 
-pub use frame::{Frame, Step};
+pub(crate) use frame::{Frame, Step};
 
 pub(crate) use exec::{run, run_batch};
 

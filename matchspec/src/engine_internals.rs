@@ -1,0 +1,20 @@
+//! The interface between this crate and the JIT (`matchspec-jit`):
+//! **not a stable API**, and hidden from the documentation.
+//!
+//! It exists so that the JIT can be a crate of its own and still share the
+//! interpreter's code rather than copy it: the machine code runs the hot
+//! ops itself and calls helpers that are thin shims over the interpreter's
+//! [`Frame`] (its definition of every op, one [`Step`] at a time), on the
+//! frame's heap words and registers. None of it is meant for anyone but
+//! `matchspec-jit`: it changes with the engines, in any release, without
+//! notice. Everything here is re-exported from where it is defined, which
+//! is private to this crate; a user's API is elsewhere ([`Run`](crate::Run),
+//! [`term`](mod@crate::term), [`ir`](crate::ir), ...).
+//!
+//! - [`Frame`] and [`Step`]: a run of a program and the interpreter's
+//!   meaning of each op, which the JIT's helpers call.
+//! - [`float_arith`] and [`wide_arith`]: what the JIT's lean number
+//!   helpers compute on floats and 128-bit integers.
+
+pub use crate::bif::fast::{float_arith, wide_arith};
+pub use crate::interp::frame::{Frame, Step};
