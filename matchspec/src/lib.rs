@@ -109,6 +109,7 @@ pub mod etf;
 pub mod host;
 pub mod interp;
 pub mod ir;
+mod number;
 mod outcome;
 pub mod run;
 pub mod spec;

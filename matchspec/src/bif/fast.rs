@@ -51,13 +51,54 @@ pub fn wide_arith(bif: Bif, x: i128, y: i128) -> Option<i128> {
     match bif {
         Bif::Add => x.checked_add(y),
         Bif::Sub => x.checked_sub(y),
-        Bif::Mul => x.checked_mul(y),
+        Bif::Mul => wide_mul(x, y),
         Bif::IntDiv => x.checked_div(y),
         Bif::Rem => x.checked_rem(y),
         Bif::Band => Some(x & y),
         Bif::Bor => Some(x | y),
         Bif::Bxor => Some(x ^ y),
         _ => None,
+    }
+}
+
+/// `x * y`, if it fits 128 bits: `checked_mul`'s answer, with one or two
+/// 64-bit multiplications where the operands allow (fewer instructions
+/// than the general 128-bit overflow check).
+#[inline(always)]
+fn wide_mul(x: i128, y: i128) -> Option<i128> {
+    // Operands of 64 bits make a product of at most 127: no overflow
+    // check; one of 64 bits, two 64-bit products.
+    match (fits_64(x), fits_64(y)) {
+        (true, true) => Some(i128::from(x as i64) * i128::from(y as i64)),
+        (false, true) => wide_product(x, y as i64),
+        (true, false) => wide_product(y, x as i64),
+        (false, false) => x.checked_mul(y),
+    }
+}
+
+/// Does `x` fit in 64 bits?
+#[inline(always)]
+fn fits_64(x: i128) -> bool {
+    i128::from(x as i64) == x
+}
+
+/// `p * q`, if it fits in 128 bits: the magnitudes' product in two
+/// 64-bit halves.
+#[inline(always)]
+fn wide_product(p: i128, q: i64) -> Option<i128> {
+    let (a, b) = (p.unsigned_abs(), u128::from(q.unsigned_abs()));
+    // `a` below 2^128 and `b` at most 2^63: each partial product fits.
+    let low = (a as u64 as u128) * b;
+    let high = (a >> 64) * b;
+    if high >> 64 != 0 {
+        return None;
+    }
+    let magnitude = (high << 64).checked_add(low)?;
+    if (p < 0) != (q < 0) {
+        // Down to -2^127.
+        0i128.checked_sub_unsigned(magnitude)
+    } else {
+        i128::try_from(magnitude).ok()
     }
 }
 
@@ -145,5 +186,29 @@ mod tests {
             }
         }
         assert!(checked > 2000, "only {checked} cases took a fast path");
+    }
+
+    /// Products of 128-bit integers are `checked_mul`'s.
+    #[test]
+    fn wide_products_are_checked_products() {
+        let mut wide = vec![i128::MAX, i128::MIN, i128::MIN + 1, 1 << 64, -(1 << 64), 1 << 126];
+        let mut narrow = vec![0i64, 1, -1, 2, -2, 3, i64::MAX, i64::MIN, 1 << 32, -(1 << 62)];
+        for k in 63..127 {
+            wide.extend([1i128 << k, (1i128 << k) - 1, -(1i128 << k), 1 - (1i128 << k)]);
+        }
+        for k in 0..63 {
+            narrow.extend([1i64 << k, (1i64 << k) + 1, -(1i64 << k)]);
+        }
+        let all: Vec<i128> = wide.iter().copied().chain(narrow.iter().map(|&q| q.into())).collect();
+        for &p in &wide {
+            for &q in &narrow {
+                assert_eq!(wide_product(p, q), p.checked_mul(i128::from(q)), "{p} * {q}");
+            }
+        }
+        for &p in &all {
+            for &q in &all {
+                assert_eq!(wide_mul(p, q), p.checked_mul(q), "{p} * {q}");
+            }
+        }
     }
 }

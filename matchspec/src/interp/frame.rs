@@ -528,9 +528,12 @@ impl<'a, 'h> Frame<'a, 'h> {
     pub fn call(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
         // Arithmetic on small integers and floats needs no terms.
         if bif::has_fast_path(bif)
-            && let Some(value) = fast::arith(bif, args[0], args[1], |w| {
-                fast::number_of(w, [self.input_words, self.literals, self.heap.words()])
-            })
+            && let Some(value) = fast::arith(
+                bif,
+                args[0],
+                args[1],
+                [self.input_words, self.literals, self.heap.words()],
+            )
         {
             return Some(value.build(self.heap));
         }
@@ -567,12 +570,12 @@ impl<'a, 'h> Frame<'a, 'h> {
         // Small integers compare without reading any heap.
         match (x.as_small(), y.as_small()) {
             (Some(p), Some(q)) => op.of_ordering(p.cmp(&q)),
-            _ => match fast::order(op, x, y, |w| {
-                fast::number_of(w, [self.input_words, self.literals, self.heap.words()])
-            }) {
-                Some(order) => op.of_ordering(order),
-                None => op.holds(self.term(x), self.term(y)),
-            },
+            _ => {
+                match fast::order(op, x, y, [self.input_words, self.literals, self.heap.words()]) {
+                    Some(order) => op.of_ordering(order),
+                    None => op.holds(self.term(x), self.term(y)),
+                }
+            }
         }
     }
 
