@@ -1,7 +1,7 @@
 //! The lean arithmetic helpers: `+ - * /` on numbers that are not both
 //! small integers (or whose result is not one), computing what the
-//! interpreter's fast path computes (`bif::wide_arith`,
-//! `bif::float_arith`) from one read of each operand's header, and
+//! interpreter's fast path computes by the same number path
+//! ([`number::arith`] on the numbers [`number_of`] reads), and
 //! handing everything else to [`abi::call`].
 //!
 //! As the other lean helpers (`lean.rs`), they cannot panic, touch no
@@ -11,12 +11,12 @@
 use std::ffi::c_void;
 
 use matchspec::bif::Bif;
-use matchspec::engine_internals::{float_arith, wide_arith};
+use matchspec::engine_internals::number::{self, Encoded, Number, Value};
 use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
 use crate::abi::{self, Ctx, FAILED, SCRATCH};
-use crate::lean::{Key, boxed, key_cmp, num_compare, number_cells};
+use crate::lean::{boxed_number, num_compare, number_of};
 
 /// One of `+ - * /` as a type, so each helper is compiled for its own.
 trait Arith {
@@ -98,7 +98,7 @@ arith_helpers! {
 /// The usual case, a float or a bignum and a small integer compared with
 /// a small integer by one of `< =< > >= == /=`, is decided from the
 /// result's value without building it, as [`lean::num_compare`] decides
-/// it, from one read of the first's header and without saving registers.
+/// it, from one read of the first and without saving registers.
 /// Anything else is built at `at`, as [`num_arith`] builds it, and
 /// compared by `msc_num_compare`, out of line.
 ///
@@ -133,11 +133,10 @@ unsafe fn num_arith_compare<A: Arith>(
 /// bits 0 (less), 1 (equal) and 2 (greater).
 const HOLDS: [u8; 6] = [0b001, 0b011, 0b100, 0b110, 0b010, 0b101];
 
-/// The order (-1, 0 or 1) of `bif` on the float or bignum `x` and the
-/// small integer `y` against the small integer `t`, if [`with_small`]
-/// computes the result and their keys decide its order
-/// ([`lean::key_cmp`](crate::lean::key_cmp), as `msc_num_compare` would
-/// on the built result).
+/// The order (-1, 0 or 1) of `bif` on `x` and the small integer `y`
+/// against the small integer `t`, if [`with_small`] computes the result
+/// and the number path decides its order ([`number::order`], as
+/// `msc_num_compare` would on the built result).
 ///
 /// # Safety
 ///
@@ -145,12 +144,8 @@ const HOLDS: [u8; 6] = [0b001, 0b011, 0b100, 0b110, 0b010, 0b101];
 #[inline(always)]
 unsafe fn small_order(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64, t: u64) -> Option<i64> {
     // SAFETY: as this function's contract.
-    let result = match unsafe { with_small(ctx, bif, x, y)? } {
-        Ok([header, bits, _]) if header == layout::FLOAT_HEADER => Key::Float(f64::from_bits(bits)),
-        Ok([header, ..]) => Key::Big(header & layout::HEADER_KIND_MASK == layout::HEADER_NEG_BIG),
-        Err(word) => Key::Small((word as i64) >> layout::TAG_BITS),
-    };
-    let order = key_cmp(result, Key::Small((t as i64) >> layout::TAG_BITS))?;
+    let result = unsafe { with_small(ctx, bif, x, y)? };
+    let order = number::order(result.number(), Number::Small((t as i64) >> layout::TAG_BITS))?;
     Some(order as i64)
 }
 
@@ -180,14 +175,15 @@ unsafe fn built_compare<A: Arith>(
 
 /// [`abi::call`] of `A` (`+`, `-`, `*` or `/`), computing itself what
 /// the interpreter's fast path computes for numbers in the input or the
-/// run's heap: a float if either is a float (or for `/`), if finite; else
-/// in 128 bits, if the operands fit. A float or bignum result is built in
-/// the three heap words at offset `at` (set aside for the op).
+/// run's heap ([`number::arith`]): a float if either is a float (or for
+/// `/`), if finite; else in 128 bits, if the operands fit. A float or
+/// bignum result is built in the three heap words at offset `at` (set
+/// aside for the op).
 ///
 /// The usual case, a float or a bignum and then a small integer (the
 /// translator puts a constant operand second where it can), is computed
-/// from one read of the first's header without saving registers; the rest
-/// is out of line, with the same arguments.
+/// from one read of the first without saving registers; the rest is out
+/// of line, with the same arguments.
 ///
 /// # Safety
 ///
@@ -198,115 +194,43 @@ unsafe fn built_compare<A: Arith>(
 unsafe fn num_arith<A: Arith>(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
     if y & layout::TAG_MASK == layout::TAG_SMALL {
         // SAFETY: as this function's contract.
-        match unsafe { with_small(ctx.cast(), A::BIF, x, y) } {
+        if let Some(value) = unsafe { with_small(ctx.cast(), A::BIF, x, y) } {
             // SAFETY: as this function's contract.
-            Some(Ok(words)) => return unsafe { build(ctx.cast(), at, words) },
-            Some(Err(word)) => return word,
-            None => {}
+            return unsafe { place(ctx.cast(), at, value) };
         }
     }
     // SAFETY: as this function's contract.
     unsafe { general::<A>(ctx, x, y, at) }
 }
 
-/// `bif` on the float or bignum `x` and the small integer `y`, as
-/// [`num_arith`] computes it: the words of a float or bignum (`Ok`) or a
-/// small integer's word (`Err`); `None` if `x` is not one with two words
-/// after its header, or the result is not a finite float or an integer of
-/// at most 127 bits, for [`general`] to decide.
-///
-/// A bignum is worked on as it is stored, a sign and a magnitude (of one
-/// or two words): a small integer is smaller than any bignum, so a sum or
-/// difference keeps the bignum's sign, and its magnitude is the bignum's
-/// plus or minus the small integer.
+/// `bif` on `x` and the small integer `y`, as [`num_arith`] computes it;
+/// `None` if `x` is not a float or bignum that [`boxed_number`] reads or
+/// the number path does not compute the result, for [`general`] to
+/// decide.
 ///
 /// # Safety
 ///
 /// As [`num_arith`].
 #[inline(always)]
-unsafe fn with_small(
-    ctx: *const Ctx<'_>,
-    bif: Bif,
-    x: u64,
-    y: u64,
-) -> Option<Result<[u64; 3], u64>> {
-    const ONE: u64 = 1 << layout::HEADER_KIND_BITS;
-    // SAFETY: as this function's contract; `boxed` checked that the header
-    // and the two words after it are inside.
-    let (header, cells) = unsafe { boxed(ctx, x, 2)? };
-    // SAFETY: as above.
-    let lo = unsafe { *cells.add(1) };
-    let s = (y as i64) >> layout::TAG_BITS;
-    let words = if header == layout::FLOAT_HEADER {
-        let r = float_arith(bif, f64::from_bits(lo), s as f64)?;
-        Ok([layout::FLOAT_HEADER, r.to_bits(), 0])
-    } else {
-        // A bignum of one or two words, positive or negative, less the
-        // first: 0, 1, `ONE` or `ONE + 1`.
-        let k = header.wrapping_sub(ONE | layout::HEADER_POS_BIG);
-        if bif == Bif::FloatDiv || k & !(ONE | 1) != 0 {
-            return None;
-        }
-        let (two, kind) = (k >> layout::HEADER_KIND_BITS, header & layout::HEADER_KIND_MASK);
-        // SAFETY: as above; for one word, the word read is masked off.
-        let hi = unsafe { *cells.add(1 + two as usize) } & two.wrapping_neg();
-        let magnitude = u128::from(hi) << 64 | u128::from(lo);
-        let (kind, magnitude) = match bif {
-            Bif::Mul => {
-                // A negative factor swaps the signs' kinds.
-                let flip = if s < 0 { layout::HEADER_POS_BIG ^ layout::HEADER_NEG_BIG } else { 0 };
-                (kind ^ flip, magnitude_product(magnitude, s.unsigned_abs())?)
-            }
-            _ => {
-                // What the small integer adds to the magnitude (at most
-                // 2^60 either way): the magnitude, at least 2^60, stays
-                // positive.
-                let toward = if bif == Bif::Sub { -s } else { s };
-                let toward = if k & 1 != 0 { -toward } else { toward };
-                let sum = magnitude.wrapping_add(toward as i128 as u128);
-                // Below 2^127 before and after, as the interpreter's fast
-                // path (so nothing wraps around): the rest is `general`'s.
-                if (magnitude | sum) >> 127 != 0 {
-                    return None;
-                }
-                (kind, sum)
-            }
-        };
-        big_words(kind, magnitude)
-    };
-    Some(words)
+unsafe fn with_small(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64) -> Option<Value> {
+    // SAFETY: as this function's contract.
+    let x = unsafe { boxed_number(ctx, x)? };
+    number::arith(bif, x, Number::Small((y as i64) >> layout::TAG_BITS))
 }
 
-/// `a * b`, if below 2^127 (as the interpreter's fast path): two 64-bit
-/// products.
+/// The word of `value`: a small integer's, or that of the float or bignum
+/// it writes at `at` in the run's heap.
+///
+/// # Safety
+///
+/// As [`num_arith`].
 #[inline(always)]
-fn magnitude_product(a: u128, b: u64) -> Option<u128> {
-    let b = u128::from(b);
-    let low = u128::from(a as u64) * b;
-    // No overflow: at most (2^64 - 1)^2 + 2^64 - 1.
-    let top = (a >> 64) * b + (low >> 64);
-    if top >> 63 != 0 {
-        return None;
+unsafe fn place(ctx: *mut Ctx<'_>, at: u64, value: Value) -> u64 {
+    match value.encode() {
+        Encoded::Small(word) => word.to_bits(),
+        // SAFETY: as this function's contract.
+        Encoded::Boxed(words) => unsafe { build(ctx, at, words) },
     }
-    Some(top << 64 | u128::from(low as u64))
-}
-
-/// The integer of `magnitude` with the sign of the bignum header kind
-/// `kind`: the words of a bignum (`Ok`), or its small word (`Err`).
-#[inline(always)]
-fn big_words(kind: u64, magnitude: u128) -> Result<[u64; 3], u64> {
-    let (lo, hi) = (magnitude as u64, (magnitude >> 64) as u64);
-    let negative = kind == layout::HEADER_NEG_BIG;
-    if hi == 0 {
-        // Up to `MAX_SMALL`, and one more below zero.
-        if lo <= layout::MAX_SMALL as u64 + u64::from(negative) {
-            let value = if negative { (lo as i64).wrapping_neg() } else { lo as i64 };
-            return Err((value << layout::TAG_BITS) as u64);
-        }
-        return Ok([1 << layout::HEADER_KIND_BITS | kind, lo, 0]);
-    }
-    // As `Heap::int128` builds it: one word of magnitude, or two.
-    Ok([2 << layout::HEADER_KIND_BITS | kind, lo, hi])
 }
 
 /// Writes `words` at `at` in the run's heap; the word of the term there.
@@ -315,59 +239,34 @@ fn big_words(kind: u64, magnitude: u128) -> Result<[u64; 3], u64> {
 ///
 /// As [`num_arith`].
 #[inline(always)]
-unsafe fn build(ctx: *mut Ctx<'_>, at: u64, words: [u64; 3]) -> u64 {
+unsafe fn build(ctx: *mut Ctx<'_>, at: u64, words: [Word; 3]) -> u64 {
     // SAFETY: as this function's contract: the three words at `at` are set
-    // aside for this op, inside the run's heap.
+    // aside for this op, inside the run's heap (a `Word` is a `u64`).
     unsafe {
         let heap = (*ctx).spaces[SCRATCH].at.add(at as usize);
-        std::ptr::copy_nonoverlapping(words.as_ptr(), heap, 3);
+        std::ptr::copy_nonoverlapping(words.as_ptr().cast::<u64>(), heap, 3);
     }
     scratch_boxed(at)
 }
 
-/// [`num_arith`] for any operands: decoded as integers, else as floats.
+/// [`num_arith`] for any operands.
 ///
 /// # Safety
 ///
 /// As [`num_arith`].
 #[inline(never)]
 unsafe fn general<A: Arith>(ctx: *mut c_void, x: u64, y: u64, at: u64) -> u64 {
-    // SAFETY: as this function's contract.
-    match unsafe { general_words(ctx.cast(), A::BIF, x, y) } {
+    let numbers = {
+        let ctx = ctx.cast_const().cast();
         // SAFETY: as this function's contract.
-        Ok(words) => unsafe { build(ctx.cast(), at, words) },
-        // SAFETY: as this function's contract.
-        Err(FAILED) => unsafe { call_slow(ctx, A::BIF, x, y) },
-        Err(word) => word,
-    }
-}
-
-/// `bif` on any `x` and `y`: the words of a float or bignum result
-/// (`Ok`), or a word to return (`Err`: a small integer, or [`FAILED`]).
-///
-/// # Safety
-///
-/// As [`int_of`].
-#[inline(always)]
-unsafe fn general_words(ctx: *const Ctx<'_>, bif: Bif, x: u64, y: u64) -> Result<[u64; 3], u64> {
-    // As the interpreter's fast path: integers of up to 127 bits unless
-    // either is a float (or for `/`); floats then, converting small
-    // integers (bignums never mix with floats here).
-    let ints = match bif {
-        Bif::FloatDiv => None,
-        // SAFETY: as this function's contract.
-        _ => unsafe { int_of(ctx, x).and_then(|p| Some((p, int_of(ctx, y)?))) },
+        unsafe { number_of(ctx, x).zip(number_of(ctx, y)) }
     };
-    if let Some((p, q)) = ints {
-        let r = wide_result(bif, p, q).ok_or(FAILED)?;
-        let kind = if r < 0 { layout::HEADER_NEG_BIG } else { layout::HEADER_POS_BIG };
-        return big_words(kind, r.unsigned_abs());
+    match numbers.and_then(|(x, y)| number::arith(A::BIF, x, y)) {
+        // SAFETY: as this function's contract.
+        Some(value) => unsafe { place(ctx.cast(), at, value) },
+        // SAFETY: as this function's contract.
+        None => unsafe { call_slow(ctx, A::BIF, x, y) },
     }
-    // SAFETY: as this function's contract.
-    let (Some(a), Some(b)) = (unsafe { float_of(ctx, x) }, unsafe { float_of(ctx, y) }) else {
-        return Err(FAILED);
-    };
-    float_words(bif, a, b)
 }
 
 /// [`abi::call`] of `bif` on `x` and `y`, out of the hot helpers' way.
@@ -382,173 +281,9 @@ unsafe fn call_slow(ctx: *mut c_void, bif: Bif, x: u64, y: u64) -> u64 {
     unsafe { abi::call(ctx, bif as u8 as u64, x, y, Word::NIL.to_bits()) }
 }
 
-/// `w` as an integer of at most 127 bits: a small integer, or a bignum of
-/// one or two words; `None` for anything else.
-///
-/// # Safety
-///
-/// As [`lean::space`](crate::lean): `ctx` points to a live [`Ctx`] whose
-/// spaces describe readable words.
-#[inline(always)]
-unsafe fn int_of(ctx: *const Ctx<'_>, w: u64) -> Option<i128> {
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(i128::from((w as i64) >> layout::TAG_BITS));
-    }
-    // SAFETY: as this function's contract; `number_cells` checked the
-    // header and the word after it are inside, and `n` words are.
-    unsafe {
-        let (cells, n) = number_cells(ctx, w)?;
-        wide_of(cells, n)
-    }
-}
-
-/// The bignum of one or two words at `cells` (`n` words inside), as an
-/// integer; `None` if it is not one.
-///
-/// # Safety
-///
-/// `cells` points to `n` readable words, `n` at least 2.
-#[inline(always)]
-unsafe fn wide_of(cells: *const u64, n: u64) -> Option<i128> {
-    const ONE: u64 = 1 << layout::HEADER_KIND_BITS;
-    const TWO: u64 = 2 << layout::HEADER_KIND_BITS;
-    // SAFETY: as this function's contract; the third word is read only if
-    // it is inside.
-    unsafe {
-        let lo = i128::from(*cells.add(1));
-        let negative = match *cells {
-            h if h == ONE | layout::HEADER_POS_BIG => return Some(lo),
-            h if h == ONE | layout::HEADER_NEG_BIG => return Some(-lo),
-            h if h == TWO | layout::HEADER_POS_BIG => false,
-            h if h == TWO | layout::HEADER_NEG_BIG => true,
-            _ => return None,
-        };
-        if n < 3 {
-            return None;
-        }
-        let hi = *cells.add(2);
-        // 2^127 and beyond do not fit.
-        if hi >> 63 != 0 {
-            return None;
-        }
-        let m = i128::from(hi) << 64 | lo;
-        Some(if negative { -m } else { m })
-    }
-}
-
-/// `w` as a float: a float, or a small integer converted (as the
-/// interpreter's fast path converts it); `None` for anything else.
-///
-/// # Safety
-///
-/// As [`int_of`].
-#[inline(always)]
-unsafe fn float_of(ctx: *const Ctx<'_>, w: u64) -> Option<f64> {
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(((w as i64) >> layout::TAG_BITS) as f64);
-    }
-    // SAFETY: as this function's contract; `number_cells` checked the
-    // header and the word after it are inside.
-    unsafe {
-        let (cells, _) = number_cells(ctx, w)?;
-        (*cells == layout::FLOAT_HEADER).then(|| f64::from_bits(*cells.add(1)))
-    }
-}
-
-/// The integer result of `bif` on `p` and `q`, if it fits 128 bits.
-#[inline(always)]
-fn wide_result(bif: Bif, p: i128, q: i128) -> Option<i128> {
-    match bif {
-        // Operands of 64 bits make a product of at most 127: no overflow
-        // check; nor with at most 127 significant bits together.
-        Bif::Mul => match (fits_64(p), fits_64(q)) {
-            (true, true) => Some(i128::from(p as i64) * i128::from(q as i64)),
-            (false, true) => wide_product(p, q as i64),
-            (true, false) => wide_product(q, p as i64),
-            (false, false) => p.checked_mul(q),
-        },
-        _ => wide_arith(bif, p, q),
-    }
-}
-
-/// Does `x` fit in 64 bits?
-#[inline(always)]
-fn fits_64(x: i128) -> bool {
-    i128::from(x as i64) == x
-}
-
-/// `p * q`, if it fits in 128 bits: the magnitudes' product in two
-/// 64-bit halves.
-#[inline(always)]
-fn wide_product(p: i128, q: i64) -> Option<i128> {
-    let (a, b) = (p.unsigned_abs(), u128::from(q.unsigned_abs()));
-    // `a` below 2^128 and `b` at most 2^63: each partial product fits.
-    let low = (a as u64 as u128) * b;
-    let high = (a >> 64) * b;
-    if high >> 64 != 0 {
-        return None;
-    }
-    let magnitude = (high << 64).checked_add(low)?;
-    if (p < 0) != (q < 0) {
-        // Down to -2^127.
-        0i128.checked_sub_unsigned(magnitude)
-    } else {
-        i128::try_from(magnitude).ok()
-    }
-}
-
-/// The words of the float `bif` makes of `a` and `b`, if finite.
-#[inline(always)]
-fn float_words(bif: Bif, a: f64, b: f64) -> Result<[u64; 3], u64> {
-    let r = float_arith(bif, a, b).ok_or(FAILED)?;
-    Ok([layout::FLOAT_HEADER, r.to_bits(), 0])
-}
-
 /// The word of a boxed term at offset `at` of the run's heap.
 fn scratch_boxed(at: u64) -> u64 {
     (at << layout::OFFSET_SHIFT)
         | ((Space::Scratch as u64) << layout::SPACE_SHIFT)
         | layout::TAG_BOXED
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Products of magnitudes are `checked_mul`'s, below 2^127.
-    #[test]
-    fn magnitude_products_are_checked_products() {
-        let mut wide = vec![0u128, 1, u128::MAX, u128::MAX >> 1, 1 << 64, (1 << 64) - 1];
-        let mut narrow = vec![0u64, 1, 2, 3, u64::MAX, 1 << 60, (1 << 60) + 1];
-        for k in 0..128 {
-            wide.extend([1u128 << k, (1u128 << k) - 1, (1u128 << k) + 1]);
-        }
-        for k in 0..64 {
-            narrow.extend([1u64 << k, (1u64 << k) - 1]);
-        }
-        for &a in &wide {
-            for &b in &narrow {
-                let product = a.checked_mul(u128::from(b)).filter(|p| p >> 127 == 0);
-                assert_eq!(magnitude_product(a, b), product, "{a} * {b}");
-            }
-        }
-    }
-
-    /// Products of a wide and a 64-bit integer are `checked_mul`'s.
-    #[test]
-    fn wide_products_are_checked_products() {
-        let mut wide = vec![i128::MAX, i128::MIN, i128::MIN + 1, 1 << 64, -(1 << 64), 1 << 126];
-        let mut narrow = vec![0i64, 1, -1, 2, -2, 3, i64::MAX, i64::MIN, 1 << 32, -(1 << 62)];
-        for k in 63..127 {
-            wide.extend([1i128 << k, (1i128 << k) - 1, -(1i128 << k), 1 - (1i128 << k)]);
-        }
-        for k in 0..63 {
-            narrow.extend([1i64 << k, (1i64 << k) + 1, -(1i64 << k)]);
-        }
-        for &p in &wide {
-            for &q in &narrow {
-                assert_eq!(wide_product(p, q), p.checked_mul(i128::from(q)), "{p} * {q}");
-            }
-        }
-    }
 }

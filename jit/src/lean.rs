@@ -1,20 +1,26 @@
 //! The lean helpers: plain functions over the words of the input and the
 //! run's heap, for comparisons of numbers other than small integers and
 //! for lookups in small maps (and, in `arith.rs`, for arithmetic on such
-//! numbers). They compute exactly what the interpreter's fast paths
-//! compute, and hand anything else to the frame helpers ([`abi::call`],
+//! numbers). For numbers they only find the words: what a number is and
+//! what to compute of it is the number path the interpreter takes too
+//! ([`number`], matchspec's, which answers from words it is given), so
+//! they compute exactly what the interpreter's fast paths compute; they
+//! hand anything else to the frame helpers ([`abi::call`],
 //! [`abi::compare`]).
 //!
-//! They cannot panic (no indexing, no allocation; an `extern "C"`
-//! function that did would abort, never unwind), touch no frame and no
-//! host, and write only their op's heap words: they run even after a
-//! helper's panic, harmlessly. Every read is bounds-checked against the
-//! lengths in the [`Ctx`], which every helper that may build refreshes.
+//! They cannot panic (no indexing, no allocation, nor does the number
+//! path; an `extern "C"` function that did would abort, never unwind),
+//! touch no frame and no host, and write only their op's heap words: they
+//! run even after a helper's panic, harmlessly. Every read is
+//! bounds-checked against the lengths in the [`Ctx`], which every helper
+//! that may build refreshes: the number path reads slices no longer than
+//! the words there.
 
 use std::cmp::Ordering;
 use std::ffi::c_void;
 
 use matchspec::bif::Bif;
+use matchspec::engine_internals::number::{self, Number};
 use matchspec::ir::Cmp;
 use matchspec::term::word::layout;
 use matchspec::term::{Atom, Word};
@@ -64,121 +70,90 @@ pub(crate) unsafe fn boxed(ctx: *const Ctx<'_>, w: u64, more: u64) -> Option<(u6
     }
 }
 
-/// The cells of the boxed term `w` points at and how many words from
-/// there on lie inside its space (at least two: every number has a word
-/// after its header), if it is a boxed term of the input or the run's heap.
+/// What `w` is as a number ([`Number::of`], the number path the
+/// interpreter takes): a small integer, or a number in the input or the
+/// run's heap, read from its cells there (up to the end of its space);
+/// `None` for anything else (literals included).
 ///
 /// # Safety
 ///
 /// As [`space`].
 #[inline(always)]
-pub(crate) unsafe fn number_cells(ctx: *const Ctx<'_>, w: u64) -> Option<(*const u64, u64)> {
-    // SAFETY: as this function's contract.
-    let (base, len, at) = unsafe { space(ctx, w)? };
-    // `at` is below 2^59: no overflow.
-    if at + 1 >= len {
-        return None;
-    }
-    // SAFETY: `at` is below `len`, and `len` words at `base` are readable.
-    Some((unsafe { base.add(at as usize) }, len - at))
+pub(crate) unsafe fn number_of(ctx: *const Ctx<'_>, w: u64) -> Option<Number> {
+    Number::of(Word::from_bits(w), |_| {
+        // SAFETY: as this function's contract.
+        let Some((base, len, at)) = (unsafe { space(ctx, w) }) else { return &[] };
+        if at >= len {
+            return &[];
+        }
+        // SAFETY: the `len - at` words from `at` on are readable (this
+        // function's contract; a `Word` is a `u64`), and nothing writes
+        // them while the number is read.
+        unsafe { std::slice::from_raw_parts(base.add(at as usize).cast(), (len - at) as usize) }
+    })
 }
 
-/// A number as comparisons see it, from its header alone.
-#[derive(Clone, Copy)]
-pub(crate) enum Key {
-    /// A small integer's value.
-    Small(i64),
-    /// A float's value.
-    Float(f64),
-    /// A bignum: negative?
-    Big(bool),
-}
-
-/// `w`'s [`Key`]; `None` if it is not a number.
+/// The number the boxed term `w` is, if it is a float or a bignum of
+/// one or two limbs in the input or the run's heap with two words after
+/// its header ([`Number::decode`] of those three words): what the
+/// arithmetic helpers try first, with one bounds check.
 ///
 /// # Safety
 ///
 /// As [`space`].
 #[inline(always)]
-unsafe fn key_of(ctx: *const Ctx<'_>, w: u64) -> Option<Key> {
-    if w & layout::TAG_MASK == layout::TAG_SMALL {
-        return Some(Key::Small((w as i64) >> layout::TAG_BITS));
-    }
-    // SAFETY: as this function's contract; `number_cells` checked the
-    // header and the word after it are inside.
-    unsafe {
-        let (cells, _) = number_cells(ctx, w)?;
-        let header = *cells;
-        if header == layout::FLOAT_HEADER {
-            return Some(Key::Float(f64::from_bits(*cells.add(1))));
-        }
-        match header & layout::HEADER_KIND_MASK {
-            layout::HEADER_POS_BIG => Some(Key::Big(false)),
-            layout::HEADER_NEG_BIG => Some(Key::Big(true)),
-            _ => None,
-        }
-    }
+pub(crate) unsafe fn boxed_number(ctx: *const Ctx<'_>, w: u64) -> Option<Number> {
+    // SAFETY: as this function's contract; `boxed` checked that the header
+    // and the two words after it are inside.
+    let (_, cells) = unsafe { boxed(ctx, w, 2)? };
+    // SAFETY: as above (a `Word` is a `u64`); nothing writes them while
+    // the number is read.
+    Number::decode(unsafe { &*cells.cast::<[Word; 3]>() })
 }
 
 /// `msc_num_compare(ctx, op, x, y)`: [`abi::compare`], deciding itself
-/// the comparisons but `=:=` and `=/=` of the numbers whose order is a
-/// machine comparison: floats and small integers that floats hold exactly
-/// (within ±2^53), and a small integer against a bignum (bignums lie
-/// outside the small range: the sign decides).
+/// the comparisons but `=:=` and `=/=` of numbers in the input or the
+/// run's heap whose order the number path decides ([`number::order`]:
+/// any two but a bignum and a float, or two bignums of more than two
+/// limbs).
 ///
 /// # Safety
 ///
 /// As [`space`] and [`abi::compare`].
 pub(crate) unsafe extern "C" fn num_compare(ctx: *mut c_void, op: u64, x: u64, y: u64) -> u64 {
     // SAFETY: as this function's contract.
-    match unsafe { num_order(ctx.cast_const().cast(), op, x, y) } {
-        Some(holds) => u64::from(holds),
+    match unsafe { number_of(ctx.cast_const().cast(), x) } {
+        // SAFETY: as this function's contract.
+        Some(a) => unsafe { compare_number(ctx, op, a, x, y) },
+        // Anything else on at once, with nothing to save.
         // SAFETY: as this function's contract.
         None => unsafe { abi::compare(ctx, op, x, y) },
     }
 }
 
-/// What [`num_compare`] decides itself.
+/// [`num_compare`] once `x` is known to be the number `a`.
 ///
 /// # Safety
 ///
-/// As [`space`].
-#[inline(always)]
-unsafe fn num_order(ctx: *const Ctx<'_>, op: u64, x: u64, y: u64) -> Option<bool> {
+/// As [`num_compare`].
+#[inline(never)]
+unsafe fn compare_number(ctx: *mut c_void, op: u64, a: Number, x: u64, y: u64) -> u64 {
     // SAFETY: as this function's contract.
-    let order = unsafe { key_cmp(key_of(ctx, x)?, key_of(ctx, y)?)? };
-    match CMPS.get(op as usize)? {
-        Cmp::Lt => Some(order == Ordering::Less),
-        Cmp::Le => Some(order != Ordering::Greater),
-        Cmp::Gt => Some(order == Ordering::Greater),
-        Cmp::Ge => Some(order != Ordering::Less),
-        Cmp::Eq => Some(order.is_eq()),
-        Cmp::Ne => Some(order.is_ne()),
-        Cmp::ExactEq | Cmp::ExactNe => None,
+    if let Some(b) = unsafe { number_of(ctx.cast_const().cast(), y) }
+        && let Some(order) = number::order(a, b)
+    {
+        match CMPS.get(op as usize) {
+            Some(Cmp::Lt) => return u64::from(order == Ordering::Less),
+            Some(Cmp::Le) => return u64::from(order != Ordering::Greater),
+            Some(Cmp::Gt) => return u64::from(order == Ordering::Greater),
+            Some(Cmp::Ge) => return u64::from(order != Ordering::Less),
+            Some(Cmp::Eq) => return u64::from(order.is_eq()),
+            Some(Cmp::Ne) => return u64::from(order.is_ne()),
+            Some(Cmp::ExactEq | Cmp::ExactNe) | None => {}
+        }
     }
-}
-
-/// The order of numbers `p` and `q` (as `==` sees them), if their keys
-/// decide it with a machine comparison: two small integers; a small
-/// integer against a bignum, which lies beyond every small integer (its
-/// sign decides); floats and small integers a float holds exactly
-/// (within ±2^53).
-#[inline(always)]
-pub(crate) fn key_cmp(p: Key, q: Key) -> Option<Ordering> {
-    const LIMIT: i64 = 1 << 53;
-    // A float, or a small integer a float holds exactly.
-    let exact = |k: Key| match k {
-        Key::Small(i) if (-LIMIT..=LIMIT).contains(&i) => Some(i as f64),
-        Key::Float(f) => Some(f),
-        Key::Small(_) | Key::Big(_) => None,
-    };
-    let below = |negative: bool| if negative { Ordering::Less } else { Ordering::Greater };
-    match (p, q) {
-        (Key::Small(a), Key::Small(b)) => Some(a.cmp(&b)),
-        (Key::Small(_), Key::Big(negative)) => Some(below(negative).reverse()),
-        (Key::Big(negative), Key::Small(_)) => Some(below(negative)),
-        _ => exact(p)?.partial_cmp(&exact(q)?),
-    }
+    // SAFETY: as this function's contract.
+    unsafe { abi::compare(ctx, op, x, y) }
 }
 
 /// `msc_map_get(ctx, bif, key, map)`: [`abi::call`] of `map_get` or

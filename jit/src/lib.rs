@@ -17,7 +17,8 @@
 //! shares with the next one goes on past them there. Arithmetic and
 //! comparisons on other numbers (floats, bignums of up to 128 bits), and
 //! map lookups in guards, call lean helpers that compute what the
-//! interpreter's fast paths compute; a guard's arithmetic whose only use
+//! interpreter's fast paths compute, by the same code (matchspec's number
+//! path, on the words they read); a guard's arithmetic whose only use
 //! is the comparison after it is computed by that comparison, which
 //! decides a float or bignum result without building it. Everything else (larger bignums, term
 //! order on compound terms, other map lookups, trace actions) calls one

@@ -17,10 +17,7 @@
 //!   from its header and the words after it, arithmetic and comparisons
 //!   on such numbers), which the JIT's lean helpers call on the words they
 //!   read.
-//! - [`float_arith`] and [`wide_arith`]: what the JIT's lean number
-//!   helpers compute on floats and 128-bit integers.
 
-pub use crate::bif::fast::{float_arith, wide_arith};
 pub use crate::interp::frame::{Frame, Step};
 
 /// The number fast path every engine shares: see `matchspec/src/number.rs`.

@@ -90,8 +90,8 @@ impl Translator<'_, '_, '_> {
     /// The usual case of a fused comparison off the small-integer path,
     /// inline: `x bif y` for a float or bignum `x` (in the input or the
     /// run's heap) and a small integer `y`, compared by `op` with the
-    /// small integer `t`, as `msc_num_*_compare` decides it without
-    /// building the result (`arith::small_order`):
+    /// small integer `t`, with the answer `msc_num_*_compare` gives
+    /// without building the result (`arith::small_order`):
     ///
     /// * a float result, if finite, against `t` converted, if exactly
     ///   (within ±2^53);
@@ -292,9 +292,9 @@ impl Translator<'_, '_, '_> {
 
     /// Comparison `op` (not `=:=` or `=/=`) of `x` and `y` when one is a small integer and the
     /// other a bignum (whose sign decides) or a float (compared as one,
-    /// if the integer converts exactly: within ±2^53), as
-    /// `msc_num_compare` decides it, in the input or the run's heap; else
-    /// on to `helper`.
+    /// if the integer converts exactly: within ±2^53), with the answer
+    /// `msc_num_compare` gives, in the input or the run's heap; else on to
+    /// `helper`.
     pub(super) fn number_order(
         &mut self,
         pc: usize,
@@ -353,8 +353,9 @@ impl Translator<'_, '_, '_> {
     }
 
     /// The small integer word `w` as a float, if a float holds it exactly
-    /// (within ±2^53, as `msc_num_compare` converts); else on to
-    /// `otherwise`. Goes on in a block of its own.
+    /// (within ±2^53, where comparing it as a float gives the answer
+    /// `msc_num_compare` gives); else on to `otherwise`. Goes on in a
+    /// block of its own.
     pub(super) fn exact_float(&mut self, w: Value, otherwise: Block) -> Value {
         let exact = self.b.create_block();
         let v = self.b.ins().sshr_imm_s(w, i64::from(layout::TAG_BITS));

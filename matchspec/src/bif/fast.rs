@@ -47,7 +47,7 @@ pub(crate) fn small_arith(bif: Bif, x: i64, y: i64) -> Option<i64> {
 /// `bif` on two integers that fit 128 bits (small integers or small
 /// bignums), if the result does too; as `small_arith` otherwise.
 #[inline]
-pub fn wide_arith(bif: Bif, x: i128, y: i128) -> Option<i128> {
+pub(crate) fn wide_arith(bif: Bif, x: i128, y: i128) -> Option<i128> {
     match bif {
         Bif::Add => x.checked_add(y),
         Bif::Sub => x.checked_sub(y),
@@ -106,7 +106,7 @@ fn wide_product(p: i128, q: i64) -> Option<i128> {
 /// float, or `bif` is `'/'`), if it is one of `+ - * /` and the result is
 /// finite. Small integers convert with `as f64`, as ERTS converts them.
 #[inline]
-pub fn float_arith(bif: Bif, x: f64, y: f64) -> Option<f64> {
+pub(crate) fn float_arith(bif: Bif, x: f64, y: f64) -> Option<f64> {
     let result = match bif {
         Bif::Add => x + y,
         Bif::Sub => x - y,

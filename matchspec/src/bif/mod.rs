@@ -24,7 +24,7 @@
 //! `docs/adding-a-guard-bif.md`.
 
 mod eval;
-pub(crate) mod fast;
+mod fast;
 mod num;
 
 use crate::term::{Atom, Heap, Word};
