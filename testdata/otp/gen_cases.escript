@@ -931,7 +931,18 @@ numbers() ->
     Right = [run(table, Fused({Op, '$2', {A, '$1', 2}}), {X, Y})
              || Op <- ['>=', '/=', '=<', '>'], A <- ['+', '-', '*', '/'],
                 X <- fused_xs(), Y <- fused_ys()],
-    Arith ++ Cmp ++ Chain ++ Left ++ Right.
+    %% Orders among wide numbers: bignums of one, two and three words of
+    %% either sign against each other and against the floats around them
+    %% (the engines decide up to two words without the full path).
+    Wide = [run(table, [{{'$1', '$2'}, [{Op, {'+', '$1', 0}, '$2'}], [true]}, {'_', [], [false]}],
+                {X, Y})
+            || Op <- ['<', '>=', '==', '=:='], X <- wide_cmp_vals(), Y <- wide_cmp_vals()],
+    Arith ++ Cmp ++ Chain ++ Left ++ Right ++ Wide.
+
+wide_cmp_vals() ->
+    [?BIG + 1, 3 * ?BIG, ?P127 - 1, ?P127, 2 * ?P127 - 1, 2 * ?P127, -?BIG - 1, -?P127,
+     -2 * ?P127 + 1, -2 * ?P127, 18446744073709551616.0, 1.7014118346046923e38,
+     3.402823669209385e38, -1.7014118346046923e38, 1.0e39].
 
 %% First operands of a fused comparison: floats (one that overflows when
 %% doubled), bignums of one word below and above 2^61, of two words and of
