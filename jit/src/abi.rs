@@ -34,7 +34,7 @@
 //! it reads head cells from the input heap (every such read is
 //! bounds-checked against the heap's length), builds terms in heap words set
 //! aside for it (one region per buffered result: [`Ctx::build`]), and
-//! calls a helper of [`HelperId`] for what it does not do itself. Each
+//! calls a helper of [`HelperId`](crate::helpers::HelperId) for what it does not do itself. Each
 //! helper is a thin shim over a method of
 //! [`Frame`], the interpreter's own definition
 //! of what the op computes, so the two engines share every rule beyond a
@@ -60,8 +60,6 @@ use matchspec::bif::{self, Bif};
 use matchspec::engine_internals::{Frame, Step};
 use matchspec::ir::{Cmp, Operands};
 use matchspec::term::{Space, Word};
-
-use crate::{arith, lean};
 
 /// The compiled function (see the module docs).
 pub(crate) type Entry = unsafe extern "C" fn(*mut c_void) -> u64;
@@ -296,105 +294,6 @@ impl Machine for Frame<'_, '_> {
     }
 }
 
-/// A helper the machine code may call: its symbol, address and number of
-/// `u64` parameters after `ctx` (every helper returns one `u64`).
-pub(crate) struct Helper {
-    pub(crate) name: &'static str,
-    pub(crate) address: *const u8,
-    pub(crate) params: usize,
-}
-
-/// Declares the helper table once: [`HelperId`], [`HelperId::ALL`],
-/// [`HelperId::may_build`] and [`HelperId::helper`]. Each row names the
-/// helper's parameters after `ctx`, all `u64`; the row's function is
-/// coerced to exactly that type, so a row whose parameters disagree with
-/// its function does not compile, and the arity the machine code is
-/// declared with is counted from them.
-macro_rules! helpers {
-    ($(
-        $(#[doc = $doc:literal])*
-        $id:ident = $name:literal ($($param:ident),*) => $function:path, $builds:literal;
-    )*) => {
-        /// Which helper: one row of the `helpers!` table.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub(crate) enum HelperId {
-            $($(#[doc = $doc])* $id,)*
-        }
-
-        impl HelperId {
-            /// Every helper, in `HelperId` order.
-            pub(crate) const ALL: [HelperId; [$(stringify!($id)),*].len()] =
-                [$(HelperId::$id),*];
-
-            /// May the helper build terms (and so move the heap)?
-            pub(crate) fn may_build(self) -> bool {
-                match self {
-                    $(HelperId::$id => $builds,)*
-                }
-            }
-
-            /// The helper's row.
-            pub(crate) fn helper(self) -> Helper {
-                match self {
-                    $(HelperId::$id => {
-                        let function: unsafe extern "C" fn(*mut c_void $(, helpers!(@u64 $param))*) -> u64 =
-                            $function;
-                        Helper {
-                            name: $name,
-                            address: function as *const u8,
-                            params: [$(stringify!($param)),*].len(),
-                        }
-                    })*
-                }
-            }
-        }
-    };
-    (@u64 $param:ident) => { u64 };
-}
-
-helpers! {
-    /// Runs one op with the interpreter's code ([`Frame::step`]).
-    Step = "msc_step"(pc) => step, true;
-    /// Calls a guard function.
-    Call = "msc_call"(bif, a, b, c) => call, true;
-    /// Compares two terms in Erlang's term order.
-    Compare = "msc_compare"(op, x, y) => compare, false;
-    /// A type test the machine code does not decide from tags.
-    TypeTest = "msc_type_test"(test, w) => type_test, false;
-    /// `=:=` of two terms that are not both immediates.
-    ExactEq = "msc_exact_eq"(a, b) => exact_eq, false;
-    /// A head's map lookup of a key the code does not find inline.
-    MapValue = "msc_map_value"(map, key) => map_value, false;
-    /// Builds a tuple of registers.
-    MakeTuple = "msc_make_tuple"(start, len) => make_tuple, true;
-    /// Builds a proper list of registers.
-    MakeList = "msc_make_list"(start, len) => make_list, true;
-    /// Builds one cons cell.
-    MakeCons = "msc_make_cons"(head, tail) => make_cons, true;
-    /// Loads an input into register 0 (a trace event's arguments too).
-    Reset = "msc_reset"(input) => reset, true;
-    /// `+` on numbers that are not both small integers.
-    NumAdd = "msc_num_add"(x, y, at) => arith::num_add, true;
-    /// `-` on numbers that are not both small integers.
-    NumSub = "msc_num_sub"(x, y, at) => arith::num_sub, true;
-    /// `*` on numbers that are not both small integers.
-    NumMul = "msc_num_mul"(x, y, at) => arith::num_mul, true;
-    /// `/` on numbers.
-    NumDiv = "msc_num_div"(x, y, at) => arith::num_div, true;
-    /// An order comparison of numbers that are not both small integers.
-    NumCompare = "msc_num_compare"(op, x, y) => lean::num_compare, false;
-    /// A guard's lookup in a small map (`map_get`, `is_map_key`).
-    MapGet = "msc_map_get"(bif, key, map) => lean::map_get, true;
-    /// `+` fused into the comparison that reads its result.
-    NumAddCompare = "msc_num_add_compare"(op, x, y, at, other) => arith::num_add_compare, true;
-    /// `-` fused into the comparison that reads its result.
-    NumSubCompare = "msc_num_sub_compare"(op, x, y, at, other) => arith::num_sub_compare, true;
-    /// `*` fused into the comparison that reads its result.
-    NumMulCompare = "msc_num_mul_compare"(op, x, y, at, other) => arith::num_mul_compare, true;
-    /// `/` fused into the comparison that reads its result.
-    NumDivCompare = "msc_num_div_compare"(op, x, y, at, other) => arith::num_div_compare, true;
-}
-
 /// Runs `f` on the frame behind `ctx`; after a panic (caught here and
 /// parked in the `Ctx`, now or by an earlier helper) answers `after_panic`
 /// without running anything. If `f` `may_build` terms, refreshes the run's
@@ -546,18 +445,13 @@ pub(crate) unsafe extern "C" fn exact_eq(ctx: *mut c_void, a: u64, b: u64) -> u6
     }
 }
 
-/// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`]. An immediate
-/// key in a map of at most 8 keys is looked up without a frame (see
-/// [`lean::small_map_value`]).
+/// A map's value under `key` by the frame's lookup, or [`FAILED`]
+/// (`msc_map_value`'s way when `lean::map_value` cannot decide).
 ///
 /// # Safety
 ///
 /// As [`guarded`]; `map` must be a map that is part of the input.
-pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
-    // SAFETY: as this function's contract (a live `Ctx`).
-    if let Some(found) = unsafe { lean::small_map_value(ctx.cast_const().cast(), key, map) } {
-        return found.unwrap_or(FAILED);
-    }
+pub(crate) unsafe fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
     // SAFETY: as this function's contract.
     unsafe {
         guarded(ctx, FAILED, false, |m| {
@@ -633,17 +527,6 @@ pub(crate) unsafe extern "C" fn reset(ctx: *mut c_void, input: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every helper is in the table once, in `ALL` order.
-    #[test]
-    fn helpers_are_listed_in_order() {
-        for (i, id) in HelperId::ALL.iter().enumerate() {
-            assert_eq!(*id as usize, i);
-        }
-        let names: std::collections::HashSet<_> =
-            HelperId::ALL.iter().map(|id| id.helper().name).collect();
-        assert_eq!(names.len(), HelperId::ALL.len());
-    }
 
     /// The comparison table is `cmp_index`'s inverse.
     #[test]

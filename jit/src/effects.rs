@@ -3,8 +3,6 @@
 
 use matchspec::ir::{Effect, Op, Program};
 
-use crate::translate::{MAX_INLINE_ARGS, needs_args};
-
 /// What running a program may do besides what its machine code does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Effects {
@@ -49,4 +47,22 @@ pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
         })
         .max()
         .unwrap_or(Effects::None)
+}
+
+/// The most arguments `is_arity` and `get_arg` walk the input list for in
+/// the machine code; beyond, they read the arguments Rust loads.
+pub(crate) const MAX_INLINE_ARGS: u32 = 32;
+
+/// Does the machine code of `program` need a trace event's arguments
+/// loaded in Rust (ops that read them through `step`)? If not, the input
+/// list is all it reads.
+pub(crate) fn needs_args(program: &Program) -> bool {
+    program.code().iter().any(|op| match *op {
+        Op::GetArgList { .. } => true,
+        Op::IsArity { arity, .. } => arity > MAX_INLINE_ARGS,
+        Op::GetArg { index, .. } => index >= MAX_INLINE_ARGS,
+        // Every other op reads registers only: these three are the ones
+        // that walk the argument list.
+        _ => false,
+    })
 }

@@ -1,7 +1,7 @@
 //! [`JitError`]: why a program was not compiled to machine code.
 
 /// Why the JIT did not compile a program. None of these is a wrong answer:
-/// the spec runs in the interpreter instead, and [`Engine`](crate::Engine)
+/// the spec runs in the interpreter instead, and the `msc` facade's `Engine`
 /// does that by itself.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]

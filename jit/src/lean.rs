@@ -214,3 +214,19 @@ pub(crate) unsafe fn small_map_value(
         Some(keys.iter().position(|&k| k == key).and_then(|i| values.get(i).copied()))
     }
 }
+
+/// `msc_map_value(ctx, map, key)`: the value, or [`FAILED`]. An immediate
+/// key in a map of at most 8 keys is looked up without a frame (see
+/// [`small_map_value`]).
+///
+/// # Safety
+///
+/// As [`abi::map_value`].
+pub(crate) unsafe extern "C" fn map_value(ctx: *mut c_void, map: u64, key: u64) -> u64 {
+    // SAFETY: as this function's contract (a live `Ctx`).
+    if let Some(found) = unsafe { small_map_value(ctx.cast_const().cast(), key, map) } {
+        return found.unwrap_or(FAILED);
+    }
+    // SAFETY: as this function's contract.
+    unsafe { abi::map_value(ctx, map, key) }
+}

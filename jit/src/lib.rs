@@ -76,6 +76,7 @@ mod divide;
 mod effects;
 mod error;
 mod fuse;
+mod helpers;
 mod lean;
 mod looping;
 mod prefix;

@@ -19,9 +19,11 @@ use matchspec::term::{Space, TermRef, Word};
 use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Run, Scratch};
 
 use crate::JitError;
-use crate::abi::{self, Ctx, Entry, HelperId, Words};
+use crate::abi::{self, Ctx, Entry, Words};
 use crate::effects::Effects;
-use crate::translate::{Translated, entry_signature, helper_signature, needs_args, translate};
+use crate::effects::needs_args;
+use crate::helpers::HelperId;
+use crate::translate::{Translated, entry_signature, helper_signature, translate};
 
 /// The most ops a program may have to be compiled. Cranelift's time and
 /// memory grow with the function (measured: 30,000 ops, a spec of 5,000

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::host::Host;
-use crate::interp::Scratch;
 use crate::ir::Program;
 use crate::outcome::{EvalError, Outcome};
 use crate::run::{Batch, Run};
+use crate::scratch::Scratch;
 use crate::spec::{Kind, SpecErrors};
 use crate::syntax::{ParseError, parse_term_with_spans};
 use crate::term::TermRef;

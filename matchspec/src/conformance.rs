@@ -21,9 +21,9 @@
 use crate::CompiledSpec;
 use crate::config::Config;
 use crate::host::{Host, TestHost};
-use crate::interp::Scratch;
 use crate::outcome::EvalError;
 use crate::run::Run;
+use crate::scratch::Scratch;
 use crate::spec::Kind;
 use crate::term::{Atom, Heap, Kind as TermKind, Term, TermRef, Word};
 

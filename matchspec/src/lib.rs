@@ -79,7 +79,7 @@
 //!
 //! # Terms
 //!
-//! [`term`] is the representation every stage shares: one tagged 64-bit
+//! [`term`](mod@term) is the representation every stage shares: one tagged 64-bit
 //! word per term, boxed data in a flat [`Heap`](term::Heap), the layout the
 //! JIT reads with inline machine code.
 //!
@@ -112,6 +112,7 @@ pub mod ir;
 mod number;
 mod outcome;
 pub mod run;
+mod scratch;
 pub mod spec;
 pub mod syntax;
 pub mod term;
@@ -119,6 +120,6 @@ pub mod term;
 pub use compiled::{CompileError, CompiledSpec};
 pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING};
 pub use host::{Host, TestHost};
-pub use interp::Scratch;
 pub use outcome::{EvalError, Flags, Matched, Outcome};
 pub use run::Run;
+pub use scratch::Scratch;

@@ -8,8 +8,8 @@
 //! written once, here, over the batch.
 
 use crate::host::Host;
-use crate::interp::Scratch;
 use crate::outcome::{EvalError, Outcome};
+use crate::scratch::Scratch;
 use crate::term::{Heap, TermRef, Word};
 
 /// A batch run: inputs, terms of one heap, and which of their outcomes

@@ -186,7 +186,7 @@
 //! A host opens ports with [`TraceCore::open_port`], which applies each
 //! session's settings for new ports, and reports what each [`Port`] does:
 //! its tasks, links, names, messages and closing. `trace:port/4` is
-//! [`commands::trace_ports`].
+//! [`TraceCore::trace_ports`].
 //!
 //! ```
 //! use std::sync::Arc;

@@ -17,6 +17,11 @@
 //! - [`replay`]: the saved inputs of `testdata/regression/fuzz/`;
 //! - [`testdata`]: where the repository's test data is.
 
+#![allow(
+    rustdoc::private_intra_doc_links,
+    reason = "test support read in the source: its docs link the pools they draw from"
+)]
+
 use std::path::PathBuf;
 
 pub mod differential;

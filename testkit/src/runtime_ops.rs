@@ -199,7 +199,7 @@ pub enum Op {
         target: Target,
         /// `true` or `false`.
         on: bool,
-        /// A subset of [`FLAG_POOL`].
+        /// A subset of `FLAG_POOL`.
         flags: u32,
         /// `{tracer, Pid}`.
         tracer: Option<u8>,
@@ -212,7 +212,7 @@ pub enum Op {
         target: PortTarget,
         /// `true` or `false`.
         on: bool,
-        /// A subset of [`FLAG_POOL`].
+        /// A subset of `FLAG_POOL`.
         flags: u32,
         /// `{tracer, Pid}`.
         tracer: Option<u8>,

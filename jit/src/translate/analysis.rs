@@ -15,24 +15,6 @@ pub(crate) fn jump_targets(program: &Program) -> Vec<bool> {
     targets
 }
 
-/// The most arguments `is_arity` and `get_arg` walk the input list for in
-/// the machine code; beyond, they read the arguments Rust loads.
-pub(crate) const MAX_INLINE_ARGS: u32 = 32;
-
-/// Does the machine code of `program` need a trace event's arguments
-/// loaded in Rust (ops that read them through `step`)? If not, the input
-/// list is all it reads.
-pub(crate) fn needs_args(program: &Program) -> bool {
-    program.code().iter().any(|op| match *op {
-        Op::GetArgList { .. } => true,
-        Op::IsArity { arity, .. } => arity > MAX_INLINE_ARGS,
-        Op::GetArg { index, .. } => index >= MAX_INLINE_ARGS,
-        // Every other op reads registers only: these three are the ones
-        // that walk the argument list.
-        _ => false,
-    })
-}
-
 /// Which registers some `+ - * /` writes.
 pub(super) fn arithmetic_results(program: &Program) -> Vec<bool> {
     let mut computed = vec![false; program.registers()];

@@ -43,10 +43,11 @@ use matchspec::ir::{Cmp, Fail, Label, LogicOp, Op, Operands, Program, Reg};
 use matchspec::term::word::layout;
 use matchspec::term::{Space, Word};
 
-use crate::abi::{self, HelperId};
+use crate::abi;
 use crate::divide::Magic;
 use crate::effects::{Effects, effects};
 use crate::fuse::{self, Fused};
+use crate::helpers::HelperId;
 use crate::looping::{Loop, Looping};
 use crate::prefix;
 
@@ -363,7 +364,8 @@ mod guard;
 mod head;
 mod number;
 
-pub(crate) use analysis::{MAX_INLINE_ARGS, jump_targets, needs_args};
+pub(crate) use crate::effects::{MAX_INLINE_ARGS, needs_args};
+pub(crate) use analysis::jump_targets;
 pub(crate) use build::heap_slots;
 
 use analysis::{arithmetic_results, constant_registers};

@@ -26,6 +26,7 @@
 mod eval;
 mod fast;
 mod num;
+mod predicates;
 
 use crate::term::{Atom, Heap, Word};
 

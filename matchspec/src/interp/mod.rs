@@ -1,4 +1,4 @@
-//! The interpreter: the reference engine for [`Program`]s.
+//! The interpreter: the reference engine for [`Program`](crate::ir::Program)s.
 //!
 //! It runs the instructions one after another over a register file kept in
 //! a [`Scratch`], which also holds the heap that terms built during the run
@@ -20,48 +20,8 @@ mod exec;
 mod fast;
 pub(crate) mod frame;
 
-use crate::term::{Heap, Space, Word};
+pub use crate::scratch::Scratch;
 
 pub(crate) use frame::{Frame, Step};
 
 pub(crate) use exec::{run, run_batch};
-
-/// The mutable state of a run: registers, the arguments of a trace event,
-/// and the heap of terms built by the run.
-///
-/// A scratch belongs to one thread at a time and may be used with any
-/// program; keep one per thread and reuse it. Terms in an
-/// [`Outcome`](crate::Outcome) borrow it until the next run.
-#[derive(Debug)]
-pub struct Scratch {
-    /// The program whose constants the registers hold (0: none).
-    pub(crate) loaded: u64,
-    pub(crate) registers: Vec<Word>,
-    pub(crate) args: Vec<Word>,
-    pub(crate) heap: Heap,
-    pub(crate) input_copy: Heap,
-}
-
-impl Default for Scratch {
-    fn default() -> Scratch {
-        Scratch::new()
-    }
-}
-
-impl Scratch {
-    /// An empty scratch.
-    pub fn new() -> Scratch {
-        Scratch {
-            loaded: 0,
-            registers: Vec::new(),
-            args: Vec::new(),
-            heap: Heap::in_space(Space::Scratch),
-            input_copy: Heap::new(),
-        }
-    }
-
-    /// The heap of terms built by the last run.
-    pub fn heap(&self) -> &Heap {
-        &self.heap
-    }
-}

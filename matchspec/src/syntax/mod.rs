@@ -3,7 +3,7 @@
 //! The parser accepts what `erl_parse:parse_term/1` accepts, plus the forms
 //! Erlang prints but cannot read back: pids `<0.80.0>`, ports `#Port<0.5>`,
 //! references `#Ref<0.1.2.3>` (and the extended forms for other nodes that
-//! [`Display`](std::fmt::Display) writes, see [`crate::term`]).
+//! [`Display`](std::fmt::Display) writes, see [`crate::term`](mod@crate::term)).
 //!
 //! * atoms, bare and quoted with escapes (`ok`, `'hello world'`, `'\n'`);
 //! * integers of any size: `42`, `-7`, `1_000`, `16#FF`, `2#1010`, `$a`, `$\n`;
@@ -298,6 +298,20 @@ fn tidy_expected(expected: &[String]) -> Vec<String> {
     // lalrpop's order depends on its tables; sort for stable messages.
     out.sort();
     out
+}
+
+impl Term {
+    /// Parses one term written in Erlang syntax (a final `.` is optional).
+    ///
+    /// ```
+    /// use matchspec::term::Term;
+    /// let t = Term::parse("[1, 2 | tail]").unwrap();
+    /// assert_eq!(t.to_string(), "[1,2|tail]");
+    /// assert!(Term::parse("{1, 2").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Term, ParseError> {
+        parse_term(text)
+    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use num_bigint::{BigInt, Sign};
 use super::word::{Header, Space, Word, layout::*};
 use super::{Atom, TermRef};
 
-/// An arena of terms. See the [module documentation](self).
+/// An arena of terms. See the [module documentation](mod@crate::term).
 ///
 /// Words returned by one heap's builders point into that heap and may only
 /// be used with it (as children of other terms built in it, or read through

@@ -60,7 +60,6 @@ pub(crate) mod erts_text;
 mod heap;
 mod order;
 mod owned;
-mod predicates;
 mod view;
 pub mod word;
 
@@ -78,20 +77,6 @@ pub use word::{Space, Word};
 
 pub(crate) use copy::map_atoms;
 pub(crate) use order::compare_int_float_i64;
-
-impl Term {
-    /// Parses one term written in Erlang syntax (a final `.` is optional).
-    ///
-    /// ```
-    /// use matchspec::term::Term;
-    /// let t = Term::parse("[1, 2 | tail]").unwrap();
-    /// assert_eq!(t.to_string(), "[1,2|tail]");
-    /// assert!(Term::parse("{1, 2").is_err());
-    /// ```
-    pub fn parse(text: &str) -> Result<Term, crate::syntax::ParseError> {
-        crate::syntax::parse_term(text)
-    }
-}
 
 /// Builds a [`Term`] from Erlang syntax written inline.
 ///

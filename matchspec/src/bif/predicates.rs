@@ -1,8 +1,7 @@
 //! Type predicates of terms: what Erlang's `is_*` guard tests ask.
 
-use super::view::Kind;
-use super::{Atom, TermRef, Word};
-use crate::bif::Bif;
+use super::Bif;
+use crate::term::{Atom, Kind, TermRef, Word};
 
 impl Word {
     /// The answer of type test `test` if the word alone decides it (it does

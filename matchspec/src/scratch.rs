@@ -1,0 +1,43 @@
+//! [`Scratch`]: what a run of any engine writes besides its outcome.
+
+use crate::term::{Heap, Space, Word};
+
+/// The mutable state of a run: registers, the arguments of a trace event,
+/// and the heap of terms built by the run.
+///
+/// A scratch belongs to one thread at a time and may be used with any
+/// program; keep one per thread and reuse it. Terms in an
+/// [`Outcome`](crate::Outcome) borrow it until the next run.
+#[derive(Debug)]
+pub struct Scratch {
+    /// The program whose constants the registers hold (0: none).
+    pub(crate) loaded: u64,
+    pub(crate) registers: Vec<Word>,
+    pub(crate) args: Vec<Word>,
+    pub(crate) heap: Heap,
+    pub(crate) input_copy: Heap,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch::new()
+    }
+}
+
+impl Scratch {
+    /// An empty scratch.
+    pub fn new() -> Scratch {
+        Scratch {
+            loaded: 0,
+            registers: Vec::new(),
+            args: Vec::new(),
+            heap: Heap::in_space(Space::Scratch),
+            input_copy: Heap::new(),
+        }
+    }
+
+    /// The heap of terms built by the last run.
+    pub fn heap(&self) -> &Heap {
+        &self.heap
+    }
+}
