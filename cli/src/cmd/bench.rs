@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use matchspec::run::Batch;
 use matchspec::term::Heap;
@@ -36,13 +36,66 @@ pub(crate) struct Args {
     /// The engine to time.
     #[arg(long, value_enum, default_value_t)]
     engine: EngineArg,
-    /// How many timed passes over the inputs (after one warm-up pass).
+    /// How many timed passes over the inputs, after warming up (passes
+    /// for at least 200 ms, at least one); the median and the fastest are
+    /// reported.
     #[arg(long, default_value_t = 20)]
     rounds: u32,
 }
 
-/// Prints `{"workload":..,"engine":..,"events":..,"matched":..,"ns_per_event":..,"compile_us":..}`,
-/// keys in that order.
+/// How long passes run, untimed, before the timed ones: caches, branch
+/// predictors and the CPU's clock settle.
+const WARM_UP: Duration = Duration::from_millis(200);
+
+/// The times of the timed passes of a measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Timing {
+    /// The median pass (the lower of the two middle ones for an even
+    /// count): what a typical pass costs, untouched by outliers.
+    median: Duration,
+    /// The fastest pass: what the code costs when nothing disturbs it.
+    min: Duration,
+}
+
+impl Timing {
+    /// The median and minimum of `passes` (at least one).
+    fn of(mut passes: Vec<Duration>) -> Timing {
+        passes.sort_unstable();
+        Timing { median: passes[(passes.len() - 1) / 2], min: passes[0] }
+    }
+
+    /// Runs `pass` for [`WARM_UP`], then `rounds` more times (at least
+    /// once), timing each.
+    fn measure(rounds: u32, mut pass: impl FnMut()) -> Timing {
+        let warming = Instant::now();
+        pass();
+        while warming.elapsed() < WARM_UP {
+            pass();
+        }
+        let passes = (0..rounds.max(1))
+            .map(|_| {
+                let start = Instant::now();
+                pass();
+                start.elapsed()
+            })
+            .collect();
+        Timing::of(passes)
+    }
+
+    /// Nanoseconds per item of a pass over `items`, median and minimum,
+    /// rounded to hundredths.
+    fn ns_per(self, items: u64) -> (f64, f64) {
+        let per = |d: Duration| {
+            let ns = d.as_nanos() as f64 / items.max(1) as f64;
+            (ns * 100.0).round() / 100.0
+        };
+        (per(self.median), per(self.min))
+    }
+}
+
+/// Prints `{"workload":..,"engine":..,"events":..,"matched":..,"ns_per_event":..,
+/// "ns_per_event_min":..,"rounds":..,"compile_us":..}`, keys in that order
+/// (`ns_per_event` is the median pass's).
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let (Some(spec_path), Some(input_path)) = (&args.spec, &args.input) else {
         return trace(&args, out);
@@ -69,16 +122,13 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
             matched += 1;
         }
     });
-    let rounds = args.rounds.max(1);
-    let start = Instant::now();
-    for _ in 0..rounds {
+    let timing = Timing::measure(args.rounds, || {
         spec.run_matching(Batch::new(&heap, &inputs), &mut scratch, &mut host, |_, outcome| {
             std::hint::black_box(&outcome);
         });
-    }
-    let elapsed = start.elapsed();
+    });
     let events = inputs.len() as u64;
-    let ns_per_event = elapsed.as_nanos() as f64 / (events.max(1) * u64::from(rounds)) as f64;
+    let (ns_per_event, ns_per_event_min) = timing.ns_per(events);
     let workload = Path::new(spec_path)
         .file_stem()
         .map_or_else(|| spec_path.clone(), |s| s.to_string_lossy().into_owned());
@@ -87,37 +137,35 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         ("engine", args.engine.name().into()),
         ("events", events.into()),
         ("matched", matched.into()),
-        ("ns_per_event", ((ns_per_event * 100.0).round() / 100.0).into()),
+        ("ns_per_event", ns_per_event.into()),
+        ("ns_per_event_min", ns_per_event_min.into()),
+        ("rounds", args.rounds.max(1).into()),
         ("compile_us", (compile_us.round() as u64).into()),
     ]);
     outln!(out, "{line}")
 }
 
 /// `msc bench --trace`: prints
-/// `{"trace_case":..,"stack":..,"engine":..,"calls":..,"messages":..,"ns_per_call":..}`
-/// for each case and stack keeper (`core`, `host`).
+/// `{"trace_case":..,"stack":..,"engine":..,"calls":..,"messages":..,"ns_per_call":..,
+/// "ns_per_call_min":..}` for each case and stack keeper (`core`, `host`);
+/// `calls` and `messages` are one pass's.
 fn trace(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     const CALLS_PER_ROUND: u64 = 100_000;
     let keepers = [(StackKeeper::Core, "core"), (StackKeeper::Host, "host")];
     for ((keeper, stack), case) in keepers.into_iter().flat_map(|k| TraceCase::ALL.map(|c| (k, c)))
     {
         let mut workload = TraceWorkload::with_stack(case, args.engine.engine(), keeper);
-        workload.run(CALLS_PER_ROUND);
-        let rounds = u64::from(args.rounds.max(1));
-        let start = Instant::now();
         let mut messages = 0;
-        for _ in 0..rounds {
-            messages += workload.run(CALLS_PER_ROUND);
-        }
-        let calls = CALLS_PER_ROUND * rounds;
-        let ns_per_call = start.elapsed().as_nanos() as f64 / calls as f64;
+        let timing = Timing::measure(args.rounds, || messages = workload.run(CALLS_PER_ROUND));
+        let (ns_per_call, ns_per_call_min) = timing.ns_per(CALLS_PER_ROUND);
         let line = json_line(&[
             ("trace_case", case.name().into()),
             ("stack", stack.into()),
             ("engine", args.engine.name().into()),
-            ("calls", calls.into()),
+            ("calls", CALLS_PER_ROUND.into()),
             ("messages", messages.into()),
-            ("ns_per_call", ((ns_per_call * 100.0).round() / 100.0).into()),
+            ("ns_per_call", ns_per_call.into()),
+            ("ns_per_call_min", ns_per_call_min.into()),
         ]);
         outln!(out, "{line}")?;
     }
@@ -134,4 +182,20 @@ fn json_line(fields: &[(&str, serde_json::Value)]) -> String {
         .map(|(key, value)| format!("{}:{value}", serde_json::Value::from(*key)))
         .collect();
     format!("{{{}}}", fields.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_is_the_median_and_the_fastest_pass() {
+        let ms = Duration::from_millis;
+        let odd = Timing::of(vec![ms(9), ms(1), ms(3), ms(40), ms(2)]);
+        assert_eq!(odd, Timing { median: ms(3), min: ms(1) });
+        let even = Timing::of(vec![ms(8), ms(4), ms(6), ms(5)]);
+        assert_eq!(even, Timing { median: ms(5), min: ms(4) });
+        assert_eq!(Timing::of(vec![ms(7)]), Timing { median: ms(7), min: ms(7) });
+        assert_eq!(odd.ns_per(1_000_000), (3.0, 1.0));
+    }
 }

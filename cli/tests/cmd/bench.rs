@@ -18,7 +18,16 @@ fn prints_one_json_line_with_keys_in_order() {
     assert_eq!(out.lines().count(), 1, "{out}");
     let value: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     let object = value.as_object().expect("an object");
-    let keys = ["workload", "engine", "events", "matched", "ns_per_event", "compile_us"];
+    let keys = [
+        "workload",
+        "engine",
+        "events",
+        "matched",
+        "ns_per_event",
+        "ns_per_event_min",
+        "rounds",
+        "compile_us",
+    ];
     assert_eq!(object.len(), keys.len(), "{out}");
     // The parsed map sorts its keys; the order is the text's.
     let positions: Vec<usize> = keys
@@ -31,7 +40,10 @@ fn prints_one_json_line_with_keys_in_order() {
     assert_eq!(object["engine"], "interp");
     assert_eq!(object["events"], 4);
     assert_eq!(object["matched"], 3);
-    assert!(object["ns_per_event"].as_f64().is_some_and(|ns| ns > 0.0), "{out}");
+    let median = object["ns_per_event"].as_f64().expect("a number");
+    let fastest = object["ns_per_event_min"].as_f64().expect("a number");
+    assert!(0.0 < fastest && fastest <= median, "{out}");
+    assert_eq!(object["rounds"], 2);
     assert!(object["compile_us"].is_u64(), "{out}");
 }
 
@@ -56,5 +68,7 @@ fn trace_prints_each_case_for_both_stack_keepers() {
         let emitted = line["trace_case"] == "traced_emitted";
         let messages = if emitted { line["calls"].clone() } else { 0.into() };
         assert_eq!(line["messages"], messages, "{line}");
+        let (median, fastest) = (&line["ns_per_call"], &line["ns_per_call_min"]);
+        assert!(fastest.as_f64() <= median.as_f64() && fastest.as_f64() > Some(0.0), "{line}");
     }
 }
