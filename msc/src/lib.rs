@@ -44,11 +44,13 @@
 
 mod engine;
 mod spec;
+pub mod stream;
 
 pub use engine::{AUTO_THRESHOLD, Engine, UnknownEngine};
 pub use spec::{Builder, Spec};
 
 pub use matchspec;
+pub use matchspec::etf;
 pub use matchspec::run::{Batch, Report};
 pub use matchspec::spec::Kind;
 pub use matchspec::syntax::{ParseError, parse_term, parse_terms_into};

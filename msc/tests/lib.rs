@@ -3,3 +3,4 @@
 mod batch;
 mod corpus;
 mod run_api;
+mod stream;

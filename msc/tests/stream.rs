@@ -1,0 +1,167 @@
+//! `msc::stream`: entries come out whole whatever the reads bring, errors
+//! name the entry and its byte, and nothing is allocated on a length's word.
+
+use std::io::Read;
+
+use msc::stream::{EtfReader, Framing, StreamError, StreamErrorKind};
+use msc::{Heap, Term, etf};
+
+const TERMS: [&str; 6] =
+    ["{order, 7, <<\"abc\">>}", "[1, 2 | 3]", "#{k => 1.5}", "-123456789012345678901", "a", "{}"];
+
+/// A reader that hands out at most `step` bytes a read.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    step: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(out.len()).min(self.bytes.len());
+        out[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+fn encoded(text: &str) -> Vec<u8> {
+    etf::encode(Term::parse(text).expect("term").as_ref()).expect("encodes")
+}
+
+/// The stream of `terms` in `framing`.
+fn stream(terms: &[&str], framing: Framing) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for text in terms {
+        let term = encoded(text);
+        let len = term.len();
+        match framing {
+            Framing::Concatenated => {}
+            Framing::Packet1 => bytes.push(u8::try_from(len).expect("short")),
+            Framing::Packet2 => bytes.extend(u16::try_from(len).expect("short").to_be_bytes()),
+            Framing::Packet4 => bytes.extend(u32::try_from(len).expect("short").to_be_bytes()),
+        }
+        bytes.extend(term);
+    }
+    bytes
+}
+
+/// Every entry as text, then the error that ended the stream, if any.
+fn read_all(reader: impl Read, framing: Framing) -> (Vec<String>, Option<StreamError>) {
+    let mut reader = EtfReader::new(reader).framing(framing);
+    let mut heap = Heap::new();
+    let mut seen = Vec::new();
+    while let Some(entry) = reader.next_into(&mut heap) {
+        match entry {
+            Ok(word) => seen.push(heap.view(word).to_string()),
+            Err(err) => {
+                assert!(reader.next_into(&mut heap).is_none(), "nothing after an error");
+                return (seen, Some(err));
+            }
+        }
+    }
+    (seen, None)
+}
+
+fn printed(terms: &[&str]) -> Vec<String> {
+    terms.iter().map(|t| Term::parse(t).expect("term").to_string()).collect()
+}
+
+const FRAMINGS: [Framing; 4] =
+    [Framing::Concatenated, Framing::Packet1, Framing::Packet2, Framing::Packet4];
+
+#[test]
+fn every_framing_gives_the_terms_whatever_the_reads_bring() {
+    for framing in FRAMINGS {
+        let bytes = stream(&TERMS, framing);
+        for step in [1, 2, 3, 7, 64, 1 << 20] {
+            let (seen, error) = read_all(Trickle { bytes: &bytes, step }, framing);
+            assert!(error.is_none(), "{framing:?} by {step}: {error:?}");
+            assert_eq!(seen, printed(&TERMS), "{framing:?} by {step}");
+        }
+    }
+}
+
+#[test]
+fn a_large_term_across_many_chunks_comes_out_whole() {
+    let big = format!("[{}]", (0..40_000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let terms = [big.as_str(), "later"];
+    for framing in [Framing::Concatenated, Framing::Packet4] {
+        let bytes = stream(&terms, framing);
+        let (seen, error) = read_all(Trickle { bytes: &bytes, step: 999 }, framing);
+        assert!(error.is_none(), "{framing:?}: {error:?}");
+        assert_eq!(seen, printed(&terms), "{framing:?}");
+    }
+}
+
+#[test]
+fn a_truncated_last_entry_names_itself_after_the_others() {
+    for framing in FRAMINGS {
+        let mut bytes = stream(&TERMS, framing);
+        let whole = stream(&TERMS[..5], framing).len() as u64;
+        bytes.pop();
+        let (seen, error) = read_all(&bytes[..], framing);
+        assert_eq!(seen, printed(&TERMS[..5]), "{framing:?}");
+        let error = error.expect("an error");
+        assert!(matches!(error.kind, StreamErrorKind::Truncated), "{framing:?}: {error}");
+        assert_eq!((error.entry, error.offset), (6, whole), "{framing:?}");
+        assert!(error.to_string().starts_with(&format!("entry 6 (byte {whole})")), "{error}");
+    }
+}
+
+#[test]
+fn a_corrupt_entry_in_the_middle_stops_the_stream_there() {
+    for framing in FRAMINGS {
+        let mut bytes = stream(&TERMS, framing);
+        let at = stream(&TERMS[..2], framing).len();
+        // The version byte of the third term.
+        bytes[at + framing_prefix(framing)] = 130;
+        let (seen, error) = read_all(&bytes[..], framing);
+        assert_eq!(seen, printed(&TERMS[..2]), "{framing:?}");
+        let error = error.expect("an error");
+        assert!(matches!(error.kind, StreamErrorKind::Decode(_)), "{framing:?}: {error}");
+        assert_eq!((error.entry, error.offset), (3, at as u64), "{framing:?}");
+    }
+}
+
+fn framing_prefix(framing: Framing) -> usize {
+    match framing {
+        Framing::Concatenated => 0,
+        Framing::Packet1 => 1,
+        Framing::Packet2 => 2,
+        Framing::Packet4 => 4,
+    }
+}
+
+#[test]
+fn a_length_larger_than_the_input_is_truncation_not_an_allocation() {
+    // 4 GiB - 1 claimed, ten bytes given: the reader must not reserve it.
+    let mut bytes = vec![0xff, 0xff, 0xff, 0xff];
+    bytes.extend(encoded("a"));
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet4).max_entry(usize::MAX);
+    let error = reader.next_into(&mut Heap::new()).expect("an entry").expect_err("truncated");
+    assert!(matches!(error.kind, StreamErrorKind::Truncated), "{error}");
+    // A list claiming 4 billion elements in a concatenated stream.
+    let list = [131, 108, 0xff, 0xff, 0xff, 0xff, 106];
+    let (_, error) = read_all(&list[..], Framing::Concatenated);
+    assert!(matches!(error.expect("an error").kind, StreamErrorKind::Truncated));
+}
+
+#[test]
+fn entries_over_the_limit_are_refused() {
+    let bytes = stream(&["{order, 7, <<\"abc\">>}"], Framing::Packet2);
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet2).max_entry(8);
+    let error = reader.next_into(&mut Heap::new()).expect("an entry").expect_err("too large");
+    assert!(matches!(error.kind, StreamErrorKind::TooLarge { limit: 8 }), "{error}");
+    let big = format!("[{}]", (0..5_000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let bytes = stream(&[big.as_str()], Framing::Concatenated);
+    let mut reader = EtfReader::new(Trickle { bytes: &bytes, step: 100 }).max_entry(1000);
+    let error = reader.next_into(&mut Heap::new()).expect("an entry").expect_err("too large");
+    assert!(matches!(error.kind, StreamErrorKind::TooLarge { limit: 1000 }), "{error}");
+}
+
+#[test]
+fn an_empty_stream_has_no_entries() {
+    for framing in FRAMINGS {
+        assert!(EtfReader::new(&[][..]).framing(framing).next_into(&mut Heap::new()).is_none());
+    }
+}
