@@ -27,6 +27,15 @@ pub(crate) enum CliError {
     /// `--spec -` and `--input -` both asked for standard input.
     #[error("msc: --spec and --input cannot both read standard input")]
     StdinTwice,
+    /// An entry of an encoded input could not be read; every entry before
+    /// it was decided and printed.
+    #[error("msc: {path}: {source}")]
+    Stream {
+        /// The input.
+        path: String,
+        /// Which entry, where, and why.
+        source: msc::stream::StreamError,
+    },
     /// Term text did not parse.
     #[error("{path}:\n{source}")]
     Parse {

@@ -1,11 +1,12 @@
 //! `msc run`: the filter engine, a spec over a stream of input terms.
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::Instant;
 
 use matchspec::term::{Heap, Word};
 use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
 use msc::Spec;
+use msc::stream::{EtfReader, Framing};
 
 use super::{EngineArg, KindArg};
 use crate::CliError;
@@ -18,9 +19,9 @@ pub(crate) struct Args {
     /// workloads' `.ms` files); `-` for standard input.
     #[arg(long, value_name = "FILE")]
     spec: String,
-    /// The inputs: dot-terminated terms, or external term format terms one
-    /// after another (detected by the leading version byte 131); `-` for
-    /// standard input.
+    /// The inputs (`--format`): dot-terminated terms, or external term
+    /// format terms one after another (detected by the leading version byte
+    /// 131), or `{packet, N}`-framed ones; `-` for standard input.
     #[arg(long, value_name = "FILE")]
     input: String,
     /// The event kind (overrides the one the spec file names; else table).
@@ -32,10 +33,42 @@ pub(crate) struct Args {
     /// Print a line for inputs that match no clause too (`nomatch.`).
     #[arg(long)]
     all: bool,
+    /// How the input's entries are written; encoded ones are read and
+    /// decided one at a time, in bounded memory.
+    #[arg(long, value_enum, default_value_t)]
+    format: FormatArg,
+}
+
+/// How the input's entries are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FormatArg {
+    /// External term format if the first byte is 131, else text.
+    #[default]
+    Auto,
+    /// Dot-terminated terms in Erlang syntax.
+    Text,
+    /// External term format terms back to back (`term_to_binary/1`).
+    Etf,
+    /// External term format after a 1-byte length (`{packet, 1}`).
+    Packet1,
+    /// External term format after a 2-byte big-endian length (`{packet, 2}`).
+    Packet2,
+    /// External term format after a 4-byte big-endian length (`{packet, 4}`).
+    Packet4,
+}
+
+/// What a run counted.
+#[derive(Default)]
+struct Counts {
+    events: u64,
+    matched: u64,
+    errors: u64,
 }
 
 /// Runs the spec on every input and prints the result of each that
-/// matches (of every input with `--all`), then the counts on standard error.
+/// matches (of every input with `--all`), then the counts on standard
+/// error. Encoded inputs are read and decided an entry at a time, in
+/// bounded memory; text is read whole.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     if args.spec == "-" && args.input == "-" {
         return Err(CliError::StdinTwice);
@@ -44,65 +77,121 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let kind = spec.kind_or(args.kind.map(Into::into));
     let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
     let spec = engine_spec(spec, args.engine);
-    let mut heap = Heap::new();
-    let inputs = load_inputs(&args.input, &mut heap)?;
-
-    let progress = progress_bar(inputs.len());
+    let path = args.input.as_str();
+    let io = |source| CliError::Io { path: path.to_owned(), source };
+    let mut input: Box<dyn BufRead> = if path == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(BufReader::new(std::fs::File::open(path).map_err(io)?))
+    };
+    let framing = match args.format {
+        FormatArg::Auto => {
+            let first = input.fill_buf().map_err(io)?.first().copied();
+            (first == Some(131)).then_some(Framing::Concatenated)
+        }
+        FormatArg::Text => None,
+        FormatArg::Etf => Some(Framing::Concatenated),
+        FormatArg::Packet1 => Some(Framing::Packet1),
+        FormatArg::Packet2 => Some(Framing::Packet2),
+        FormatArg::Packet4 => Some(Framing::Packet4),
+    };
+    let start = Instant::now();
     let mut scratch = Scratch::new();
     let mut host = TestHost::default();
-    let (mut matched, mut errors) = (0u64, 0u64);
-    let start = Instant::now();
-    for (i, &input) in inputs.iter().enumerate() {
-        match spec.run(heap.view(input), &mut scratch, &mut host) {
-            Ok(Outcome::Match(m)) => {
-                matched += 1;
-                let flags = m.flags;
-                if kind.is_trace() && (flags.return_trace || flags.exception_trace) {
-                    let mut names = Vec::new();
-                    if flags.return_trace {
-                        names.push("return_trace");
-                    }
-                    if flags.exception_trace {
-                        names.push("exception_trace");
-                    }
-                    outln!(out, "{{{},[{}]}}.", m.result, names.join(","))?;
-                } else {
-                    outln!(out, "{}.", m.result)?;
+    let mut counts = Counts::default();
+    let mut decide = |out: &mut dyn Write, heap: &Heap, input: Word, counts: &mut Counts| {
+        counts.events += 1;
+        let outcome = spec.run(heap.view(input), &mut scratch, &mut host);
+        print_outcome(out, kind, args.all, counts, outcome)
+    };
+    let stopped = match framing {
+        None => {
+            let mut bytes = Vec::new();
+            input.read_to_end(&mut bytes).map_err(io)?;
+            let mut heap = Heap::new();
+            let inputs = parse_inputs(path, bytes, &mut heap)?;
+            let progress = progress_bar(inputs.len() as u64, "events");
+            for (i, &word) in inputs.iter().enumerate() {
+                decide(out, &heap, word, &mut counts)?;
+                if i % 4096 == 0
+                    && let Some(bar) = &progress
+                {
+                    bar.set_position(i as u64);
                 }
             }
-            Ok(Outcome::NoMatch) => {
-                if args.all {
-                    outln!(out, "nomatch.")?;
-                }
-            }
-            Err(err) => {
-                errors += 1;
-                out.flush().map_err(CliError::stdout)?;
-                let report = || report!("msc: input {}: {err}", i + 1);
-                match &progress {
-                    Some(bar) => bar.suspend(report),
-                    None => report(),
-                }
-            }
+            None
         }
-        if i % 4096 == 0
-            && let Some(bar) = &progress
-        {
-            bar.set_position(i as u64);
+        Some(framing) => {
+            let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
+            let progress = size.and_then(|size| progress_bar(size, "bytes"));
+            let mut reader = EtfReader::new(input).framing(framing);
+            let mut heap = Heap::new();
+            let mut stopped = None;
+            while let Some(entry) = reader.next_into(&mut heap) {
+                match entry {
+                    Ok(word) => decide(out, &heap, word, &mut counts)?,
+                    Err(err) => stopped = Some(err),
+                }
+                // Each entry's terms are done with once it is decided.
+                heap.clear();
+                if counts.events % 4096 == 0
+                    && let Some(bar) = &progress
+                {
+                    bar.set_position(reader.offset());
+                }
+            }
+            stopped
         }
-    }
+    };
     out.flush().map_err(CliError::stdout)?;
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
-    let n = inputs.len() as u64;
+    let Counts { events, matched, errors } = counts;
     report!(
-        "{n} events, {matched} matched, {} no match{}, {:.3} s",
-        n - matched - errors,
+        "{events} events, {matched} matched, {} no match{}, {:.3} s",
+        events - matched - errors,
         if errors > 0 { format!(", {errors} not runnable") } else { String::new() },
         start.elapsed().as_secs_f64()
     );
-    Ok(())
+    match stopped {
+        Some(source) => Err(CliError::Stream { path: path.to_owned(), source }),
+        None => Ok(()),
+    }
+}
+
+/// Prints what one input gave: its result if it matched, `nomatch.` with
+/// `all`; an input that cannot run is reported on standard error.
+fn print_outcome(
+    out: &mut dyn Write,
+    kind: matchspec::spec::Kind,
+    all: bool,
+    counts: &mut Counts,
+    outcome: Result<Outcome<'_>, matchspec::EvalError>,
+) -> Result<(), CliError> {
+    match outcome {
+        Ok(Outcome::Match(m)) => {
+            counts.matched += 1;
+            let flags = m.flags;
+            if kind.is_trace() && (flags.return_trace || flags.exception_trace) {
+                let mut names = Vec::new();
+                if flags.return_trace {
+                    names.push("return_trace");
+                }
+                if flags.exception_trace {
+                    names.push("exception_trace");
+                }
+                outln!(out, "{{{},[{}]}}.", m.result, names.join(","))
+            } else {
+                outln!(out, "{}.", m.result)
+            }
+        }
+        Ok(Outcome::NoMatch) if all => outln!(out, "nomatch."),
+        Ok(Outcome::NoMatch) => Ok(()),
+        Err(err) => {
+            counts.errors += 1;
+            out.flush().map_err(CliError::stdout)?;
+            report!("msc: input {}: {err}", counts.events);
+            Ok(())
+        }
+    }
 }
 
 /// `spec` on `engine`, reporting on standard error if the JIT could not
@@ -118,15 +207,16 @@ pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> Spec {
 /// A progress bar on standard error, if that is a terminal and the
 /// results go elsewhere (on the same terminal they would break the bar up).
 /// It clears itself however the run ends.
-fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() || std::io::stdout().is_terminal() {
         return None;
     }
-    let bar =
-        indicatif::ProgressBar::new(len as u64).with_finish(indicatif::ProgressFinish::AndClear);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {human_pos}/{human_len} events, {eta} left",
-    ) {
+    let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear);
+    let template = match unit {
+        "bytes" => "{bar:40} {bytes}/{total_bytes}, {bytes_per_sec}, {eta} left".to_owned(),
+        _ => format!("{{bar:40}} {{human_pos}}/{{human_len}} {unit}, {{eta}} left"),
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
         bar.set_style(style);
     }
     Some(bar)
@@ -135,7 +225,11 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
 /// Loads the input terms of `path` into `heap`: text terms, or external
 /// term format terms back to back.
 pub(crate) fn load_inputs(path: &str, heap: &mut Heap) -> Result<Vec<Word>, CliError> {
-    let bytes = read_bytes(path)?;
+    parse_inputs(path, read_bytes(path)?, heap)
+}
+
+/// The input terms of `bytes`, read from `path`, in `heap`.
+fn parse_inputs(path: &str, bytes: Vec<u8>, heap: &mut Heap) -> Result<Vec<Word>, CliError> {
     if bytes.first() == Some(&131) {
         let mut roots = Vec::new();
         let mut rest = &bytes[..];

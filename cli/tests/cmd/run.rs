@@ -112,5 +112,50 @@ fn bad_inputs_are_user_errors() {
     etf.truncate(etf.len() - 1);
     let etf = temp_file("run_bad.etf", etf);
     let run = msc(&["run", "--spec", &spec, "--input", &etf]).code(1);
-    assert!(run.stderr.contains(&format!("(term at byte {first})")), "{}", run.stderr);
+    // The entries before the bad one are decided and counted first.
+    assert!(run.stderr.starts_with("1 events, 0 matched, 1 no match, "), "{}", run.stderr);
+    let named = format!("entry 2 (byte {first}): the input ends inside it");
+    assert!(run.stderr.contains(&named), "{}", run.stderr);
+}
+
+/// `{packet, N}` framing of the terms of `text`.
+fn packet_stream(text: &str, size: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for term in matchspec::syntax::parse_terms(text).expect("terms") {
+        let encoded = matchspec::etf::encode(term.as_ref()).expect("encodable");
+        bytes.extend(&(encoded.len() as u32).to_be_bytes()[4 - size..]);
+        bytes.extend(encoded);
+    }
+    bytes
+}
+
+#[test]
+fn packet_framed_inputs() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    for (size, format) in [(1, "packet1"), (2, "packet2"), (4, "packet4")] {
+        let input = temp_file(&format!("run_orders.{format}"), packet_stream(&text, size));
+        let run = msc(&["run", "--spec", &spec, "--input", &input, "--format", format]).ok();
+        assert_eq!(run.out(), ORDERS_OUT, "{format}");
+        assert_counts(&run.stderr, "4 events, 3 matched, 1 no match, ");
+    }
+}
+
+#[test]
+fn a_corrupt_entry_stops_the_run_after_the_ones_before() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let mut bytes = packet_stream(&text, 4);
+    let third = packet_stream(&text, 4).len() - packet_stream(&tail(&text, 2), 4).len();
+    bytes[third + 4] = 0; // the third entry's version byte
+    let input = temp_file("run_corrupt.packet4", bytes);
+    let run = msc(&["run", "--spec", &spec, "--input", &input, "--format", "packet4"]).code(1);
+    assert_eq!(run.out(), "{user_1,150}.\n", "the first two entries are decided and printed");
+    assert!(run.stderr.contains(&format!("entry 3 (byte {third})")), "{}", run.stderr);
+}
+
+/// The last `n` terms of `text`, as text.
+fn tail(text: &str, n: usize) -> String {
+    let terms = matchspec::syntax::parse_terms(text).expect("terms");
+    terms[terms.len() - n..].iter().map(|t| format!("{t}.\n")).collect()
 }
