@@ -142,8 +142,11 @@ pub struct EtfReader<R> {
     entries: u64,
     /// The source has no more bytes.
     at_end: bool,
-    /// An error was reported: nothing more comes.
+    /// An error was reported: nothing more comes unless it is resumed.
     failed: bool,
+    /// The length of the entry that failed, when its end is known (a
+    /// length prefix said it) and reading may go on after it.
+    skippable: Option<usize>,
 }
 
 impl<R: Read> EtfReader<R> {
@@ -160,6 +163,7 @@ impl<R: Read> EtfReader<R> {
             entries: 0,
             at_end: false,
             failed: false,
+            skippable: None,
         }
     }
 
@@ -173,9 +177,31 @@ impl<R: Read> EtfReader<R> {
         EtfReader { max_entry: bytes, ..self }
     }
 
-    /// How many bytes of the stream the entries yielded so far took.
+    /// How many bytes of the stream the entries read so far took.
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    /// After an entry that failed to decode or was too long, moves past it
+    /// so that reading goes on with the next entry, and answers `true`.
+    /// Only a length prefix says where an entry ends: after an error of
+    /// concatenated terms, a truncated entry or a failed read there is no
+    /// way past, and it answers `false`.
+    pub fn resume(&mut self) -> bool {
+        let Some(len) = self.skippable.take().filter(|_| self.failed) else { return false };
+        let buffered = len.min(self.buffered().len());
+        self.consume(buffered);
+        let rest = (len - buffered) as u64;
+        let skipped = io::copy(&mut (&mut self.source).take(rest), &mut io::sink());
+        match skipped {
+            Ok(n) if n == rest => {
+                self.offset += rest;
+                self.entries += 1;
+                self.failed = false;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Decodes the next entry into `heap`: `None` at the end of the
@@ -196,6 +222,11 @@ impl<R: Read> EtfReader<R> {
             }
             Err(kind) => {
                 self.failed = true;
+                if !matches!(kind, StreamErrorKind::Decode(_) | StreamErrorKind::TooLarge { .. })
+                    || self.framing == Framing::Concatenated
+                {
+                    self.skippable = None;
+                }
                 Some(Err(StreamError { kind, offset: self.offset, entry: self.entries + 1 }))
             }
         }
@@ -260,6 +291,7 @@ impl<R: Read> EtfReader<R> {
             return Err(StreamErrorKind::Truncated);
         }
         let len = self.buffered()[..prefix].iter().fold(0usize, |n, &b| n << 8 | usize::from(b));
+        self.skippable = Some(prefix.saturating_add(len));
         if len.saturating_add(prefix) > self.max_entry {
             return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
         }

@@ -165,3 +165,53 @@ fn an_empty_stream_has_no_entries() {
         assert!(EtfReader::new(&[][..]).framing(framing).next_into(&mut Heap::new()).is_none());
     }
 }
+
+#[test]
+fn a_framed_entry_that_fails_can_be_skipped() {
+    let mut bytes = stream(&TERMS, Framing::Packet2);
+    let at = stream(&TERMS[..2], Framing::Packet2).len();
+    bytes[at + 2] = 130; // the third term's version byte
+    let mut reader = EtfReader::new(Trickle { bytes: &bytes, step: 3 }).framing(Framing::Packet2);
+    let mut heap = Heap::new();
+    let mut seen = Vec::new();
+    let mut skipped = Vec::new();
+    while let Some(entry) = reader.next_into(&mut heap) {
+        match entry {
+            Ok(word) => seen.push(heap.view(word).to_string()),
+            Err(err) => {
+                skipped.push((err.entry, err.offset));
+                assert!(reader.resume(), "{err}");
+            }
+        }
+    }
+    let mut kept = TERMS.to_vec();
+    kept.remove(2);
+    assert_eq!(seen, printed(&kept));
+    assert_eq!(skipped, [(3, at as u64)]);
+    assert_eq!(reader.offset(), bytes.len() as u64);
+
+    // Too long: skipped without being read into memory.
+    let bytes = stream(&["{order, 7, <<\"abc\">>}", "a"], Framing::Packet4);
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet4).max_entry(8);
+    assert!(reader.next_into(&mut heap).expect("an entry").is_err());
+    assert!(reader.resume());
+    let word = reader.next_into(&mut heap).expect("an entry").expect("a term");
+    assert_eq!(heap.view(word).to_string(), "a");
+}
+
+#[test]
+fn concatenated_terms_and_truncation_cannot_be_resumed() {
+    let mut bytes = stream(&TERMS, Framing::Concatenated);
+    bytes[stream(&TERMS[..2], Framing::Concatenated).len()] = 130;
+    let mut reader = EtfReader::new(&bytes[..]);
+    let mut heap = Heap::new();
+    while let Some(Ok(_)) = reader.next_into(&mut heap) {}
+    assert!(!reader.resume(), "no length says where a concatenated term ends");
+    assert!(reader.next_into(&mut heap).is_none());
+
+    let mut bytes = stream(&TERMS, Framing::Packet1);
+    bytes.pop();
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet1);
+    while let Some(Ok(_)) = reader.next_into(&mut heap) {}
+    assert!(!reader.resume(), "a truncated entry has no end to skip to");
+}

@@ -37,6 +37,14 @@ pub(crate) struct Args {
     /// decided one at a time, in bounded memory.
     #[arg(long, value_enum, default_value_t)]
     format: FormatArg,
+    /// Skip entries that do not decode or are too long, counting them,
+    /// instead of stopping (possible where a length prefix says where an
+    /// entry ends: `{packet, N}` framing).
+    #[arg(long)]
+    skip_bad: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// How the input's entries are written.
@@ -63,6 +71,7 @@ struct Counts {
     events: u64,
     matched: u64,
     errors: u64,
+    skipped: u64,
 }
 
 /// Runs the spec on every input and prints the result of each that
@@ -110,7 +119,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
             input.read_to_end(&mut bytes).map_err(io)?;
             let mut heap = Heap::new();
             let inputs = parse_inputs(path, bytes, &mut heap)?;
-            let progress = progress_bar(inputs.len() as u64, "events");
+            let progress = progress_bar(inputs.len() as u64, "events", args.quiet);
             for (i, &word) in inputs.iter().enumerate() {
                 decide(out, &heap, word, &mut counts)?;
                 if i % 4096 == 0
@@ -123,13 +132,18 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         }
         Some(framing) => {
             let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
-            let progress = size.and_then(|size| progress_bar(size, "bytes"));
+            let progress = size.and_then(|size| progress_bar(size, "bytes", args.quiet));
             let mut reader = EtfReader::new(input).framing(framing);
             let mut heap = Heap::new();
             let mut stopped = None;
             while let Some(entry) = reader.next_into(&mut heap) {
                 match entry {
                     Ok(word) => decide(out, &heap, word, &mut counts)?,
+                    Err(err) if args.skip_bad && reader.resume() => {
+                        counts.skipped += 1;
+                        out.flush().map_err(CliError::stdout)?;
+                        report!("msc: {path}: skipped {err}");
+                    }
                     Err(err) => stopped = Some(err),
                 }
                 // Each entry's terms are done with once it is decided.
@@ -144,11 +158,12 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         }
     };
     out.flush().map_err(CliError::stdout)?;
-    let Counts { events, matched, errors } = counts;
+    let Counts { events, matched, errors, skipped } = counts;
     report!(
-        "{events} events, {matched} matched, {} no match{}, {:.3} s",
+        "{events} events, {matched} matched, {} no match{}{}, {:.3} s",
         events - matched - errors,
         if errors > 0 { format!(", {errors} not runnable") } else { String::new() },
+        if skipped > 0 { format!(", {skipped} bad entries skipped") } else { String::new() },
         start.elapsed().as_secs_f64()
     );
     match stopped {
@@ -204,11 +219,11 @@ pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> Spec {
     spec
 }
 
-/// A progress bar on standard error, if that is a terminal and the
-/// results go elsewhere (on the same terminal they would break the bar up).
+/// A progress bar on standard error, unless `quiet`, if that is a terminal
+/// and the results go elsewhere (on the same terminal they would break the bar up).
 /// It clears itself however the run ends.
-fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() || std::io::stdout().is_terminal() {
+fn progress_bar(len: u64, unit: &str, quiet: bool) -> Option<indicatif::ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() || std::io::stdout().is_terminal() {
         return None;
     }
     let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear);

@@ -154,6 +154,27 @@ fn a_corrupt_entry_stops_the_run_after_the_ones_before() {
     assert!(run.stderr.contains(&format!("entry 3 (byte {third})")), "{}", run.stderr);
 }
 
+#[test]
+fn skip_bad_goes_past_framed_entries_that_fail() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let mut bytes = packet_stream(&text, 4);
+    let third = packet_stream(&text, 4).len() - packet_stream(&tail(&text, 2), 4).len();
+    bytes[third + 4] = 0;
+    let input = temp_file("run_skip.packet4", bytes);
+    let args = ["run", "--spec", &spec, "--input", &input, "--format", "packet4", "--skip-bad"];
+    let run = msc(&args).ok();
+    assert_eq!(run.out(), "{user_1,150}.\n{user_4,250}.\n");
+    assert!(run.stderr.contains(&format!("skipped entry 3 (byte {third})")), "{}", run.stderr);
+    assert!(run.stderr.contains("3 events, 2 matched, 1 no match, 1 bad entries skipped, "));
+
+    // Concatenated terms have no length to skip by: the run still stops.
+    let mut etf = etf_stream("{a, 1}. {b, 2}.");
+    etf.truncate(etf.len() - 1);
+    let etf = temp_file("run_skip.etf", etf);
+    msc(&["run", "--spec", &spec, "--input", &etf, "--skip-bad"]).code(1);
+}
+
 /// The last `n` terms of `text`, as text.
 fn tail(text: &str, n: usize) -> String {
     let terms = matchspec::syntax::parse_terms(text).expect("terms");
