@@ -34,7 +34,7 @@
 //! it reads head cells from the input heap (every such read is
 //! bounds-checked against the heap's length), builds terms in heap words set
 //! aside for it (one region per buffered result: [`Ctx::build`]), and
-//! calls a helper of [`HelperId`](crate::helpers::HelperId) for what it does not do itself. Each
+//! calls a helper of `HelperId` (`helpers.rs`) for what it does not do itself. Each
 //! helper is a thin shim over a method of
 //! [`Frame`], the interpreter's own definition
 //! of what the op computes, so the two engines share every rule beyond a

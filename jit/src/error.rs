@@ -11,7 +11,7 @@ pub enum JitError {
     TooLarge {
         /// The program's size.
         ops: usize,
-        /// [`MAX_OPS`](crate::MAX_OPS).
+        /// The JIT's limit, `MAX_OPS`.
         limit: usize,
     },
     /// The program breaks an invariant of the IR that the machine code

@@ -1,5 +1,5 @@
 //! [`Run`]: the one run API. Every engine implements it, the interpreter
-//! here ([`CompiledSpec`](crate::CompiledSpec)), the JIT's machine code in
+//! here (`CompiledSpec`), the JIT's machine code in
 //! `matchspec-jit`, the engine choice in the `msc` facade; callers written
 //! against it run on any of them.
 //!

@@ -1,7 +1,8 @@
 //! No import cycle between the top-level modules of any library crate
 //! (ARCHITECTURE.md): read from the source, test modules left out.
 //!
-//! A module's imports are the `crate::name` paths its files write; a name
+//! A module's imports are the `crate::name` paths its files write, doc
+//! links included; a name
 //! that is not a module is followed through the crate root's `pub use
 //! module::{...}` re-exports.
 
@@ -24,10 +25,15 @@ fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of a file outside its test module and comments.
+/// The code and documentation of a file outside its test module (plain
+/// comments left out): a doc link is an import too, for the reader.
 fn code(text: &str) -> String {
     let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
-    text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+    let plain_comment = |l: &&str| {
+        let l = l.trim_start();
+        l.starts_with("//") && !l.starts_with("///") && !l.starts_with("//!")
+    };
+    text.lines().filter(|l| !plain_comment(l)).collect::<Vec<_>>().join("\n")
 }
 
 /// The identifiers each `crate::` path of `code` starts with (every name

@@ -70,7 +70,8 @@ pub(crate) fn helper_signature(sig: &mut Signature, params: usize) {
 
 /// Fills `func` (whose signature is [`entry_signature`]) with the code of
 /// `program`; `declare` imports a helper into the function. The program
-/// must have passed [`crate::program::validate`].
+/// must have passed `program::validate` (the IR's `Program::verify` and
+/// the JIT's size limit).
 pub(crate) fn translate(
     program: &Program,
     func: &mut Function,

@@ -117,7 +117,7 @@ impl Operands {
 /// A compiled match spec, ready for any engine.
 ///
 /// Immutable and `Send + Sync`: share one (behind an `Arc`, as
-/// [`CompiledSpec`](crate::CompiledSpec) does) between threads, each with its
+/// `CompiledSpec` does) between threads, each with its
 /// own scratch space.
 #[derive(Clone, Debug)]
 pub struct Program {

@@ -8,7 +8,7 @@
 //! * `make_*` ops build a new term on the scratch heap.
 //! * `call` evaluates a guard function; `compare` and `type_test` are the
 //!   forms of the pure ones fused with the test a guard makes of them.
-//! * The rest are the trace actions, which talk to the [`Host`](crate::Host).
+//! * The rest are the trace actions, which talk to the host (`Host`).
 //!
 //! A [`Fail`] is where a failing guard function goes: a label in guards, or
 //! "make the value `'EXIT'` and carry on" in bodies.
@@ -289,7 +289,7 @@ pub enum Op {
     },
     /// `{set_seq_token, Key, Value}`: `dst := true` (or, faked, what
     /// `seq_trace:get_token(Key)` says, see
-    /// [`Host::seq_trace_info`](crate::Host::seq_trace_info)), or `'EXIT'`
+    /// `Host::seq_trace_info`), or `'EXIT'`
     /// for a bad key or value.
     SetSeqToken {
         /// The token component.

@@ -1,7 +1,7 @@
 //! Random terms for fuzzing: `arbitrary::Arbitrary` for [`Term`].
 //!
 //! [`Term::arbitrary`](arbitrary::Arbitrary::arbitrary) makes every kind of
-//! term the [text syntax](crate::syntax) can write: atoms that need quotes,
+//! term the text syntax (`syntax`) can write: atoms that need quotes,
 //! reserved words and non-Latin-1 names; integers at every boundary that
 //! matters (the 61-bit small range, OTP's 60-bit one, `i32`, `i64`, `u64`)
 //! and bignums; floats including `-0.0`, subnormals and the largest

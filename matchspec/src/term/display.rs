@@ -10,7 +10,7 @@
 //! `#Port<0.5>`, `#Ref<0.1.2.3>`) when they belong to this node
 //! (`nonode@nohost`, creation 0). Erlang has no way to write other nodes'
 //! identifiers, so they print in an extended form that the
-//! [`syntax`](crate::syntax) parser reads back:
+//! `syntax` parser reads back:
 //! `#Pid<'node@host'.Creation.Id.Serial>`, `#Port<'node@host'.Creation.Id>`,
 //! `#Ref<'node@host'.Creation.W2.W1.W0>`. Local funs print as
 //! `#Fun<Module.Index.Uniq>`, which no parser reads.

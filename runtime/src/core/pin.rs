@@ -1,7 +1,7 @@
 //! Pins: how a breakpoint hit tells a committer which generation it reads,
 //! with one fenced store instead of an `arc_swap` load and release.
 //!
-//! Every [`crate::Process`] owns a [`HitPin`], registered with the core's
+//! Every `Process` owns a [`HitPin`], registered with the core's
 //! [`Pins`]. A hit publishes the generation number it is about to read
 //! (`number + 1`; 0 is "not in a hit") and then checks that the number is
 //! still current; a committer advances the number and then waits until no

@@ -54,7 +54,7 @@ impl TraceCore {
     /// it came with: `{Flags, Label, Serial, From, LastCnt}` (`From` a pid
     /// of any node), or `[]` for none. `None` if the term is not a token.
     /// The receiver takes it when it consumes the message
-    /// ([`Process::consume`](crate::Process::consume)).
+    /// (`Process::consume`).
     ///
     /// ```
     /// use matchspec::term::Term;

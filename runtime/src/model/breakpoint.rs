@@ -7,7 +7,7 @@
 //! hitting the breakpoint read the *active* generation's slot; changes are
 //! written to the *staging* slot of every function they touch and become
 //! visible together when the core switches generations (one atomic store).
-//! See [`crate::core`] for the staging protocol and how old generations are
+//! See the `core` module for the staging protocol and how old generations are
 //! reclaimed.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -138,7 +138,7 @@ impl Breakpoint {
 }
 
 /// A function of a module the host declares
-/// ([`TraceCore::declare_module`](crate::TraceCore::declare_module)).
+/// (`TraceCore::declare_module`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Function {
     /// Its name.
@@ -206,7 +206,7 @@ impl FunctionEntry {
 
     /// Is a breakpoint installed? This is the whole cost of calling an
     /// untraced function: the host checks it and calls
-    /// [`crate::Process::call`]'s slow path only when it holds. An
+    /// `Process::call`'s slow path only when it holds. An
     /// installed breakpoint may still do nothing in the active generation.
     #[inline]
     pub fn is_traced(&self) -> bool {

@@ -8,7 +8,7 @@ use matchspec::term::TermRef;
 
 use crate::model::tracer::TraceeId;
 
-/// The host's side of `{display, X}` ([`CoreConfig::console`](crate::CoreConfig::console)).
+/// The host's side of `{display, X}` (the core's `CoreConfig::console`).
 pub trait Console: Send + Sync + fmt::Debug {
     /// `process`'s trace spec showed `term`. Called at the breakpoint, on
     /// the thread that hit it: keep it short.

@@ -120,7 +120,7 @@ impl TracerModules {
 
     /// `code:purge/1`: forgets the module's old code. True if there was
     /// some: then ERTS has every process check its code, which schedules
-    /// it in (the host's part; see [`crate::Process::trace_schedule_in`]).
+    /// it in (the host's part; see `Process::trace_schedule_in`).
     pub fn purge(&self, name: Atom) -> bool {
         let mut modules = self.modules.lock();
         let Some(module) = modules.get_mut(&name) else { return false };
