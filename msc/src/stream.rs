@@ -133,9 +133,11 @@ pub struct EtfReader<R> {
     source: R,
     framing: Framing,
     max_entry: usize,
-    /// Bytes read and not yet consumed are `buffer[start..]`.
+    /// Bytes read and not yet consumed are `buffer[start..end]`; the rest
+    /// is room for the next read (zeroed once, when the buffer grows).
     buffer: Vec<u8>,
     start: usize,
+    end: usize,
     /// The stream offset of `buffer[start]`.
     offset: u64,
     /// Entries yielded so far.
@@ -159,6 +161,7 @@ impl<R: Read> EtfReader<R> {
             max_entry: DEFAULT_MAX_ENTRY,
             buffer: Vec::new(),
             start: 0,
+            end: 0,
             offset: 0,
             entries: 0,
             at_end: false,
@@ -233,7 +236,7 @@ impl<R: Read> EtfReader<R> {
     }
 
     fn buffered(&self) -> &[u8] {
-        &self.buffer[self.start..]
+        &self.buffer[self.start..self.end]
     }
 
     /// Consumes `n` buffered bytes.
@@ -242,29 +245,29 @@ impl<R: Read> EtfReader<R> {
         self.offset += n as u64;
     }
 
-    /// Reads one more chunk (moving what is buffered to the front first);
-    /// `false` at the end of the source.
+    /// Reads one more chunk (moving what is buffered to the front first,
+    /// and making room only when there is less than a chunk's); `false` at
+    /// the end of the source.
     fn fill(&mut self) -> Result<bool, StreamErrorKind> {
         if self.at_end {
             return Ok(false);
         }
         if self.start > 0 {
-            self.buffer.drain(..self.start);
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.start = 0;
         }
-        let old = self.buffer.len();
-        self.buffer.resize(old + CHUNK, 0);
+        if self.buffer.len() - self.end < CHUNK {
+            self.buffer.resize(self.end + CHUNK, 0);
+        }
         let read = loop {
-            match self.source.read(&mut self.buffer[old..]) {
+            match self.source.read(&mut self.buffer[self.end..]) {
                 Ok(n) => break n,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => {
-                    self.buffer.truncate(old);
-                    return Err(StreamErrorKind::Io(err));
-                }
+                Err(err) => return Err(StreamErrorKind::Io(err)),
             }
         };
-        self.buffer.truncate(old + read);
+        self.end += read;
         self.at_end = read == 0;
         Ok(read > 0)
     }
