@@ -409,6 +409,10 @@ impl Run for JitProgram {
         }
         self.run_code_batch(batch, scratch, host, each);
     }
+
+    fn wire_program(&self) -> Option<&matchspec::wire::WireProgram> {
+        self.spec().wire()
+    }
 }
 
 /// A module for one program, with the helpers it may call.

@@ -12,6 +12,7 @@ use crate::scratch::Scratch;
 use crate::spec::{Kind, SpecErrors};
 use crate::syntax::{ParseError, parse_term_with_spans};
 use crate::term::TermRef;
+use crate::wire::WireProgram;
 
 /// A match spec compiled for one event kind: cheap to clone, `Send + Sync`,
 /// runnable by any engine; [`Run`] runs it with the interpreter.
@@ -36,6 +37,8 @@ use crate::term::TermRef;
 #[derive(Clone, Debug)]
 pub struct CompiledSpec {
     program: Arc<Program>,
+    /// Its head tests on encoded terms (table specs).
+    wire: Option<Arc<WireProgram>>,
 }
 
 /// Why a spec did not compile.
@@ -88,7 +91,15 @@ impl CompiledSpec {
         config: &Config,
     ) -> Result<CompiledSpec, SpecErrors> {
         let checked = crate::spec::check(spec, kind, config)?;
-        Ok(CompiledSpec { program: Arc::new(crate::ir::compile(&checked)) })
+        let program = crate::ir::compile(&checked);
+        let wire = WireProgram::lower(&program).map(Arc::new);
+        Ok(CompiledSpec { program: Arc::new(program), wire })
+    }
+
+    /// The wire program: the spec's head tests on encoded terms (table
+    /// specs only; see [`wire`](crate::wire)).
+    pub fn wire(&self) -> Option<&WireProgram> {
+        self.wire.as_deref()
     }
 
     /// The compiled program (the IR every engine runs).
@@ -125,5 +136,9 @@ impl Run for CompiledSpec {
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
         crate::interp::run_batch(&self.program, batch, scratch, host, each);
+    }
+
+    fn wire_program(&self) -> Option<&WireProgram> {
+        self.wire()
     }
 }

@@ -116,6 +116,7 @@ mod scratch;
 pub mod spec;
 pub mod syntax;
 pub mod term;
+pub mod wire;
 
 pub use compiled::{CompileError, CompiledSpec};
 pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING};

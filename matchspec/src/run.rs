@@ -7,10 +7,12 @@
 //! ([`Run::run_batch`]). [`Run::run_each`] and [`Run::run_matching`] are
 //! written once, here, over the batch.
 
+use crate::etf::{self, DecodeError};
 use crate::host::Host;
 use crate::outcome::{EvalError, Outcome};
 use crate::scratch::Scratch;
 use crate::term::{Heap, TermRef, Word};
+use crate::wire::{Verdict, WireProgram};
 
 /// A batch run: inputs, terms of one heap, and which of their outcomes
 /// to hand over.
@@ -88,6 +90,45 @@ pub trait Run {
     fn run_batch<F>(&self, batch: Batch<'_>, scratch: &mut Scratch, host: &mut dyn Host, each: F)
     where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>);
+
+    /// The spec's head tests on encoded terms, if it has them (table
+    /// specs): what [`run_encoded`](Run::run_encoded) decides on the wire.
+    fn wire_program(&self) -> Option<&WireProgram>;
+
+    /// Runs the spec on one term in the external term format (`bytes`,
+    /// version byte first, nothing after it), deciding on the bytes
+    /// themselves where the wire program can (see [`wire`](crate::wire)):
+    /// a term every clause's head rejects is never decoded. Otherwise the
+    /// term is decoded into `heap` (added to what it holds: clear it
+    /// between terms) and run. The answers are those of decoding first,
+    /// always; a term that does not decode is the decoder's error.
+    ///
+    /// ```
+    /// use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost, etf, spec::Kind, term::{Heap, Term}};
+    ///
+    /// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default())?;
+    /// let (mut heap, mut scratch, mut host) = (Heap::new(), Scratch::new(), TestHost::default());
+    /// let bytes = etf::encode(Term::parse("{7, ok}")?.as_ref())?;
+    /// let outcome = spec.run_encoded(&bytes, &mut heap, &mut scratch, &mut host)??;
+    /// assert_eq!(outcome.result().unwrap().to_string(), "7");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn run_encoded<'a>(
+        &'a self,
+        bytes: &[u8],
+        heap: &'a mut Heap,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Result<Outcome<'a>, EvalError>, DecodeError> {
+        if let Some(wire) = self.wire_program()
+            && wire.decide(bytes, scratch) == Verdict::NoMatch
+        {
+            return Ok(Ok(Outcome::NoMatch));
+        }
+        let word = etf::decode_into(bytes, heap)?;
+        let heap: &'a Heap = heap;
+        Ok(self.run(heap.view(word), scratch, host))
+    }
 
     /// [`run_batch`](Run::run_batch), handing over every outcome.
     #[inline]

@@ -16,6 +16,8 @@ pub struct Scratch {
     pub(crate) args: Vec<Word>,
     pub(crate) heap: Heap,
     pub(crate) input_copy: Heap,
+    /// The byte offsets a wire program's registers hold.
+    pub(crate) wire: Vec<u32>,
 }
 
 impl Default for Scratch {
@@ -33,6 +35,7 @@ impl Scratch {
             args: Vec::new(),
             heap: Heap::in_space(Space::Scratch),
             input_copy: Heap::new(),
+            wire: Vec::new(),
         }
     }
 

@@ -7,3 +7,4 @@ mod etf;
 mod host;
 mod interp;
 mod quirks;
+mod wire;

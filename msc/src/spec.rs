@@ -212,4 +212,8 @@ impl Run for Spec {
             Code::Jit(jit) => jit.run_batch(batch, scratch, host, each),
         }
     }
+
+    fn wire_program(&self) -> Option<&matchspec::wire::WireProgram> {
+        self.spec.wire()
+    }
 }

@@ -79,6 +79,24 @@ pub fn decode_prefix(
     result
 }
 
+/// The number of bytes the term at the start of `bytes` takes, or why it
+/// does not decode: where each term of a stream of terms ends. A term of
+/// plain data (numbers, atoms, lists, tuples, binaries, pids) is measured
+/// without building it; any other is decoded into a heap that is then
+/// dropped.
+///
+/// ```
+/// use matchspec::etf;
+/// assert_eq!(etf::term_len(&[131, 97, 1, 131, 106]), Ok(3));
+/// assert!(etf::term_len(&[131, 104, 2, 97]).is_err());
+/// ```
+pub fn term_len(bytes: &[u8]) -> std::result::Result<usize, DecodeError> {
+    match super::scan::plain_len(bytes) {
+        Some(len) => Ok(len),
+        None => decode_prefix(bytes, &mut Heap::new()).map(|(_, len)| len),
+    }
+}
+
 fn decode_versioned_prefix(
     bytes: &[u8],
     heap: &mut Heap,

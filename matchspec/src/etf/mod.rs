@@ -82,11 +82,12 @@
 mod decode;
 mod encode;
 mod error;
+pub(crate) mod scan;
 
 #[cfg(test)]
 mod tests;
 
-pub use decode::{decode, decode_into, decode_prefix};
+pub use decode::{decode, decode_into, decode_prefix, term_len};
 pub use encode::{encode, encode_compressed, encode_deterministic};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 

@@ -1,0 +1,257 @@
+//! `msc run`: the filter engine, a spec over a stream of input terms.
+
+mod output;
+
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::time::Instant;
+
+use matchspec::term::{Heap, Word};
+use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
+use msc::Spec;
+use msc::stream::{EtfReader, Filter, Framing, Summary};
+
+use self::output::{Encoding, OutputArg, Printer};
+use super::{EngineArg, KindArg};
+use crate::CliError;
+use crate::input::{read_bytes, spec_file};
+
+/// Arguments of `msc run`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The spec: a match spec, or `{Kind, Spec}` (as the benchmark
+    /// workloads' `.ms` files); `-` for standard input.
+    #[arg(long, value_name = "FILE")]
+    spec: String,
+    /// The inputs (`--format`): dot-terminated terms, or external term
+    /// format terms one after another (detected by the leading version byte
+    /// 131), or `{packet, N}`-framed ones; `-` for standard input. Given
+    /// several times, the files are read one after another as one stream.
+    #[arg(long, value_name = "FILE", required = true)]
+    input: Vec<String>,
+    /// The event kind (overrides the one the spec file names; else table).
+    #[arg(long, value_enum)]
+    kind: Option<KindArg>,
+    /// The engine that runs the spec.
+    #[arg(long, value_enum, default_value_t)]
+    engine: EngineArg,
+    /// Print a line for inputs that match no clause too (`nomatch.`).
+    #[arg(long)]
+    all: bool,
+    /// How the input's entries are written; encoded ones are read and
+    /// decided one at a time, in bounded memory.
+    #[arg(long, value_enum, default_value_t)]
+    format: FormatArg,
+    /// Skip entries that do not decode or are too long, counting them,
+    /// instead of stopping (possible where a length prefix says where an
+    /// entry ends: `{packet, N}` framing).
+    #[arg(long)]
+    skip_bad: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// How results are written: as text, as external term format, or
+    /// framed as the input was.
+    #[arg(long, value_enum, default_value_t)]
+    output: OutputArg,
+}
+
+/// How the input's entries are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FormatArg {
+    /// External term format if the first byte is 131, else text.
+    #[default]
+    Auto,
+    /// Dot-terminated terms in Erlang syntax.
+    Text,
+    /// External term format terms back to back (`term_to_binary/1`).
+    Etf,
+    /// External term format after a 1-byte length (`{packet, 1}`).
+    Packet1,
+    /// External term format after a 2-byte big-endian length (`{packet, 2}`).
+    Packet2,
+    /// External term format after a 4-byte big-endian length (`{packet, 4}`).
+    Packet4,
+}
+
+/// Runs the spec on every input and writes the result of each that
+/// matches (of every input with `--all`), then the counts on standard
+/// error. Encoded inputs are read and decided an entry at a time, in
+/// bounded memory, on the wire where the spec's heads allow; text is read
+/// whole.
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.spec == "-" && args.input.iter().any(|input| input == "-") {
+        return Err(CliError::StdinTwice);
+    }
+    let spec = spec_file(&args.spec)?;
+    let kind = spec.kind_or(args.kind.map(Into::into));
+    let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
+    let spec = engine_spec(spec, args.engine);
+    let start = Instant::now();
+    let mut total = Summary::default();
+    for path in &args.input {
+        let summary = run_input(&args, &spec, path, out)?;
+        total.entries += summary.entries;
+        total.matched += summary.matched;
+        total.not_runnable += summary.not_runnable;
+        total.skipped += summary.skipped;
+        if let Some(err) = summary.stopped {
+            total.stopped = Some(err);
+            report_counts(&total, start);
+            return Err(CliError::Stream {
+                path: path.clone(),
+                source: total.stopped.take().expect("set"),
+            });
+        }
+    }
+    report_counts(&total, start);
+    Ok(())
+}
+
+/// Prints what a run counted on standard error.
+fn report_counts(summary: &Summary, start: Instant) {
+    let Summary { entries, matched, not_runnable, skipped, .. } = *summary;
+    report!(
+        "{entries} events, {matched} matched, {} no match{}{}, {:.3} s",
+        entries - matched - not_runnable,
+        if not_runnable > 0 { format!(", {not_runnable} not runnable") } else { String::new() },
+        if skipped > 0 { format!(", {skipped} bad entries skipped") } else { String::new() },
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// Runs the spec over one input file.
+fn run_input(
+    args: &Args,
+    spec: &Spec,
+    path: &str,
+    out: &mut dyn Write,
+) -> Result<Summary, CliError> {
+    let io = |source| CliError::Io { path: path.to_owned(), source };
+    let mut input: Box<dyn BufRead> = if path == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(BufReader::new(std::fs::File::open(path).map_err(io)?))
+    };
+    let framing = match args.format {
+        FormatArg::Auto => {
+            let first = input.fill_buf().map_err(io)?.first().copied();
+            (first == Some(131)).then_some(Framing::Concatenated)
+        }
+        FormatArg::Text => None,
+        FormatArg::Etf => Some(Framing::Concatenated),
+        FormatArg::Packet1 => Some(Framing::Packet1),
+        FormatArg::Packet2 => Some(Framing::Packet2),
+        FormatArg::Packet4 => Some(Framing::Packet4),
+    };
+    let encoding = match (args.output, framing) {
+        (OutputArg::Text, _) | (OutputArg::Input, None) => Encoding::Text,
+        (OutputArg::Etf, _) | (OutputArg::Input, Some(Framing::Concatenated)) => {
+            Encoding::Etf { prefix: 0 }
+        }
+        (OutputArg::Input, Some(Framing::Packet1)) => Encoding::Etf { prefix: 1 },
+        (OutputArg::Input, Some(Framing::Packet2)) => Encoding::Etf { prefix: 2 },
+        (OutputArg::Input, Some(Framing::Packet4)) => Encoding::Etf { prefix: 4 },
+    };
+    let mut printer = Printer {
+        out,
+        encoding,
+        kind: spec.kind(),
+        all: args.all,
+        progress: None,
+        path: path.to_owned(),
+        failed: None,
+    };
+    let summary = match framing {
+        None => {
+            let mut bytes = Vec::new();
+            input.read_to_end(&mut bytes).map_err(io)?;
+            let mut heap = Heap::new();
+            let inputs = parse_inputs(path, bytes, &mut heap)?;
+            printer.progress = progress_bar(inputs.len() as u64, "events", args.quiet);
+            let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+            let mut summary = Summary::default();
+            for (i, &word) in inputs.iter().enumerate() {
+                let number = i as u64 + 1;
+                let outcome = spec.run(heap.view(word), &mut scratch, &mut host);
+                summary.entries += 1;
+                match &outcome {
+                    Ok(matchspec::Outcome::Match(_)) => summary.matched += 1,
+                    Ok(matchspec::Outcome::NoMatch) => {}
+                    Err(_) => summary.not_runnable += 1,
+                }
+                printer.progress(number, number);
+                printer.print(number, outcome.as_ref())?;
+            }
+            summary
+        }
+        Some(framing) => {
+            let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
+            printer.progress = size.and_then(|size| progress_bar(size, "bytes", args.quiet));
+            let mut reader = EtfReader::new(input).framing(framing);
+            let result = Filter::new(spec).skip_bad(args.skip_bad).run(&mut reader, &mut printer);
+            if let Some(err) = printer.failed.take() {
+                return Err(err);
+            }
+            result.map_err(CliError::stdout)?
+        }
+    };
+    printer.out.flush().map_err(CliError::stdout)?;
+    Ok(summary)
+}
+
+/// `spec` on `engine`, reporting on standard error if the JIT could not
+/// compile it (it then runs in the interpreter).
+pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> Spec {
+    let spec = Spec::new(spec, engine.engine());
+    if let Some(err) = spec.jit_error() {
+        report!("msc: the JIT did not compile the spec ({err}); it runs in the interpreter");
+    }
+    spec
+}
+
+/// A progress bar on standard error, unless `quiet`, if that is a terminal
+/// and the results go elsewhere (on the same terminal they would break the bar up).
+/// It clears itself however the run ends.
+fn progress_bar(len: u64, unit: &str, quiet: bool) -> Option<indicatif::ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() || std::io::stdout().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear);
+    let template = match unit {
+        "bytes" => "{bar:40} {bytes}/{total_bytes}, {bytes_per_sec}, {eta} left".to_owned(),
+        _ => format!("{{bar:40}} {{human_pos}}/{{human_len}} {unit}, {{eta}} left"),
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Loads the input terms of `path` into `heap`: text terms, or external
+/// term format terms back to back.
+pub(crate) fn load_inputs(path: &str, heap: &mut Heap) -> Result<Vec<Word>, CliError> {
+    parse_inputs(path, read_bytes(path)?, heap)
+}
+
+/// The input terms of `bytes`, read from `path`, in `heap`.
+fn parse_inputs(path: &str, bytes: Vec<u8>, heap: &mut Heap) -> Result<Vec<Word>, CliError> {
+    if bytes.first() == Some(&131) {
+        let mut roots = Vec::new();
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            let offset = bytes.len() - rest.len();
+            let (root, used) = matchspec::etf::decode_prefix(rest, heap).map_err(|source| {
+                CliError::Decode { path: format!("{path} (term at byte {offset})"), source }
+            })?;
+            roots.push(root);
+            rest = &rest[used..];
+        }
+        return Ok(roots);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| CliError::Io {
+        path: path.to_owned(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    matchspec::syntax::parse_terms_into(&text, heap)
+        .map_err(|source| CliError::Parse { path: path.to_owned(), source })
+}

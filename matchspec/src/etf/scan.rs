@@ -1,0 +1,174 @@
+//! The plain subset of the external term format, scanned without building
+//! anything: where a term ends, for streams of terms, and what the wire
+//! program (`wire`) reads.
+//!
+//! A term is *plain* if it is made only of integers that fit a byte or 32
+//! bits (`SMALL_INTEGER_EXT`, `INTEGER_EXT`), finite `NEW_FLOAT_EXT`
+//! floats, atoms, `[]`, `STRING_EXT`, `LIST_EXT` with at least one element,
+//! tuples and byte-aligned binaries, and every one of them decodes: lengths
+//! within the input, atoms of valid text and at most 255 characters. On
+//! plain terms the wire program reads bytes knowing that decoding them gives
+//! exactly the term it reasons about: one encoding per tag, nothing
+//! normalised, no error. Anything else (maps, bignums, ports, funs,
+//! compressed terms, an empty `LIST_EXT`, which decodes to its tail) is left
+//! to the decoder, which then also reports what is wrong with it.
+
+use super::{limit, tag};
+use crate::term::MAX_ATOM_CHARS;
+
+/// The length of the plain term that starts `bytes` (version byte
+/// included), or `None` if it is not plain or does not decode.
+pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
+    if *bytes.first()? != super::VERSION {
+        return None;
+    }
+    let mut pos = 1;
+    // Terms still to read: one per element of the containers opened.
+    let mut pending: u64 = 1;
+    while pending > 0 {
+        pending -= 1;
+        let tag = *bytes.get(pos)?;
+        pos += 1;
+        match tag {
+            tag::SMALL_INTEGER_EXT => pos += 1,
+            tag::INTEGER_EXT => pos += 4,
+            tag::NEW_FLOAT_EXT => {
+                let bits = u64::from_be_bytes(bytes.get(pos..pos + 8)?.try_into().ok()?);
+                if !f64::from_bits(bits).is_finite() {
+                    return None;
+                }
+                pos += 8;
+            }
+            tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
+                let (len, text) = atom_at(bytes, pos - 1)?;
+                // ASCII is valid UTF-8 of one character a byte (and a
+                // Latin-1 atom's length was checked by `atom_at`).
+                if is_utf8_tag(tag) && !(text.len() <= MAX_ATOM_CHARS && text.is_ascii()) {
+                    let name = std::str::from_utf8(text).ok()?;
+                    if name.len() > MAX_ATOM_CHARS && name.chars().count() > MAX_ATOM_CHARS {
+                        return None;
+                    }
+                }
+                pos += len;
+            }
+            tag::NIL_EXT => {}
+            tag::STRING_EXT => pos += 2 + usize::from(u16_at(bytes, pos)?),
+            tag::LIST_EXT => {
+                let len = u32_at(bytes, pos)?;
+                if len == 0 {
+                    return None;
+                }
+                pending += u64::from(len) + 1;
+                pos += 4;
+            }
+            tag::SMALL_TUPLE_EXT => {
+                pending += u64::from(*bytes.get(pos)?);
+                pos += 1;
+            }
+            tag::LARGE_TUPLE_EXT => {
+                pending += u64::from(u32_at(bytes, pos)?);
+                pos += 4;
+            }
+            tag::BINARY_EXT => pos += 4 + u32_at(bytes, pos)? as usize,
+            tag::NEW_PID_EXT | tag::PID_EXT => pos = valid_pid(bytes, pos - 1)?,
+            _ => return None,
+        }
+        // Every element takes a byte at least: more pending than bytes left
+        // cannot decode (and ends the scan before it counts far).
+        if pos > bytes.len() || pending > (bytes.len() - pos) as u64 {
+            return None;
+        }
+    }
+    Some(pos)
+}
+
+/// The end of the plain term at `pos` of a term [`plain_len`] accepted.
+pub(crate) fn skip(bytes: &[u8], mut pos: usize) -> Option<usize> {
+    let mut pending: u64 = 1;
+    while pending > 0 {
+        pending -= 1;
+        let tag = *bytes.get(pos)?;
+        pos += 1;
+        match tag {
+            tag::SMALL_INTEGER_EXT => pos += 1,
+            tag::INTEGER_EXT => pos += 4,
+            tag::NEW_FLOAT_EXT => pos += 8,
+            tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
+                pos += atom_at(bytes, pos - 1)?.0;
+            }
+            tag::NIL_EXT => {}
+            tag::STRING_EXT => pos += 2 + usize::from(u16_at(bytes, pos)?),
+            tag::LIST_EXT => {
+                pending += u64::from(u32_at(bytes, pos)?) + 1;
+                pos += 4;
+            }
+            tag::SMALL_TUPLE_EXT => {
+                pending += u64::from(*bytes.get(pos)?);
+                pos += 1;
+            }
+            tag::LARGE_TUPLE_EXT => {
+                pending += u64::from(u32_at(bytes, pos)?);
+                pos += 4;
+            }
+            tag::BINARY_EXT => pos += 4 + u32_at(bytes, pos)? as usize,
+            tag::NEW_PID_EXT => pos += atom_at(bytes, pos)?.0 + 1 + 12,
+            tag::PID_EXT => pos += atom_at(bytes, pos)?.0 + 1 + 9,
+            _ => return None,
+        }
+    }
+    Some(pos)
+}
+
+/// The end of the pid whose tag is at `at`, if it decodes: its node an
+/// atom, a creation of the old format at most 3, and a pid of this node
+/// (`nonode@nohost`, creation 0) within 28 bits.
+fn valid_pid(bytes: &[u8], at: usize) -> Option<usize> {
+    let node_at = at + 1;
+    let (node_len, node) = atom_at(bytes, node_at)?;
+    if is_utf8_tag(bytes[node_at]) {
+        std::str::from_utf8(node).ok()?;
+    }
+    let id_at = node_at + 1 + node_len;
+    let id = u32_at(bytes, id_at)?;
+    let (creation, end) = match bytes[at] {
+        tag::PID_EXT => (u32::from(*bytes.get(id_at + 8)?), id_at + 9),
+        _ => (u32_at(bytes, id_at + 8)?, id_at + 12),
+    };
+    if bytes[at] == tag::PID_EXT && creation > limit::TINY_CREATION {
+        return None;
+    }
+    if node == b"nonode@nohost" && creation == 0 && id >> limit::LOCAL_PID_NUMBER_BITS != 0 {
+        return None;
+    }
+    Some(end)
+}
+
+/// Is `tag` one of the UTF-8 atom tags?
+pub(crate) fn is_utf8_tag(tag: u8) -> bool {
+    matches!(tag, tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT)
+}
+
+/// The atom whose tag is at `at`: the bytes after its tag (length field
+/// and text) and its text.
+pub(crate) fn atom_at(bytes: &[u8], at: usize) -> Option<(usize, &[u8])> {
+    let (field, len) = match *bytes.get(at)? {
+        tag::ATOM_EXT | tag::ATOM_UTF8_EXT => (2, usize::from(u16_at(bytes, at + 1)?)),
+        tag::SMALL_ATOM_EXT | tag::SMALL_ATOM_UTF8_EXT => (1, usize::from(*bytes.get(at + 1)?)),
+        _ => return None,
+    };
+    let most =
+        if is_utf8_tag(bytes[at]) { limit::ATOM_UTF8_BYTES } else { limit::ATOM_LATIN1_BYTES };
+    if len > most {
+        return None;
+    }
+    let text = bytes.get(at + 1 + field..at + 1 + field + len)?;
+    Some((field + len, text))
+}
+
+pub(crate) fn u16_at(bytes: &[u8], pos: usize) -> Option<u16> {
+    Some(u16::from_be_bytes(bytes.get(pos..pos + 2)?.try_into().ok()?))
+}
+
+pub(crate) fn u32_at(bytes: &[u8], pos: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(bytes.get(pos..pos + 4)?.try_into().ok()?))
+}

@@ -1,0 +1,225 @@
+//! Running a wire program on the bytes of one term.
+//!
+//! Registers hold the byte offset of the subterm they stand for. Every read
+//! is bounds-checked and gives `None` on a surprise, which is
+//! [`Verdict::Decode`]: never a wrong answer, never a panic.
+
+use std::cmp::Ordering;
+
+use super::Verdict;
+use super::lower::{Literal, WireOp, WireProgram};
+use crate::Scratch;
+use crate::bif::Bif;
+use crate::etf::scan::{atom_at, is_utf8_tag, plain_len, skip, u16_at, u32_at};
+use crate::etf::tag;
+use crate::ir::{Cmp, Reg};
+
+/// A register no op has written.
+const UNSET: u32 = u32::MAX;
+
+impl WireProgram {
+    /// Decides what the spec does with the term encoded in `bytes` (one
+    /// whole term, version byte first), as far as it can without decoding.
+    pub fn decide(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
+        if plain_len(bytes) != Some(bytes.len()) || bytes.len() >= UNSET as usize {
+            return Verdict::Decode;
+        }
+        self.exec(bytes, &mut scratch.wire).unwrap_or(Verdict::Decode)
+    }
+
+    fn exec(&self, bytes: &[u8], registers: &mut Vec<u32>) -> Option<Verdict> {
+        if registers.len() < self.registers.max(1) {
+            registers.resize(self.registers.max(1), UNSET);
+        }
+        // Only these hold offsets, so only these may hold an earlier term's.
+        for reg in &self.written {
+            registers[reg.index()] = UNSET;
+        }
+        registers[Reg::INPUT.index()] = 1;
+        let at = |registers: &[u32], reg: Reg| {
+            registers.get(reg.index()).copied().filter(|&at| at != UNSET).map(|at| at as usize)
+        };
+        let mut pc = 0;
+        loop {
+            let op = *self.code.get(pc)?;
+            pc += 1;
+            let failed = match op {
+                WireOp::IsTuple { src, arity, fail } => {
+                    (tuple(bytes, at(registers, src)?).map(|(n, _)| n) != Some(arity))
+                        .then_some(fail)
+                }
+                WireOp::GetElement { src, index, dst } => {
+                    let element = element(bytes, at(registers, src)?, index)?;
+                    *registers.get_mut(dst.index())? = element as u32;
+                    None
+                }
+                WireOp::IsElement { src, index, literal, fail } => {
+                    let element = element(bytes, at(registers, src)?, index)?;
+                    (!self.is_literal(bytes, element, literal)?).then_some(fail)
+                }
+                WireOp::IsLiteral { src, literal, fail } => {
+                    (!self.is_literal(bytes, at(registers, src)?, literal)?).then_some(fail)
+                }
+                WireOp::IsCons { src, fail } => {
+                    let at = at(registers, src)?;
+                    let cons = match *bytes.get(at)? {
+                        tag::LIST_EXT => true,
+                        tag::STRING_EXT => u16_at(bytes, at + 1)? > 0,
+                        _ => false,
+                    };
+                    (!cons).then_some(fail)
+                }
+                WireOp::IsMap { src, fail } => {
+                    at(registers, src)?;
+                    Some(fail)
+                }
+                WireOp::IsExactEq { a, b } => {
+                    let (a, b) = (at(registers, a)?, at(registers, b)?);
+                    // Equal bytes are equal terms; different bytes may
+                    // still be (a Latin-1 and a UTF-8 atom): decode.
+                    let same = bytes.get(a..skip(bytes, a)?)? == bytes.get(b..skip(bytes, b)?)?;
+                    if !same {
+                        return None;
+                    }
+                    None
+                }
+                WireOp::CompareLiteral { op, src, literal, fail } => {
+                    let at = at(registers, src)?;
+                    let holds = match self.literals.get(literal as usize)? {
+                        &Literal::Small(value) => holds(op, integer(bytes, at)?.cmp(&value)),
+                        literal @ Literal::Atom { .. } if is_equality(op) => {
+                            let equal = is_atom_literal(bytes, at, literal)?;
+                            holds(op, if equal { Ordering::Equal } else { Ordering::Less })
+                        }
+                        _ => return None,
+                    };
+                    (!holds).then_some(fail)
+                }
+                WireOp::Compare { op, a, b, fail } => {
+                    let a = integer(bytes, at(registers, a)?)?;
+                    let b = integer(bytes, at(registers, b)?)?;
+                    (!holds(op, a.cmp(&b))).then_some(fail)
+                }
+                WireOp::TypeTest { test, src, expect, fail } => {
+                    (type_test(bytes, at(registers, src)?, test)? != expect).then_some(fail)
+                }
+                WireOp::Move { src, dst } => {
+                    let value = *registers.get(src.index())?;
+                    *registers.get_mut(dst.index())? = value;
+                    None
+                }
+                WireOp::Jump { target } => Some(target),
+                WireOp::NoMatch => return Some(Verdict::NoMatch),
+                WireOp::Decode => return Some(Verdict::Decode),
+            };
+            if let Some(label) = failed {
+                pc = label.index();
+            }
+        }
+    }
+
+    /// Is the term at `at` literal number `literal`? `None`: not decided.
+    fn is_literal(&self, bytes: &[u8], at: usize, literal: u32) -> Option<bool> {
+        let tag = *bytes.get(at)?;
+        match self.literals.get(literal as usize)? {
+            &Literal::Small(value) => Some(
+                matches!(tag, tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT)
+                    && integer(bytes, at)? == value,
+            ),
+            literal @ Literal::Atom { .. } => is_atom_literal(bytes, at, literal),
+            Literal::Nil => Some(match tag {
+                tag::NIL_EXT => true,
+                tag::STRING_EXT => u16_at(bytes, at + 1)? == 0,
+                _ => false,
+            }),
+            Literal::Other => None,
+        }
+    }
+}
+
+/// The arity of the tuple at `at` and where its first element starts, or
+/// `None` if it is not a tuple.
+fn tuple(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+    match *bytes.get(at)? {
+        tag::SMALL_TUPLE_EXT => Some((u32::from(*bytes.get(at + 1)?), at + 2)),
+        tag::LARGE_TUPLE_EXT => Some((u32_at(bytes, at + 1)?, at + 5)),
+        _ => None,
+    }
+}
+
+/// Where element `index` of the tuple at `at` (whose arity was tested)
+/// starts.
+fn element(bytes: &[u8], at: usize, index: u32) -> Option<usize> {
+    let (_, mut pos) = tuple(bytes, at)?;
+    for _ in 0..index {
+        pos = skip(bytes, pos)?;
+    }
+    Some(pos)
+}
+
+/// The integer at `at`, if it is one.
+fn integer(bytes: &[u8], at: usize) -> Option<i64> {
+    match *bytes.get(at)? {
+        tag::SMALL_INTEGER_EXT => Some(i64::from(*bytes.get(at + 1)?)),
+        tag::INTEGER_EXT => Some(i64::from(u32_at(bytes, at + 1)? as i32)),
+        _ => None,
+    }
+}
+
+/// Is the term at `at` the atom `literal` (a [`Literal::Atom`])?
+fn is_atom_literal(bytes: &[u8], at: usize, literal: &Literal) -> Option<bool> {
+    let Literal::Atom { utf8, latin1 } = literal else { return None };
+    let tag = *bytes.get(at)?;
+    let Some((_, text)) = atom_at(bytes, at) else {
+        return Some(false);
+    };
+    let name = if is_utf8_tag(tag) { &**utf8 } else { latin1.as_deref().unwrap_or(&[]) };
+    Some(same_bytes(text, name) && (is_utf8_tag(tag) || latin1.is_some()))
+}
+
+/// `a == b`, without a call to `memcmp` for the short names atoms have.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// What the type test `test` says of the plain term at `at`.
+fn type_test(bytes: &[u8], at: usize, test: Bif) -> Option<bool> {
+    let tag = *bytes.get(at)?;
+    let atom = matches!(
+        tag,
+        tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT
+    );
+    let integer = matches!(tag, tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT);
+    Some(match test {
+        Bif::IsAtom => atom,
+        Bif::IsBoolean => atom && matches!(atom_at(bytes, at)?.1, b"true" | b"false"),
+        Bif::IsInteger => integer,
+        Bif::IsFloat => tag == tag::NEW_FLOAT_EXT,
+        Bif::IsNumber => integer || tag == tag::NEW_FLOAT_EXT,
+        Bif::IsList => matches!(tag, tag::NIL_EXT | tag::STRING_EXT | tag::LIST_EXT),
+        Bif::IsTuple => matches!(tag, tag::SMALL_TUPLE_EXT | tag::LARGE_TUPLE_EXT),
+        Bif::IsBinary | Bif::IsBitstring => tag == tag::BINARY_EXT,
+        Bif::IsPid => matches!(tag, tag::NEW_PID_EXT | tag::PID_EXT),
+        Bif::IsMap | Bif::IsPort | Bif::IsReference | Bif::IsFunction1 => false,
+        _ => return None,
+    })
+}
+
+/// Does `op` hold of two terms that compare as `ordering`?
+fn holds(op: Cmp, ordering: Ordering) -> bool {
+    match op {
+        Cmp::Lt => ordering.is_lt(),
+        Cmp::Le => ordering.is_le(),
+        Cmp::Gt => ordering.is_gt(),
+        Cmp::Ge => ordering.is_ge(),
+        Cmp::Eq | Cmp::ExactEq => ordering.is_eq(),
+        Cmp::Ne | Cmp::ExactNe => ordering.is_ne(),
+    }
+}
+
+/// Is `op` one of the (in)equalities, the only comparisons of atoms the
+/// wire decides?
+fn is_equality(op: Cmp) -> bool {
+    matches!(op, Cmp::Eq | Cmp::Ne | Cmp::ExactEq | Cmp::ExactNe)
+}

@@ -1,0 +1,206 @@
+//! IR to wire ops: one op for each IR op, so labels carry over unchanged.
+
+use crate::bif::Bif;
+use crate::ir::{Cmp, Label, Op, Program, Reg};
+use crate::spec::Kind;
+use crate::term::Word;
+
+/// A spec's head tests as they run on encoded terms (see the [module
+/// documentation](super)).
+#[derive(Clone, Debug)]
+pub struct WireProgram {
+    pub(super) code: Vec<WireOp>,
+    pub(super) literals: Vec<Literal>,
+    pub(super) registers: usize,
+    /// The registers its ops write.
+    pub(super) written: Vec<Reg>,
+}
+
+/// One op: a head test or read of the IR, on byte offsets; anything it
+/// does not lower is [`WireOp::Decode`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum WireOp {
+    IsTuple {
+        src: Reg,
+        arity: u32,
+        fail: Label,
+    },
+    GetElement {
+        src: Reg,
+        index: u32,
+        dst: Reg,
+    },
+    /// Element `index` of the tuple in `src` is literal `literal`.
+    IsElement {
+        src: Reg,
+        index: u32,
+        literal: u32,
+        fail: Label,
+    },
+    /// `src` is literal `literal` (exactly, `=:=`).
+    IsLiteral {
+        src: Reg,
+        literal: u32,
+        fail: Label,
+    },
+    IsCons {
+        src: Reg,
+        fail: Label,
+    },
+    /// A plain term is never a map.
+    IsMap {
+        src: Reg,
+        fail: Label,
+    },
+    /// Decided only when the bytes are equal; else decode.
+    IsExactEq {
+        a: Reg,
+        b: Reg,
+    },
+    /// `src op literal`.
+    CompareLiteral {
+        op: Cmp,
+        src: Reg,
+        literal: u32,
+        fail: Label,
+    },
+    /// `a op b`, both read from the input.
+    Compare {
+        op: Cmp,
+        a: Reg,
+        b: Reg,
+        fail: Label,
+    },
+    TypeTest {
+        test: Bif,
+        src: Reg,
+        expect: bool,
+        fail: Label,
+    },
+    Move {
+        src: Reg,
+        dst: Reg,
+    },
+    Jump {
+        target: Label,
+    },
+    NoMatch,
+    /// Beyond what the wire decides: decode and run the spec.
+    Decode,
+}
+
+/// A constant the wire compares with, in the forms the wire writes it.
+#[derive(Clone, Debug)]
+pub(super) enum Literal {
+    Small(i64),
+    /// An atom's name in UTF-8, and in Latin-1 if every character fits.
+    Atom {
+        utf8: Box<[u8]>,
+        latin1: Option<Box<[u8]>>,
+    },
+    Nil,
+    /// Anything else: the wire does not decide against it.
+    Other,
+}
+
+impl Literal {
+    fn of(word: Word) -> Literal {
+        if let Some(value) = word.as_small() {
+            return Literal::Small(value);
+        }
+        if word.is_nil() {
+            return Literal::Nil;
+        }
+        match word.as_atom() {
+            Some(atom) => {
+                let name = atom.name();
+                let latin1 = name.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
+                Literal::Atom { utf8: name.as_bytes().into(), latin1 }
+            }
+            None => Literal::Other,
+        }
+    }
+}
+
+impl WireProgram {
+    /// The wire program of `program`, if it is a table spec's.
+    pub fn lower(program: &Program) -> Option<WireProgram> {
+        if program.kind() != Kind::Table {
+            return None;
+        }
+        let constants =
+            program.first_constant()..program.first_constant() + program.constants().len();
+        let mut literals = Vec::new();
+        let mut literal = |word: Word| {
+            literals.push(Literal::of(word));
+            (literals.len() - 1) as u32
+        };
+        let constant = |reg: Reg| {
+            constants
+                .contains(&reg.index())
+                .then(|| program.constants()[reg.index() - constants.start])
+        };
+        let code: Vec<WireOp> = program
+            .code()
+            .iter()
+            .map(|&op| match op {
+                Op::IsTuple { src, arity, fail } => WireOp::IsTuple { src, arity, fail },
+                Op::GetElement { src, index, dst } => WireOp::GetElement { src, index, dst },
+                Op::IsElement { src, index, word, fail } => {
+                    WireOp::IsElement { src, index, literal: literal(word), fail }
+                }
+                Op::IsWord { src, word, fail } => {
+                    WireOp::IsLiteral { src, literal: literal(word), fail }
+                }
+                Op::IsCons { src, fail } => WireOp::IsCons { src, fail },
+                Op::IsMap { src, fail, .. } => WireOp::IsMap { src, fail },
+                Op::IsExactEq { a, b, fail } => match (constant(a), constant(b)) {
+                    (None, None) => WireOp::IsExactEq { a, b },
+                    (None, Some(word)) => WireOp::CompareLiteral {
+                        op: Cmp::ExactEq,
+                        src: a,
+                        literal: literal(word),
+                        fail,
+                    },
+                    (Some(word), None) => WireOp::CompareLiteral {
+                        op: Cmp::ExactEq,
+                        src: b,
+                        literal: literal(word),
+                        fail,
+                    },
+                    (Some(_), Some(_)) => WireOp::Decode,
+                },
+                Op::Compare { op, a, b, fail } => match (constant(a), constant(b)) {
+                    (None, None) => WireOp::Compare { op, a, b, fail },
+                    (None, Some(word)) => {
+                        WireOp::CompareLiteral { op, src: a, literal: literal(word), fail }
+                    }
+                    (Some(word), None) => WireOp::CompareLiteral {
+                        op: op.swapped(),
+                        src: b,
+                        literal: literal(word),
+                        fail,
+                    },
+                    (Some(_), Some(_)) => WireOp::Decode,
+                },
+                Op::TypeTest { test, src, expect, fail } if constant(src).is_none() => {
+                    WireOp::TypeTest { test, src, expect, fail }
+                }
+                Op::Move { src, dst } if constant(src).is_none() => WireOp::Move { src, dst },
+                Op::Jump { target } => WireOp::Jump { target },
+                Op::NoMatch => WireOp::NoMatch,
+                _ => WireOp::Decode,
+            })
+            .collect();
+        let mut written: Vec<Reg> = code
+            .iter()
+            .filter_map(|op| match *op {
+                WireOp::GetElement { dst, .. } | WireOp::Move { dst, .. } => Some(dst),
+                _ => None,
+            })
+            .collect();
+        written.sort_unstable();
+        written.dedup();
+        Some(WireProgram { code, literals, registers: program.registers(), written })
+    }
+}

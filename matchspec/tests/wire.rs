@@ -1,0 +1,421 @@
+//! `matchspec::wire`: the wire program against decoding first: a rejection on the wire must
+//! be the interpreter's answer on the decoded term, for every encoding of
+//! it and for bytes that do not decode.
+
+use matchspec::etf;
+use matchspec::spec::Kind;
+use matchspec::term::{Heap, Term};
+use matchspec::wire::{Verdict, WireProgram};
+use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
+
+/// The tags the rewrites below read.
+mod tag {
+    pub const SMALL_INTEGER_EXT: u8 = 97;
+    pub const INTEGER_EXT: u8 = 98;
+    pub const ATOM_EXT: u8 = 100;
+    pub const SMALL_TUPLE_EXT: u8 = 104;
+    pub const LARGE_TUPLE_EXT: u8 = 105;
+    pub const NIL_EXT: u8 = 106;
+    pub const STRING_EXT: u8 = 107;
+    pub const LIST_EXT: u8 = 108;
+    pub const SMALL_ATOM_UTF8_EXT: u8 = 119;
+    pub const ATOM_UTF8_EXT: u8 = 118;
+}
+
+const SPECS: &[&str] = &[
+    "[{{'$1', no}, [], ['$1']}]",
+    "[{{'$1', '$2', ok}, [{'>', '$2', 100}], ['$1']}]",
+    "[{{'$1', '$2', '$3'}, [{is_atom, '$1'}, {is_integer, '$2'}, {'>=', '$2', 10}, {'=<', '$2', 190}], [{{'$1', '$2'}}]}]",
+    "[{{a, {b, '$1', [c | '$2']}, '_'}, [{is_list, '$2'}], ['$2']}, {{a, {b, '$1', '_'}, #{k => '$3'}}, [{is_integer, '$3'}], [{{'$1', '$3'}}]}]",
+    "[{{'$1', '$1'}, [], [same]}, {{'$1', []}, [], [nil]}, {{'_', 7}, [], [seven]}]",
+    "[{{event, '$1', '_', delete, '$2'}, [{'>', '$2', 100}], ['$1']}]",
+    "[{{'$1', '$2'}, [{'==', '$1', héllo}], ['$2']}, {{'$1', '$2'}, [{'=/=', '$1', '$2'}, {'<', '$2', -3}], [lt]}]",
+    "[{{'$1'}, [{is_float, '$1'}], [float]}, {{'$1'}, [{is_binary, '$1'}], [bin]}, {{'$1'}, [{is_boolean, '$1'}], [bool]}, {{'$1'}, [{is_tuple, '$1'}], [tuple]}, {{'$1'}, [{is_map, '$1'}], [map]}]",
+    "[{[a | '_'], [], [list]}, {\"ab\", [], [string]}, {'$1', [{'>', '$1', 5}], [big]}]",
+    "[{'_', [], [any]}]",
+    "[{{'$1', []}, [], [nil]}]",
+    "[{{'_', 7}, [], [seven]}]",
+    "[{{'$1', '$2'}, [{'==', '$1', héllo}], ['$2']}]",
+    "[{{q, '$1'}, [{'=:=', '$1', q}], [qq]}]",
+    "[{{'$1'}, [{is_boolean, '$1'}], [bool]}]",
+    "[{{'$1', '$2'}, [{'<', '$1', '$2'}], [lt]}]",
+    "[{{'$1', no}, [{is_pid, '$1'}], [pid]}]",
+    "[{{trace, '$1', call, {lists, '$2', '_'}}, [], [{{'$1', '$2'}}]}]",
+];
+
+const TERMS: &[&str] = &[
+    "{1, no}",
+    "{2, ok}",
+    "{x, no}",
+    "{1, no, extra}",
+    "no",
+    "[]",
+    "{}",
+    "{user_7, 150, ok}",
+    "{user_7, 50, ok}",
+    "{user_7, 150, error}",
+    "{\"s\", 300, ok}",
+    "{alpha, 42, get}",
+    "{42, 42, get}",
+    "{beta, 3.5, put}",
+    "{gamma, 200, put}",
+    "{a, {b, 1, [c, 1, 2]}, x}",
+    "{a, {b, 2, [d]}, #{k => 2}}",
+    "{a, {x, 3}, y}",
+    "{a, {b, 1, [c | tail]}, x}",
+    "{q, q}",
+    "{q, r}",
+    "{[1], [1]}",
+    "{z, []}",
+    "{z, \"\"}",
+    "{z, 7}",
+    "{z, 8}",
+    "{event, 1, user_1, delete, 500}",
+    "{event, 2, user_2, get, 500}",
+    "{event, 3, user_3, delete, 5}",
+    "{héllo, 1}",
+    "{hello, 2}",
+    "{x, -5}",
+    "{x, -2}",
+    "{-70000, -70000}",
+    "{2147483647, -2147483648}",
+    "{1.5}",
+    "{<<\"b\">>}",
+    "{true}",
+    "{perhaps}",
+    "{{}}",
+    "{#{}}",
+    "{1099511627776}",
+    "{self}",
+    "[a, b]",
+    "[b]",
+    "\"ab\"",
+    "\"abc\"",
+    "6",
+    "5",
+    "4.0",
+    "<<1,2>>",
+    "-1",
+    "{event, 9, user_9, delete, 123456789012}",
+    "{f, fun erlang:abs/1}",
+    "{<0.5.0>, no}",
+    "{trace, <0.80.0>, call, {lists, reverse, [[1, 2]]}}",
+];
+
+fn compile(spec: &str) -> (CompiledSpec, WireProgram) {
+    let compiled = CompiledSpec::compile(spec, Kind::Table, &Config::default()).unwrap();
+    let wire = compiled.wire().unwrap().clone();
+    (compiled, wire)
+}
+
+/// Checks one encoding; returns whether the wire decided it alone.
+fn agrees(spec: &CompiledSpec, wire: &WireProgram, bytes: &[u8], scratch: &mut Scratch) -> bool {
+    if wire.decide(bytes, scratch) == Verdict::Decode {
+        return false;
+    }
+    let term = etf::decode(bytes).unwrap_or_else(|err| {
+        panic!("rejected on the wire but does not decode ({err}): {bytes:?}")
+    });
+    let mut scratch = Scratch::new();
+    let outcome = spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).unwrap();
+    assert_eq!(outcome, Outcome::NoMatch, "rejected on the wire, matched by {spec:?}: {term}");
+    true
+}
+
+#[test]
+fn rejections_are_the_interpreters_on_every_encoding() {
+    let mut scratch = Scratch::new();
+    let mut decided = 0;
+    let mut checked = 0;
+    for spec in SPECS {
+        let (compiled, wire) = compile(spec);
+        for text in TERMS {
+            let bytes = etf::encode(Term::parse(text).unwrap().as_ref()).unwrap();
+            for variant in variants(&bytes) {
+                checked += 1;
+                decided += usize::from(agrees(&compiled, &wire, &variant, &mut scratch));
+            }
+        }
+    }
+    // The wire must actually decide most rejections, or this tests nothing.
+    assert!(decided > checked / 3, "decided {decided} of {checked}");
+}
+
+/// Terms of tuples over a pool of elements near the specs' constants.
+fn random_terms(count: usize) -> Vec<Term> {
+    const POOL: &[&str] = &[
+        "no",
+        "ok",
+        "delete",
+        "get",
+        "a",
+        "b",
+        "c",
+        "q",
+        "z",
+        "x",
+        "event",
+        "user_1",
+        "héllo",
+        "hello",
+        "true",
+        "false",
+        "-3",
+        "-2",
+        "0",
+        "5",
+        "6",
+        "7",
+        "8",
+        "9",
+        "10",
+        "100",
+        "101",
+        "189",
+        "190",
+        "191",
+        "500",
+        "-70000",
+        "[]",
+        "\"\"",
+        "\"ab\"",
+        "[c, 1]",
+        "[c | t]",
+        "[a]",
+        "1.5",
+        "7.0",
+        "<<\"b\">>",
+        "{b, 1, [c]}",
+        "{b, 1, x}",
+        "{}",
+        "#{k => 1}",
+        "-2147483648",
+        "2147483647",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize % n
+    };
+    (0..count)
+        .map(|_| {
+            let arity = next(6);
+            let elements: Vec<&str> = (0..arity).map(|_| POOL[next(POOL.len())]).collect();
+            let text = match next(8) {
+                0 => POOL[next(POOL.len())].to_owned(),
+                1 => format!("[{}]", elements.join(", ")),
+                _ => format!("{{{}}}", elements.join(", ")),
+            };
+            Term::parse(&text).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn random_terms_agree() {
+    let mut scratch = Scratch::new();
+    let terms = random_terms(3000);
+    let (mut decided, mut checked) = (0, 0);
+    for spec in SPECS {
+        let (compiled, wire) = compile(spec);
+        for term in &terms {
+            let bytes = etf::encode(term.as_ref()).unwrap();
+            for variant in variants(&bytes) {
+                checked += 1;
+                decided += usize::from(agrees(&compiled, &wire, &variant, &mut scratch));
+            }
+        }
+    }
+    assert!(decided > checked / 3, "decided {decided} of {checked}");
+}
+
+/// Encodings no encoder writes but every decoder reads.
+#[test]
+fn odd_encodings_agree() {
+    let odd: &[&[u8]] = &[
+        // {z, ""} with the string as an empty STRING_EXT.
+        &[131, 104, 2, 119, 1, b'z', 107, 0, 0],
+        // {z, 7} with 7 as an empty LIST_EXT whose tail is 7.
+        &[131, 104, 2, 119, 1, b'z', 108, 0, 0, 0, 0, 97, 7],
+        // {z, 7} with 7 as a SMALL_BIG_EXT.
+        &[131, 104, 2, 119, 1, b'z', 110, 1, 0, 7],
+        // {1, no} with a Latin-1 SMALL_ATOM_EXT.
+        &[131, 104, 2, 97, 1, 115, 2, b'n', b'o'],
+        // {héllo, 1} in Latin-1 and in UTF-8.
+        &[131, 104, 2, 100, 0, 5, b'h', 0xe9, b'l', b'l', b'o', 97, 1],
+        &[131, 104, 2, 119, 6, b'h', 0xc3, 0xa9, b'l', b'l', b'o', 97, 1],
+        // {q, q} with the atoms encoded two ways.
+        &[131, 104, 2, 100, 0, 1, b'q', 119, 1, b'q'],
+        // {<0.5.0>, no} with the old PID_EXT, and with a creation too big for it.
+        &[
+            131, 104, 2, 103, 119, 13, b'n', b'o', b'n', b'o', b'd', b'e', b'@', b'n', b'o', b'h',
+            b'o', b's', b't', 0, 0, 0, 5, 0, 0, 0, 0, 0, 119, 2, b'n', b'o',
+        ],
+        &[
+            131, 104, 2, 103, 119, 13, b'n', b'o', b'n', b'o', b'd', b'e', b'@', b'n', b'o', b'h',
+            b'o', b's', b't', 0, 0, 0, 5, 0, 0, 0, 0, 4, 119, 2, b'n', b'o',
+        ],
+        // A pid of this node whose number is over 28 bits.
+        &[
+            131, 104, 2, 88, 119, 13, b'n', b'o', b'n', b'o', b'd', b'e', b'@', b'n', b'o', b'h',
+            b'o', b's', b't', 0x10, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 119, 2, b'n', b'o',
+        ],
+        // A float that is not finite.
+        &[131, 104, 1, 70, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0],
+    ];
+    let mut scratch = Scratch::new();
+    for spec in SPECS {
+        let (compiled, wire) = compile(spec);
+        for bytes in odd {
+            agrees(&compiled, &wire, bytes, &mut scratch);
+        }
+    }
+}
+
+#[test]
+fn damaged_bytes_are_never_rejected_on_the_wire() {
+    let mut scratch = Scratch::new();
+    for spec in SPECS {
+        let (compiled, wire) = compile(spec);
+        for text in TERMS {
+            let bytes = etf::encode(Term::parse(text).unwrap().as_ref()).unwrap();
+            for cut in 0..bytes.len() {
+                agrees(&compiled, &wire, &bytes[..cut], &mut scratch);
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            agrees(&compiled, &wire, &longer, &mut scratch);
+            for i in 0..bytes.len() {
+                for value in
+                    [0, 1, 0x7f, 0x80, 0xff, bytes[i].wrapping_add(1), bytes[i].wrapping_sub(1)]
+                {
+                    let mut changed = bytes.clone();
+                    changed[i] = value;
+                    agrees(&compiled, &wire, &changed, &mut scratch);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_verdict_is_reached_for_the_common_cases() {
+    let mut scratch = Scratch::new();
+    let (_, wire) = compile(SPECS[5]);
+    let verdict = |text: &str, scratch: &mut Scratch| {
+        wire.decide(&etf::encode(Term::parse(text).unwrap().as_ref()).unwrap(), scratch)
+    };
+    assert_eq!(verdict("{event, 2, user_2, get, 500}", &mut scratch), Verdict::NoMatch);
+    assert_eq!(verdict("{event, 3, user_3, delete, 5}", &mut scratch), Verdict::NoMatch);
+    assert_eq!(verdict("{event, 1, user_1, delete, 500}", &mut scratch), Verdict::Decode);
+    // A bignum is not plain: the decoder decides.
+    assert_eq!(verdict("{event, 1, user_1, delete, 123456789012}", &mut scratch), Verdict::Decode);
+    assert!(
+        WireProgram::lower(
+            CompiledSpec::compile("[{['$1'], [], [true]}]", Kind::Call, &Config::default())
+                .unwrap()
+                .program()
+        )
+        .is_none()
+    );
+}
+
+/// `bytes` and the other encodings of the same term: Latin-1 atoms,
+/// `INTEGER_EXT` for small values, `LARGE_TUPLE_EXT`, `LIST_EXT` for
+/// strings.
+fn variants(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = vec![bytes.to_vec()];
+    if etf::term_len(bytes) != Ok(bytes.len()) {
+        return out;
+    }
+    for style in 1..16u8 {
+        let mut rewritten = vec![etf::VERSION];
+        if rewrite(bytes, 1, style, &mut rewritten).is_some() {
+            out.push(rewritten);
+        }
+    }
+    out
+}
+
+/// Writes the plain term at `pos` to `out` in `style` (a bit set of
+/// rewrites); returns where it ends.
+fn rewrite(bytes: &[u8], pos: usize, style: u8, out: &mut Vec<u8>) -> Option<usize> {
+    let tag = bytes[pos];
+    let end = pos + etf::term_len(&[&[etf::VERSION], &bytes[pos..]].concat()).ok()? - 1;
+    match tag {
+        tag::SMALL_INTEGER_EXT if style & 1 != 0 => {
+            out.push(tag::INTEGER_EXT);
+            out.extend(u32::from(bytes[pos + 1]).to_be_bytes());
+        }
+        tag::SMALL_ATOM_UTF8_EXT | tag::ATOM_UTF8_EXT if style & 2 != 0 => {
+            let text = atom_text(bytes, pos)?;
+            let name = std::str::from_utf8(text).ok()?;
+            match name.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect::<Option<Vec<u8>>>()
+            {
+                Some(latin1) => {
+                    out.push(tag::ATOM_EXT);
+                    out.extend((latin1.len() as u16).to_be_bytes());
+                    out.extend(latin1);
+                }
+                None => out.extend(&bytes[pos..end]),
+            }
+        }
+        tag::SMALL_TUPLE_EXT | tag::LARGE_TUPLE_EXT => {
+            let (arity, mut at) = match tag {
+                tag::SMALL_TUPLE_EXT => (u32::from(bytes[pos + 1]), pos + 2),
+                _ => (u32::from_be_bytes(bytes[pos + 1..pos + 5].try_into().ok()?), pos + 5),
+            };
+            if style & 4 != 0 {
+                out.push(tag::LARGE_TUPLE_EXT);
+                out.extend(arity.to_be_bytes());
+            } else {
+                out.extend(&bytes[pos..at]);
+            }
+            for _ in 0..arity {
+                at = rewrite(bytes, at, style, out)?;
+            }
+        }
+        tag::LIST_EXT => {
+            let len = u32::from_be_bytes(bytes[pos + 1..pos + 5].try_into().ok()?);
+            out.extend(&bytes[pos..pos + 5]);
+            let mut at = pos + 5;
+            for _ in 0..=len {
+                at = rewrite(bytes, at, style, out)?;
+            }
+        }
+        tag::STRING_EXT if style & 8 != 0 && bytes[pos + 1..pos + 3] != [0, 0] => {
+            let text = &bytes[pos + 3..end];
+            out.push(tag::LIST_EXT);
+            out.extend((text.len() as u32).to_be_bytes());
+            for &b in text {
+                out.extend([tag::SMALL_INTEGER_EXT, b]);
+            }
+            out.push(tag::NIL_EXT);
+        }
+        _ => out.extend(&bytes[pos..end]),
+    }
+    Some(end)
+}
+
+#[test]
+fn variants_decode_to_the_same_term() {
+    for text in TERMS {
+        let term = Term::parse(text).unwrap();
+        let bytes = etf::encode(term.as_ref()).unwrap();
+        let all = variants(&bytes);
+        for variant in &all {
+            let mut heap = Heap::new();
+            let word = etf::decode_into(variant, &mut heap).unwrap();
+            assert_eq!(heap.view(word).to_string(), term.to_string(), "{variant:?}");
+        }
+    }
+}
+
+/// The text of the UTF-8 atom whose tag is at `pos`.
+fn atom_text(bytes: &[u8], pos: usize) -> Option<&[u8]> {
+    let (len, from) = match bytes[pos] {
+        tag::SMALL_ATOM_UTF8_EXT => (usize::from(bytes[pos + 1]), pos + 2),
+        _ => (usize::from(u16::from_be_bytes([bytes[pos + 1], bytes[pos + 2]])), pos + 3),
+    };
+    bytes.get(from..from + len)
+}

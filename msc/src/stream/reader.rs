@@ -1,0 +1,315 @@
+//! [`EtfReader`]: the entries of a stream, a chunk of input at a time.
+
+use std::io::{self, Read};
+
+use matchspec::etf::{self, DecodeError, DecodeErrorKind};
+use matchspec::term::{Heap, Word};
+
+use super::{StreamError, StreamErrorKind};
+
+/// How entries are delimited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Framing {
+    /// Terms one after another, each starting with the version byte 131;
+    /// a term's own encoding says where it ends.
+    #[default]
+    Concatenated,
+    /// Each term after a 1-byte length (`{packet, 1}`).
+    Packet1,
+    /// Each term after a 2-byte big-endian length (`{packet, 2}`).
+    Packet2,
+    /// Each term after a 4-byte big-endian length (`{packet, 4}`).
+    Packet4,
+}
+
+impl Framing {
+    /// The length prefix's size in bytes (0: none).
+    fn prefix(self) -> usize {
+        match self {
+            Framing::Concatenated => 0,
+            Framing::Packet1 => 1,
+            Framing::Packet2 => 2,
+            Framing::Packet4 => 4,
+        }
+    }
+}
+
+/// The most bytes one entry may take unless [`EtfReader::max_entry`] says
+/// otherwise (1 GiB).
+pub const DEFAULT_MAX_ENTRY: usize = 1 << 30;
+
+/// How many bytes one read asks for.
+const CHUNK: usize = 64 * 1024;
+
+/// Reads the entries of a stream of encoded terms (see the [module
+/// documentation](self)).
+#[derive(Debug)]
+pub struct EtfReader<R> {
+    source: R,
+    framing: Framing,
+    max_entry: usize,
+    /// Bytes read and not yet consumed are `buffer[start..end]`; the rest
+    /// is room for the next read (zeroed once, when the buffer grows).
+    buffer: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The stream offset of `buffer[start]`.
+    offset: u64,
+    /// The stream offset of the entry yielded last.
+    entry_offset: u64,
+    /// Entries yielded so far.
+    entries: u64,
+    /// The source has no more bytes.
+    at_end: bool,
+    /// An error was reported: nothing more comes unless it is resumed.
+    failed: bool,
+    /// How to go past the entry that failed, when its end is known (a
+    /// length prefix said it) and reading may go on after it.
+    skippable: Option<Skip>,
+}
+
+/// How [`EtfReader::resume`] goes past a failed entry.
+#[derive(Clone, Copy, Debug)]
+enum Skip {
+    /// It was yielded and consumed already.
+    Consumed,
+    /// Its bytes (prefix included) are still to be skipped.
+    Bytes(usize),
+}
+
+impl<R: Read> EtfReader<R> {
+    /// Reads `source` as concatenated terms, entries of at most
+    /// [`DEFAULT_MAX_ENTRY`] bytes.
+    pub fn new(source: R) -> EtfReader<R> {
+        EtfReader {
+            source,
+            framing: Framing::default(),
+            max_entry: DEFAULT_MAX_ENTRY,
+            buffer: Vec::new(),
+            start: 0,
+            end: 0,
+            offset: 0,
+            entry_offset: 0,
+            entries: 0,
+            at_end: false,
+            failed: false,
+            skippable: None,
+        }
+    }
+
+    /// Reads entries framed as `framing`.
+    pub fn framing(self, framing: Framing) -> EtfReader<R> {
+        EtfReader { framing, ..self }
+    }
+
+    /// Refuses entries longer than `bytes` (length prefix included).
+    pub fn max_entry(self, bytes: usize) -> EtfReader<R> {
+        EtfReader { max_entry: bytes, ..self }
+    }
+
+    /// How many bytes of the stream the entries read so far took.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// After an entry that failed to decode or was too long, moves past it
+    /// so that reading goes on with the next entry, and answers `true`.
+    /// Only a length prefix says where an entry ends: after an error of
+    /// concatenated terms, a truncated entry or a failed read there is no
+    /// way past, and it answers `false`.
+    pub fn resume(&mut self) -> bool {
+        let Some(skip) = self.skippable.take().filter(|_| self.failed) else { return false };
+        let len = match skip {
+            Skip::Consumed => {
+                self.failed = false;
+                return true;
+            }
+            Skip::Bytes(len) => len,
+        };
+        let buffered = len.min(self.buffered().len());
+        self.consume(buffered);
+        let rest = (len - buffered) as u64;
+        let skipped = io::copy(&mut (&mut self.source).take(rest), &mut io::sink());
+        match skipped {
+            Ok(n) if n == rest => {
+                self.offset += rest;
+                self.entries += 1;
+                self.failed = false;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The next entry's term, undecoded (version byte first, any length
+    /// prefix left out): `None` at the end of the stream (and after an
+    /// error). The bytes are the reader's until the next call.
+    ///
+    /// With [`Framing::Concatenated`] the term is measured (without being
+    /// built, for plain data) to find where it ends, so bytes that are not a
+    /// term are an error here; with a length prefix the bytes are whatever
+    /// the prefix frames, and [`fail_entry`](EtfReader::fail_entry) reports
+    /// a decoder's error on them.
+    pub fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
+        if self.failed {
+            return None;
+        }
+        let found = match self.framing.prefix() {
+            0 => self.next_concatenated(),
+            prefix => self.next_packet(prefix),
+        };
+        match found {
+            Ok(None) => None,
+            Ok(Some((skip, len))) => {
+                let at = self.start;
+                self.entry_offset = self.offset;
+                self.consume(skip + len);
+                self.entries += 1;
+                Some(Ok(&self.buffer[at + skip..at + skip + len]))
+            }
+            Err(kind) => {
+                self.failed = true;
+                if !matches!(kind, StreamErrorKind::TooLarge { .. })
+                    || self.framing == Framing::Concatenated
+                {
+                    self.skippable = None;
+                }
+                Some(Err(StreamError { kind, offset: self.offset, entry: self.entries + 1 }))
+            }
+        }
+    }
+
+    /// Reports that the entry [`next_entry`](EtfReader::next_entry) gave
+    /// last does not decode: the reader yields nothing more, unless it is
+    /// [resumed](EtfReader::resume) (framed entries only).
+    pub fn fail_entry(&mut self, err: DecodeError) -> StreamError {
+        self.failed = true;
+        // The entry was consumed: going on means only forgetting the error.
+        self.skippable = (self.framing != Framing::Concatenated).then_some(Skip::Consumed);
+        StreamError {
+            kind: StreamErrorKind::Decode(err),
+            offset: self.entry_offset,
+            entry: self.entries,
+        }
+    }
+
+    /// Decodes the next entry into `heap`: `None` at the end of the
+    /// stream (and after an error).
+    pub fn next_into(&mut self, heap: &mut Heap) -> Option<Result<Word, StreamError>> {
+        let decoded = match self.next_entry()? {
+            Ok(bytes) => etf::decode_into(bytes, heap),
+            Err(err) => return Some(Err(err)),
+        };
+        Some(decoded.map_err(|err| self.fail_entry(err)))
+    }
+
+    fn buffered(&self) -> &[u8] {
+        &self.buffer[self.start..self.end]
+    }
+
+    /// Consumes `n` buffered bytes.
+    fn consume(&mut self, n: usize) {
+        self.start += n;
+        self.offset += n as u64;
+    }
+
+    /// Reads one more chunk (moving what is buffered to the front first,
+    /// and making room only when there is less than a chunk's); `false` at
+    /// the end of the source.
+    fn fill(&mut self) -> Result<bool, StreamErrorKind> {
+        if self.at_end {
+            return Ok(false);
+        }
+        if self.start > 0 {
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buffer.len() - self.end < CHUNK {
+            self.buffer.resize(self.end + CHUNK, 0);
+        }
+        let read = loop {
+            match self.source.read(&mut self.buffer[self.end..]) {
+                Ok(n) => break n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(StreamErrorKind::Io(err)),
+            }
+        };
+        self.end += read;
+        self.at_end = read == 0;
+        Ok(read > 0)
+    }
+
+    /// Reads until `n` bytes are buffered; `false` if the source ends first.
+    fn want(&mut self, n: usize) -> Result<bool, StreamErrorKind> {
+        while self.buffered().len() < n {
+            if !self.fill()? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The next framed entry, buffered whole: its prefix and term lengths.
+    fn next_packet(&mut self, prefix: usize) -> Result<Option<(usize, usize)>, StreamErrorKind> {
+        if !self.want(1)? {
+            return Ok(None);
+        }
+        if !self.want(prefix)? {
+            return Err(StreamErrorKind::Truncated);
+        }
+        let len = self.buffered()[..prefix].iter().fold(0usize, |n, &b| n << 8 | usize::from(b));
+        self.skippable = Some(Skip::Bytes(prefix.saturating_add(len)));
+        if len.saturating_add(prefix) > self.max_entry {
+            return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
+        }
+        // Reads a chunk at a time: what is buffered never exceeds what came.
+        if !self.want(prefix + len)? {
+            return Err(StreamErrorKind::Truncated);
+        }
+        Ok(Some((prefix, len)))
+    }
+
+    /// The next concatenated term, buffered whole: its length.
+    fn next_concatenated(&mut self) -> Result<Option<(usize, usize)>, StreamErrorKind> {
+        if !self.want(1)? {
+            return Ok(None);
+        }
+        loop {
+            match etf::term_len(self.buffered()) {
+                Ok(used) if used > self.max_entry => {
+                    return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
+                }
+                Ok(used) => return Ok(Some((0, used))),
+                // The term goes on beyond what is buffered: read more
+                // (each retry has at least a chunk more, so measuring again
+                // costs at most as much as the bytes read).
+                Err(err) if needs_more(&err) => {
+                    if self.buffered().len() >= self.max_entry {
+                        return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
+                    }
+                    let before = self.buffered().len();
+                    let target = before.saturating_mul(2).max(CHUNK).min(self.max_entry);
+                    while self.buffered().len() < target {
+                        if !self.fill()? {
+                            break;
+                        }
+                    }
+                    if self.buffered().len() == before {
+                        return Err(StreamErrorKind::Truncated);
+                    }
+                }
+                Err(err) => return Err(StreamErrorKind::Decode(err)),
+            }
+        }
+    }
+}
+
+/// Does decoding `err` only say the bytes ended too soon?
+fn needs_more(err: &DecodeError) -> bool {
+    !err.in_compressed()
+        && matches!(
+            err.kind(),
+            DecodeErrorKind::UnexpectedEnd | DecodeErrorKind::LengthExceedsInput { .. }
+        )
+}
