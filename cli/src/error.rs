@@ -113,6 +113,14 @@ pub(crate) enum CliError {
     /// A term cannot be encoded.
     #[error("msc: {0}")]
     Encode(#[from] EncodeError),
+    /// A result is too long for the output's length prefix.
+    #[error("msc: a result of {len} bytes does not fit a {prefix}-byte length prefix")]
+    OutputTooLong {
+        /// The encoded result's length.
+        len: u64,
+        /// The prefix's size in bytes.
+        prefix: usize,
+    },
 }
 
 impl CliError {

@@ -215,3 +215,81 @@ fn concatenated_terms_and_truncation_cannot_be_resumed() {
     while let Some(Ok(_)) = reader.next_into(&mut heap) {}
     assert!(!reader.resume(), "a truncated entry has no end to skip to");
 }
+
+/// Results as text, in order, and the entry numbers they came from.
+#[derive(Default)]
+struct Collect(Vec<(u64, String)>, Vec<u64>);
+
+impl msc::stream::Sink for Collect {
+    fn decided(
+        &mut self,
+        entry: msc::stream::Entry<'_>,
+        outcome: Result<&msc::Outcome<'_>, &msc::EvalError>,
+    ) -> std::io::Result<()> {
+        if let Ok(msc::Outcome::Match(m)) = outcome {
+            self.0.push((entry.number, m.result.to_string()));
+        }
+        Ok(())
+    }
+
+    fn skipped(&mut self, error: &StreamError) -> std::io::Result<()> {
+        self.1.push(error.entry);
+        Ok(())
+    }
+}
+
+#[test]
+fn the_filter_gives_what_decoding_first_gives() {
+    use msc::{Kind, Run, Scratch, Spec, TestHost};
+    let specs = [
+        "[{'$1', [{is_tuple, '$1'}], [{{'$1'}}]}]",
+        "[{{order, '$1', '_'}, [], ['$1']}]",
+        "[{'_', [], ['$_']}]",
+    ];
+    for text in specs {
+        let spec = Spec::compile(text, Kind::Table).expect("spec");
+        let mut expected = Vec::new();
+        for (i, term) in TERMS.iter().enumerate() {
+            let term = Term::parse(term).expect("term");
+            let mut scratch = Scratch::new();
+            let outcome =
+                spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).expect("runs");
+            if let Some(result) = outcome.result() {
+                expected.push((i as u64 + 1, result.to_string()));
+            }
+        }
+        for framing in [Framing::Concatenated, Framing::Packet1, Framing::Packet4] {
+            let bytes = stream(&TERMS, framing);
+            let mut reader = EtfReader::new(Trickle { bytes: &bytes, step: 5 }).framing(framing);
+            let mut sink = Collect::default();
+            let summary =
+                msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+            assert_eq!(sink.0, expected, "{text} {framing:?}");
+            assert_eq!(summary.entries, TERMS.len() as u64);
+            assert!(summary.stopped.is_none());
+        }
+    }
+}
+
+#[test]
+fn the_filter_stops_at_a_bad_entry_or_skips_it() {
+    let spec = msc::Spec::compile("[{'_', [], ['$_']}]", msc::Kind::Table).expect("spec");
+    let mut bytes = stream(&TERMS, Framing::Packet2);
+    let second = 2 + encoded(TERMS[0]).len();
+    bytes[second + 2] = 0; // the second entry's version byte
+    let mut sink = Collect::default();
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet2);
+    let summary = msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+    assert_eq!(sink.0, [(1, printed(&TERMS[..1])[0].clone())]);
+    let stopped = summary.stopped.expect("stopped");
+    assert_eq!((stopped.entry, stopped.offset), (2, second as u64));
+    assert!(matches!(stopped.kind, StreamErrorKind::Decode(_)), "{stopped}");
+
+    let mut sink = Collect::default();
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet2);
+    let summary =
+        msc::stream::Filter::new(&spec).skip_bad(true).run(&mut reader, &mut sink).expect("sink");
+    assert_eq!(sink.1, [2]);
+    assert_eq!(sink.0.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 3, 4, 5, 6]);
+    assert_eq!((summary.entries, summary.skipped), (5, 1));
+}

@@ -95,7 +95,10 @@ fn unrunnable_inputs_are_counted() {
     let run = msc(&["run", "--spec", &testdata("cli/calls.ms"), "--input", &input]).ok();
     assert_eq!(run.out(), "{{arg,1},[return_trace]}.\n{{arg,3},[return_trace]}.\n");
     let (first, counts) = run.stderr.split_once('\n').expect("two lines");
-    assert_eq!(first, "msc: input 2: a call spec runs on an argument list, not on not_a_list");
+    assert_eq!(
+        first,
+        format!("msc: {input}: input 2: a call spec runs on an argument list, not on not_a_list")
+    );
     assert_counts(counts, "3 events, 2 matched, 0 no match, 1 not runnable, ");
 }
 
@@ -179,4 +182,55 @@ fn skip_bad_goes_past_framed_entries_that_fail() {
 fn tail(text: &str, n: usize) -> String {
     let terms = matchspec::syntax::parse_terms(text).expect("terms");
     terms[terms.len() - n..].iter().map(|t| format!("{t}.\n")).collect()
+}
+
+#[test]
+fn results_can_be_written_encoded() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let results = matchspec::syntax::parse_terms(ORDERS_OUT).expect("terms");
+    let results: String = results.iter().map(|t| format!("{t}.\n")).collect();
+    // As concatenated terms, whatever the input.
+    let input = temp_file("run_out.terms", &text);
+    let run = msc(&["run", "--spec", &spec, "--input", &input, "--output", "etf"]).ok();
+    assert_eq!(run.stdout, etf_stream(&results));
+    // Framed as the input was.
+    for (size, format) in [(1, "packet1"), (4, "packet4")] {
+        let input = temp_file(&format!("run_out.{format}"), packet_stream(&text, size));
+        let args =
+            ["run", "--spec", &spec, "--input", &input, "--format", format, "--output", "input"];
+        let run = msc(&args).ok();
+        assert_eq!(run.stdout, packet_stream(&results, size), "{format}");
+    }
+    // Text input written as the input was: text.
+    let run = msc(&["run", "--spec", &spec, "--input", &input, "--output", "input"]).ok();
+    assert_eq!(run.out(), ORDERS_OUT);
+}
+
+#[test]
+fn several_inputs_are_one_stream() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let last_two = temp_file("run_several.terms", tail(&text, 2));
+    let etf = temp_file("run_several.etf", etf_stream(&text));
+    // In the order given, each file's format detected on its own.
+    let run = msc(&["run", "--spec", &spec, "--input", &etf, "--input", &last_two]).ok();
+    assert_eq!(run.out(), format!("{ORDERS_OUT}{}", tail(ORDERS_OUT, 2)));
+    assert_counts(&run.stderr, "6 events, 5 matched, 1 no match, ");
+    let run = msc(&["run", "--spec", &spec, "--input", &last_two, "--input", &etf]).ok();
+    assert_eq!(run.out(), format!("{}{ORDERS_OUT}", tail(ORDERS_OUT, 2)));
+    // A bad entry in the second file stops the run there, naming that file.
+    let mut bad = etf_stream(&text);
+    bad.truncate(bad.len() - 1);
+    let bad = temp_file("run_several_bad.etf", bad);
+    let run = msc(&["run", "--spec", &spec, "--input", &etf, "--input", &bad]).code(1);
+    assert_eq!(
+        run.out(),
+        format!(
+            "{ORDERS_OUT}{}",
+            tail(ORDERS_OUT, 3).lines().take(2).map(|l| format!("{l}\n")).collect::<String>()
+        )
+    );
+    assert!(run.stderr.contains(&format!("msc: {bad}: entry 4 (byte ")), "{}", run.stderr);
+    assert!(run.stderr.starts_with("7 events, "), "{}", run.stderr);
 }

@@ -1,0 +1,133 @@
+//! What `msc run` writes for each input: [`Printer`], as text or encoded.
+
+use std::io::Write;
+
+use matchspec::spec::Kind;
+use matchspec::{EvalError, Outcome};
+use msc::matchspec::term::Atom;
+use msc::stream::{Entry, Sink, StreamError};
+use msc::{Term, TermRef, etf};
+
+use crate::CliError;
+
+/// How results are written (`--output`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum OutputArg {
+    /// `Result.` a line, as Erlang reads it back with `file:consult/1`.
+    #[default]
+    Text,
+    /// External term format terms back to back (`term_to_binary/1`).
+    Etf,
+    /// The input's own framing: encoded as the input's entries were
+    /// (text for text input).
+    Input,
+}
+
+/// How one result is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Text,
+    /// Encoded, after a big-endian length of this many bytes (0: none).
+    Etf {
+        prefix: usize,
+    },
+}
+
+/// Writes each input's result (a match's, and with `all` a no-match's as
+/// `nomatch`), reports inputs that cannot run on standard error, and moves
+/// the progress bar.
+pub(crate) struct Printer<'o> {
+    pub(crate) out: &'o mut dyn Write,
+    pub(crate) encoding: Encoding,
+    pub(crate) kind: Kind,
+    pub(crate) all: bool,
+    pub(crate) progress: Option<indicatif::ProgressBar>,
+    /// What `msc run` names the input in messages.
+    pub(crate) path: String,
+    /// A failure to write, kept for the caller (a sink's error is an
+    /// `io::Error`, which would lose that it was standard output's).
+    pub(crate) failed: Option<CliError>,
+}
+
+impl Printer<'_> {
+    /// Writes what input `number` gave.
+    pub(crate) fn print(
+        &mut self,
+        number: u64,
+        outcome: Result<&Outcome<'_>, &EvalError>,
+    ) -> Result<(), CliError> {
+        match outcome {
+            Ok(Outcome::Match(m)) => {
+                let flags = m.flags;
+                let mut names = Vec::new();
+                if self.kind.is_trace() && flags.return_trace {
+                    names.push("return_trace");
+                }
+                if self.kind.is_trace() && flags.exception_trace {
+                    names.push("exception_trace");
+                }
+                if names.is_empty() {
+                    self.write(m.result)
+                } else {
+                    let flags = Term::list(names.iter().map(|n| Term::atom(Atom::new(n))));
+                    let pair = Term::tuple([m.result.to_owned(), flags]);
+                    self.write(pair.as_ref())
+                }
+            }
+            Ok(Outcome::NoMatch) if self.all => {
+                self.write(Term::atom(Atom::new("nomatch")).as_ref())
+            }
+            Ok(Outcome::NoMatch) => Ok(()),
+            Err(err) => {
+                self.out.flush().map_err(CliError::stdout)?;
+                report!("msc: {}: input {number}: {err}", self.path);
+                Ok(())
+            }
+        }
+    }
+
+    fn write(&mut self, term: TermRef<'_>) -> Result<(), CliError> {
+        match self.encoding {
+            Encoding::Text => outln!(self.out, "{term}."),
+            Encoding::Etf { prefix } => {
+                let bytes = etf::encode(term)?;
+                let len = bytes.len() as u64;
+                if prefix > 0 && len >> (8 * prefix) != 0 {
+                    return Err(CliError::OutputTooLong { len, prefix });
+                }
+                self.out.write_all(&len.to_be_bytes()[8 - prefix..]).map_err(CliError::stdout)?;
+                self.out.write_all(&bytes).map_err(CliError::stdout)
+            }
+        }
+    }
+
+    /// Moves the progress bar to `position` every 4096 inputs.
+    pub(crate) fn progress(&self, number: u64, position: u64) {
+        if number.is_multiple_of(4096)
+            && let Some(bar) = &self.progress
+        {
+            bar.set_position(position);
+        }
+    }
+}
+
+impl Sink for Printer<'_> {
+    fn decided(
+        &mut self,
+        entry: Entry<'_>,
+        outcome: Result<&Outcome<'_>, &EvalError>,
+    ) -> std::io::Result<()> {
+        self.progress(entry.number, entry.offset);
+        self.print(entry.number, outcome).map_err(|err| {
+            let io = std::io::Error::other(err.to_string());
+            self.failed = Some(err);
+            io
+        })
+    }
+
+    fn skipped(&mut self, error: &StreamError) -> std::io::Result<()> {
+        self.out.flush()?;
+        report!("msc: {}: skipped {error}", self.path);
+        Ok(())
+    }
+}

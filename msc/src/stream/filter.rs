@@ -1,0 +1,181 @@
+//! [`Filter`]: a spec over every entry of a stream, the outcomes handed to
+//! a [`Sink`] in input order.
+
+use std::io::{self, Read};
+
+use matchspec::term::Heap;
+use matchspec::{EvalError, Host, Outcome, Run, Scratch, TestHost};
+
+use super::{EtfReader, StreamError};
+
+/// One entry of a stream, as a [`Sink`] sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'a> {
+    /// Its number in the stream, from 1.
+    pub number: u64,
+    /// The byte offset where it starts (its length prefix, if framed).
+    pub offset: u64,
+    /// Its term, undecoded (version byte first).
+    pub bytes: &'a [u8],
+}
+
+/// Where a [`Filter`] hands what it decided.
+pub trait Sink {
+    /// What the spec made of `entry`, in input order. No-matches are
+    /// handed over too (most sinks ignore them); an `Err` outcome is an
+    /// input the spec cannot run on at all (a trace spec given something
+    /// that is not an argument list).
+    fn decided(
+        &mut self,
+        entry: Entry<'_>,
+        outcome: Result<&Outcome<'_>, &EvalError>,
+    ) -> io::Result<()>;
+
+    /// A bad entry was skipped ([`Filter::skip_bad`]).
+    fn skipped(&mut self, error: &StreamError) -> io::Result<()> {
+        let _ = error;
+        Ok(())
+    }
+}
+
+/// What a [`Filter`] run counted, and the error that stopped it, if one did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Entries the spec ran on.
+    pub entries: u64,
+    /// Of those, the ones a clause matched.
+    pub matched: u64,
+    /// Of those, the ones the spec could not run on.
+    pub not_runnable: u64,
+    /// Bad entries skipped.
+    pub skipped: u64,
+    /// The bad entry that stopped the stream: everything before it was
+    /// handed to the sink.
+    pub stopped: Option<StreamError>,
+}
+
+/// Runs a spec over a stream of encoded terms, deciding each entry on the
+/// wire where the spec's heads allow and decoding it otherwise
+/// ([`Run::run_encoded`]).
+///
+/// ```
+/// use msc::stream::{EtfReader, Entry, Filter, Sink};
+/// use msc::{EvalError, Kind, Outcome, Spec, Term, etf};
+///
+/// /// Keeps the results as text.
+/// struct Results(Vec<String>);
+///
+/// impl Sink for Results {
+///     fn decided(&mut self, _: Entry<'_>, outcome: Result<&Outcome<'_>, &EvalError>) -> std::io::Result<()> {
+///         if let Ok(Outcome::Match(m)) = outcome {
+///             self.0.push(m.result.to_string());
+///         }
+///         Ok(())
+///     }
+/// }
+///
+/// let mut bytes = Vec::new();
+/// for text in ["{1, ok}", "{2, no}", "{3, ok}"] {
+///     bytes.extend(etf::encode(Term::parse(text)?.as_ref())?);
+/// }
+/// let spec = Spec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table)?;
+/// let mut results = Results(Vec::new());
+/// let summary = Filter::new(&spec).run(&mut EtfReader::new(&bytes[..]), &mut results)?;
+/// assert_eq!(results.0, ["1", "3"]);
+/// assert_eq!((summary.entries, summary.matched), (3, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Filter<'s, S: ?Sized> {
+    spec: &'s S,
+    skip_bad: bool,
+    host: Box<dyn Host + 's>,
+}
+
+impl<S: ?Sized> std::fmt::Debug for Filter<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filter").field("skip_bad", &self.skip_bad).finish_non_exhaustive()
+    }
+}
+
+impl<'s, S: Run + ?Sized> Filter<'s, S> {
+    /// A filter running `spec`, answering trace actions as
+    /// `erlang:match_spec_test/3` would ([`TestHost`]).
+    pub fn new(spec: &'s S) -> Filter<'s, S> {
+        Filter { spec, skip_bad: false, host: Box::new(TestHost::default()) }
+    }
+
+    /// Skip entries that do not decode or are too long, counting them,
+    /// instead of stopping: possible where a length prefix says where the
+    /// next entry starts.
+    pub fn skip_bad(self, skip: bool) -> Filter<'s, S> {
+        Filter { skip_bad: skip, ..self }
+    }
+
+    /// Trace actions go to `host`.
+    pub fn host(self, host: impl Host + 's) -> Filter<'s, S> {
+        Filter { host: Box::new(host), ..self }
+    }
+
+    /// Runs the spec on every entry of `reader`, handing each outcome to
+    /// `sink` before reading the next. Stops at the first bad entry (unless
+    /// skipping) and says so in [`Summary::stopped`]; an error is the sink's.
+    pub fn run<R: Read>(
+        &mut self,
+        reader: &mut EtfReader<R>,
+        sink: &mut impl Sink,
+    ) -> io::Result<Summary> {
+        let mut summary = Summary::default();
+        let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+        loop {
+            let offset = reader.offset();
+            let bytes = match reader.next_entry() {
+                None => break,
+                Some(Ok(bytes)) => bytes,
+                Some(Err(err)) => {
+                    if !self.bad_entry(reader, err, sink, &mut summary)? {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            let entry = Entry { number: summary.entries + summary.skipped + 1, offset, bytes };
+            heap.clear();
+            match self.spec.run_encoded(bytes, &mut heap, &mut scratch, &mut *self.host) {
+                Ok(outcome) => {
+                    summary.entries += 1;
+                    match &outcome {
+                        Ok(Outcome::Match(_)) => summary.matched += 1,
+                        Ok(Outcome::NoMatch) => {}
+                        Err(_) => summary.not_runnable += 1,
+                    }
+                    sink.decided(entry, outcome.as_ref())?;
+                }
+                Err(err) => {
+                    let err = reader.fail_entry(err);
+                    if !self.bad_entry(reader, err, sink, &mut summary)? {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(summary)
+    }
+
+    /// Skips a bad entry if allowed and possible (`true`: go on), or
+    /// records it as the one that stopped the stream.
+    fn bad_entry<R: Read>(
+        &self,
+        reader: &mut EtfReader<R>,
+        err: StreamError,
+        sink: &mut impl Sink,
+        summary: &mut Summary,
+    ) -> io::Result<bool> {
+        if self.skip_bad && reader.resume() {
+            summary.skipped += 1;
+            sink.skipped(&err)?;
+            return Ok(true);
+        }
+        summary.stopped = Some(err);
+        Ok(false)
+    }
+}

@@ -1,0 +1,40 @@
+//! Terms from a byte stream, one entry at a time, in bounded memory:
+//! concatenated external term format (as `term_to_binary/1` output written
+//! one after another) or `{packet, N}` framing (as ports and sockets carry
+//! it).
+//!
+//! An [`EtfReader`] reads from any [`Read`] a chunk at a time and keeps only
+//! the entry it is decoding (plus what the last read brought beyond it), so
+//! memory does not grow with the input. A length field never makes it
+//! allocate more than the bytes that actually arrive: a `{packet, 4}`
+//! prefix claiming 4 GB in a 10-byte file is a truncated entry, not an
+//! allocation.
+//!
+//! ```
+//! use msc::stream::{EtfReader, Framing};
+//! use msc::{Heap, etf};
+//!
+//! // Two entries, each a 4-byte big-endian length and a term.
+//! let mut bytes = Vec::new();
+//! for text in ["{order, 7}", "[1, 2]"] {
+//!     let term = etf::encode(msc::Term::parse(text)?.as_ref())?;
+//!     bytes.extend((term.len() as u32).to_be_bytes());
+//!     bytes.extend(term);
+//! }
+//! let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet4);
+//! let mut heap = Heap::new();
+//! let mut seen = Vec::new();
+//! while let Some(entry) = reader.next_into(&mut heap) {
+//!     seen.push(heap.view(entry?).to_string());
+//! }
+//! assert_eq!(seen, ["{order,7}", "[1,2]"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod filter;
+mod reader;
+
+pub use error::{StreamError, StreamErrorKind};
+pub use filter::{Entry, Filter, Sink, Summary};
+pub use reader::{DEFAULT_MAX_ENTRY, EtfReader, Framing};
