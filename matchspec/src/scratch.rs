@@ -18,6 +18,8 @@ pub struct Scratch {
     pub(crate) input_copy: Heap,
     /// The byte offsets a wire program's registers hold.
     pub(crate) wire: Vec<u32>,
+    /// Where the input's elements start, for a wire program.
+    pub(crate) wire_elements: Vec<u32>,
 }
 
 impl Default for Scratch {
@@ -36,6 +38,7 @@ impl Scratch {
             heap: Heap::in_space(Space::Scratch),
             input_copy: Heap::new(),
             wire: Vec::new(),
+            wire_elements: Vec::new(),
         }
     }
 

@@ -22,7 +22,32 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
     if *bytes.first()? != super::VERSION {
         return None;
     }
-    let mut pos = 1;
+    valid_end(bytes, 1)
+}
+
+/// [`plain_len`], also writing where each element of the term starts to
+/// `elements` if it is a tuple (else leaving it empty): what the wire
+/// program reads the input's elements by, without skipping to them.
+pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
+    elements.clear();
+    if *bytes.first()? != super::VERSION || bytes.len() > u32::MAX as usize {
+        return None;
+    }
+    let (arity, mut pos) = match *bytes.get(1)? {
+        tag::SMALL_TUPLE_EXT => (u32::from(*bytes.get(2)?), 3),
+        tag::LARGE_TUPLE_EXT => (u32_at(bytes, 2)?, 6),
+        _ => return valid_end(bytes, 1),
+    };
+    for _ in 0..arity {
+        elements.push(pos as u32);
+        pos = valid_end(bytes, pos)?;
+    }
+    Some(pos)
+}
+
+/// The end of the plain term at `pos`, if it is one and decodes.
+#[inline(always)]
+fn valid_end(bytes: &[u8], mut pos: usize) -> Option<usize> {
     // Terms still to read: one per element of the containers opened.
     let mut pending: u64 = 1;
     while pending > 0 {
@@ -39,17 +64,30 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
                 }
                 pos += 8;
             }
-            tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
-                let (len, text) = atom_at(bytes, pos - 1)?;
-                // ASCII is valid UTF-8 of one character a byte (and a
-                // Latin-1 atom's length was checked by `atom_at`).
-                if is_utf8_tag(tag) && !(text.len() <= MAX_ATOM_CHARS && text.is_ascii()) {
-                    let name = std::str::from_utf8(text).ok()?;
-                    if name.len() > MAX_ATOM_CHARS && name.chars().count() > MAX_ATOM_CHARS {
-                        return None;
-                    }
+            tag::SMALL_ATOM_UTF8_EXT => {
+                let len = usize::from(*bytes.get(pos)?);
+                let text = bytes.get(pos + 1..pos + 1 + len)?;
+                // ASCII is valid UTF-8 of one character a byte.
+                if !text.is_ascii() {
+                    valid_utf8_atom(text)?;
                 }
-                pos += len;
+                pos += 1 + len;
+            }
+            tag::ATOM_UTF8_EXT => {
+                let len = usize::from(u16_at(bytes, pos)?);
+                let text = bytes.get(pos + 2..pos + 2 + len)?;
+                if len > limit::ATOM_UTF8_BYTES || !(len <= MAX_ATOM_CHARS && text.is_ascii()) {
+                    valid_utf8_atom(text)?;
+                }
+                pos += 2 + len;
+            }
+            tag::SMALL_ATOM_EXT => pos += 1 + usize::from(*bytes.get(pos)?),
+            tag::ATOM_EXT => {
+                let len = usize::from(u16_at(bytes, pos)?);
+                if len > limit::ATOM_LATIN1_BYTES {
+                    return None;
+                }
+                pos += 2 + len;
             }
             tag::NIL_EXT => {}
             tag::STRING_EXT => pos += 2 + usize::from(u16_at(bytes, pos)?),
@@ -80,6 +118,16 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
         }
     }
     Some(pos)
+}
+
+/// Checks a UTF-8 atom's text as the decoder does: valid UTF-8 of at most
+/// [`MAX_ATOM_CHARS`] characters (in at most 4 bytes each).
+fn valid_utf8_atom(text: &[u8]) -> Option<()> {
+    if text.len() > limit::ATOM_UTF8_BYTES {
+        return None;
+    }
+    let name = std::str::from_utf8(text).ok()?;
+    (name.len() <= MAX_ATOM_CHARS || name.chars().count() <= MAX_ATOM_CHARS).then_some(())
 }
 
 /// The end of the plain term at `pos` of a term [`plain_len`] accepted.

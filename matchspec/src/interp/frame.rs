@@ -110,7 +110,8 @@ impl<'a, 'h> Frame<'a, 'h> {
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
     ) -> (Frame<'a, 'h>, Word) {
-        let Scratch { loaded, registers, args, heap, input_copy, wire: _ } = scratch;
+        let Scratch { loaded, registers, args, heap, input_copy, wire: _, wire_elements: _ } =
+            scratch;
         // The program reads the input in place; only an input that itself
         // spans several heaps (a result of another run) is copied first.
         let (input_words, input_word): (&'a [Word], Word) = if input.heaps().is_single() {

@@ -10,7 +10,7 @@ use super::Verdict;
 use super::lower::{Literal, WireOp, WireProgram};
 use crate::Scratch;
 use crate::bif::Bif;
-use crate::etf::scan::{atom_at, is_utf8_tag, plain_len, skip, u16_at, u32_at};
+use crate::etf::scan::{atom_at, is_utf8_tag, plain_len_indexed, skip, u16_at, u32_at};
 use crate::etf::tag;
 use crate::ir::{Cmp, Reg};
 
@@ -21,13 +21,17 @@ impl WireProgram {
     /// Decides what the spec does with the term encoded in `bytes` (one
     /// whole term, version byte first), as far as it can without decoding.
     pub fn decide(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
-        if plain_len(bytes) != Some(bytes.len()) || bytes.len() >= UNSET as usize {
+        let elements = &mut scratch.wire_elements;
+        if plain_len_indexed(bytes, elements) != Some(bytes.len()) || bytes.len() >= UNSET as usize
+        {
             return Verdict::Decode;
         }
-        self.exec(bytes, &mut scratch.wire).unwrap_or(Verdict::Decode)
+        self.exec(bytes, elements, &mut scratch.wire).unwrap_or(Verdict::Decode)
     }
 
-    fn exec(&self, bytes: &[u8], registers: &mut Vec<u32>) -> Option<Verdict> {
+    /// Runs the program on a plain term whose top-level elements (if it is
+    /// a tuple) start at `elements`.
+    fn exec(&self, bytes: &[u8], elements: &[u32], registers: &mut Vec<u32>) -> Option<Verdict> {
         if registers.len() < self.registers.max(1) {
             registers.resize(self.registers.max(1), UNSET);
         }
@@ -49,12 +53,12 @@ impl WireProgram {
                         .then_some(fail)
                 }
                 WireOp::GetElement { src, index, dst } => {
-                    let element = element(bytes, at(registers, src)?, index)?;
+                    let element = element(bytes, elements, at(registers, src)?, index)?;
                     *registers.get_mut(dst.index())? = element as u32;
                     None
                 }
                 WireOp::IsElement { src, index, literal, fail } => {
-                    let element = element(bytes, at(registers, src)?, index)?;
+                    let element = element(bytes, elements, at(registers, src)?, index)?;
                     (!self.is_literal(bytes, element, literal)?).then_some(fail)
                 }
                 WireOp::IsLiteral { src, literal, fail } => {
@@ -148,8 +152,11 @@ fn tuple(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
 }
 
 /// Where element `index` of the tuple at `at` (whose arity was tested)
-/// starts.
-fn element(bytes: &[u8], at: usize, index: u32) -> Option<usize> {
+/// starts: looked up for the input itself (at byte 1), skipped to below.
+fn element(bytes: &[u8], elements: &[u32], at: usize, index: u32) -> Option<usize> {
+    if at == 1 && !elements.is_empty() {
+        return elements.get(index as usize).map(|&pos| pos as usize);
+    }
     let (_, mut pos) = tuple(bytes, at)?;
     for _ in 0..index {
         pos = skip(bytes, pos)?;
@@ -167,6 +174,7 @@ fn integer(bytes: &[u8], at: usize) -> Option<i64> {
 }
 
 /// Is the term at `at` the atom `literal` (a [`Literal::Atom`])?
+#[inline]
 fn is_atom_literal(bytes: &[u8], at: usize, literal: &Literal) -> Option<bool> {
     let Literal::Atom { utf8, latin1 } = literal else { return None };
     let tag = *bytes.get(at)?;
