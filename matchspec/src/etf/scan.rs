@@ -9,7 +9,7 @@
 //! within the input, atoms of valid text and at most 255 characters. On
 //! plain terms the wire program reads bytes knowing that decoding them gives
 //! exactly the term it reasons about: one encoding per tag, nothing
-//! normalised, no error. Anything else (maps, bignums, ports, funs,
+//! normalised, no error. Anything else (other maps, bignums, ports, funs,
 //! compressed terms, an empty `LIST_EXT`, which decodes to its tail) is left
 //! to the decoder, which then also reports what is wrong with it.
 
@@ -22,7 +22,7 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
     if *bytes.first()? != super::VERSION {
         return None;
     }
-    valid_end(bytes, 1)
+    valid_end(bytes, 1, 0)
 }
 
 /// [`plain_len`], also writing where each element of the term starts to
@@ -36,18 +36,19 @@ pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option
     let (arity, mut pos) = match *bytes.get(1)? {
         tag::SMALL_TUPLE_EXT => (u32::from(*bytes.get(2)?), 3),
         tag::LARGE_TUPLE_EXT => (u32_at(bytes, 2)?, 6),
-        _ => return valid_end(bytes, 1),
+        _ => return valid_end(bytes, 1, 0),
     };
     for _ in 0..arity {
         elements.push(pos as u32);
-        pos = valid_end(bytes, pos)?;
+        pos = valid_end(bytes, pos, 0)?;
     }
     Some(pos)
 }
 
-/// The end of the plain term at `pos`, if it is one and decodes.
+/// The end of the plain term at `pos`, if it is one and decodes; `maps`
+/// is how many maps it is inside.
 #[inline(always)]
-fn valid_end(bytes: &[u8], mut pos: usize) -> Option<usize> {
+fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
     // Terms still to read: one per element of the containers opened.
     let mut pending: u64 = 1;
     while pending > 0 {
@@ -109,6 +110,7 @@ fn valid_end(bytes: &[u8], mut pos: usize) -> Option<usize> {
             }
             tag::BINARY_EXT => pos += 4 + u32_at(bytes, pos)? as usize,
             tag::NEW_PID_EXT | tag::PID_EXT => pos = valid_pid(bytes, pos - 1)?,
+            tag::MAP_EXT => pos = valid_map(bytes, pos - 1, maps)?,
             _ => return None,
         }
         // Every element takes a byte at least: more pending than bytes left
@@ -116,6 +118,57 @@ fn valid_end(bytes: &[u8], mut pos: usize) -> Option<usize> {
         if pos > bytes.len() || pending > (bytes.len() - pos) as u64 {
             return None;
         }
+    }
+    Some(pos)
+}
+
+/// Most keys of a plain map.
+const MAP_KEYS: usize = 32;
+
+/// Most maps a plain term nests (each costs the scan a call).
+const MAP_DEPTH: u32 = 8;
+
+/// A plain map's key: an integer or an atom of ASCII text (which both
+/// atom encodings write alike), so that equal keys are seen to be equal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MapKey<'a> {
+    Integer(i64),
+    Atom(&'a [u8]),
+}
+
+/// The end of the map whose tag is at `at`, if it is plain: at most
+/// [`MAP_KEYS`] keys, each an integer or an ASCII atom, no two equal (the
+/// decoder rejects duplicate keys), values plain.
+fn valid_map(bytes: &[u8], at: usize, maps: u32) -> Option<usize> {
+    if maps >= MAP_DEPTH {
+        return None;
+    }
+    let size = u32_at(bytes, at + 1)? as usize;
+    if size > MAP_KEYS {
+        return None;
+    }
+    let mut keys = [MapKey::Integer(0); MAP_KEYS];
+    let mut pos = at + 5;
+    for i in 0..size {
+        let (key, end) = match *bytes.get(pos)? {
+            tag::SMALL_INTEGER_EXT => (MapKey::Integer(i64::from(*bytes.get(pos + 1)?)), pos + 2),
+            tag::INTEGER_EXT => {
+                (MapKey::Integer(i64::from(u32_at(bytes, pos + 1)? as i32)), pos + 5)
+            }
+            tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
+                let (len, text) = atom_at(bytes, pos)?;
+                if !text.is_ascii() {
+                    return None;
+                }
+                (MapKey::Atom(text), pos + 1 + len)
+            }
+            _ => return None,
+        };
+        if keys[..i].contains(&key) {
+            return None;
+        }
+        keys[i] = key;
+        pos = valid_end(bytes, end, maps + 1)?;
     }
     Some(pos)
 }
@@ -159,6 +212,10 @@ pub(crate) fn skip(bytes: &[u8], mut pos: usize) -> Option<usize> {
                 pos += 4;
             }
             tag::BINARY_EXT => pos += 4 + u32_at(bytes, pos)? as usize,
+            tag::MAP_EXT => {
+                pending += 2 * u64::from(u32_at(bytes, pos)?);
+                pos += 4;
+            }
             tag::NEW_PID_EXT => pos += atom_at(bytes, pos)?.0 + 1 + 12,
             tag::PID_EXT => pos += atom_at(bytes, pos)?.0 + 1 + 9,
             _ => return None,

@@ -15,8 +15,10 @@
 //! input cannot grow it without limit, and names are at most
 //! [`MAX_ATOM_CHARS`] characters.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::Hasher;
 use std::sync::{LazyLock, RwLock};
 
 use super::erts_atoms::ERTS_ATOMS;
@@ -122,6 +124,22 @@ struct Table {
     index: RwLock<HashMap<&'static str, u32, rustc_hash::FxBuildHasher>>,
 }
 
+/// Slots of the per-thread cache of recently interned atoms.
+const RECENT_SLOTS: usize = 256;
+
+thread_local! {
+    /// Per hash slot, the index of the atom last interned there (or
+    /// `u32::MAX`): names are never removed, so a hit is checked by name.
+    static RECENT: [Cell<u32>; RECENT_SLOTS] = const { [const { Cell::new(u32::MAX) }; RECENT_SLOTS] };
+}
+
+/// The cache slot of `name`.
+fn recent_slot(name: &str) -> usize {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(name.as_bytes());
+    hasher.finish() as usize % RECENT_SLOTS
+}
+
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let table = Table { names: boxcar::Vec::new(), index: RwLock::new(HashMap::default()) };
     {
@@ -158,7 +176,15 @@ impl Atom {
             return Err(AtomError::TooLong);
         }
         let table = &*TABLE;
+        // Decoding asks for the same few atoms over and over: a per-thread
+        // cache of the last atom seen per hash slot skips the shared lock.
+        let slot = recent_slot(name);
+        let cached = RECENT.with(|recent| recent[slot].get());
+        if table.names.get(cached as usize).is_some_and(|&known| known == name) {
+            return Ok(Atom(cached));
+        }
         if let Some(&i) = table.index.read().unwrap_or_else(|p| p.into_inner()).get(name) {
+            RECENT.with(|recent| recent[slot].set(i));
             return Ok(Atom(i));
         }
         let mut index = table.index.write().unwrap_or_else(|p| p.into_inner());

@@ -74,8 +74,12 @@ impl WireProgram {
                     (!cons).then_some(fail)
                 }
                 WireOp::IsMap { src, fail } => {
-                    at(registers, src)?;
-                    Some(fail)
+                    // Only an empty map needs no keys: else decode to look.
+                    let at = at(registers, src)?;
+                    match *bytes.get(at)? {
+                        tag::MAP_EXT => return None,
+                        _ => Some(fail),
+                    }
                 }
                 WireOp::IsExactEq { a, b } => {
                     let (a, b) = (at(registers, a)?, at(registers, b)?);
@@ -209,7 +213,8 @@ fn type_test(bytes: &[u8], at: usize, test: Bif) -> Option<bool> {
         Bif::IsTuple => matches!(tag, tag::SMALL_TUPLE_EXT | tag::LARGE_TUPLE_EXT),
         Bif::IsBinary | Bif::IsBitstring => tag == tag::BINARY_EXT,
         Bif::IsPid => matches!(tag, tag::NEW_PID_EXT | tag::PID_EXT),
-        Bif::IsMap | Bif::IsPort | Bif::IsReference | Bif::IsFunction1 => false,
+        Bif::IsMap => tag == tag::MAP_EXT,
+        Bif::IsPort | Bif::IsReference | Bif::IsFunction1 => false,
         _ => return None,
     })
 }

@@ -27,8 +27,9 @@
 //! # Plain terms
 //!
 //! The wire program reads only *plain* terms: integers of up to 32 bits,
-//! finite floats, atoms, `[]`, strings, lists, tuples, binaries and pids
-//! (what trace messages are made of), every
+//! finite floats, atoms, `[]`, strings, lists, tuples, binaries, pids and
+//! small maps with integer or ASCII atom keys (what trace messages are
+//! made of), every
 //! one of which decodes without error and without being normalised. On them
 //! an encoding means exactly one term (checked once per term by a scan that
 //! builds nothing). Any other term (a map, a bignum, a pid, a compressed
