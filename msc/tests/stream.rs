@@ -39,6 +39,10 @@ fn stream(terms: &[&str], framing: Framing) -> Vec<u8> {
             Framing::Packet1 => bytes.push(u8::try_from(len).expect("short")),
             Framing::Packet2 => bytes.extend(u16::try_from(len).expect("short").to_be_bytes()),
             Framing::Packet4 => bytes.extend(u32::try_from(len).expect("short").to_be_bytes()),
+            Framing::DbgTrace => {
+                bytes.push(0);
+                bytes.extend(u32::try_from(len).expect("short").to_be_bytes());
+            }
         }
         bytes.extend(term);
     }
@@ -66,8 +70,13 @@ fn printed(terms: &[&str]) -> Vec<String> {
     terms.iter().map(|t| Term::parse(t).expect("term").to_string()).collect()
 }
 
-const FRAMINGS: [Framing; 4] =
-    [Framing::Concatenated, Framing::Packet1, Framing::Packet2, Framing::Packet4];
+const FRAMINGS: [Framing; 5] = [
+    Framing::Concatenated,
+    Framing::Packet1,
+    Framing::Packet2,
+    Framing::Packet4,
+    Framing::DbgTrace,
+];
 
 #[test]
 fn every_framing_gives_the_terms_whatever_the_reads_bring() {
@@ -129,6 +138,7 @@ fn framing_prefix(framing: Framing) -> usize {
         Framing::Packet1 => 1,
         Framing::Packet2 => 2,
         Framing::Packet4 => 4,
+        Framing::DbgTrace => 5,
     }
 }
 
@@ -292,4 +302,53 @@ fn the_filter_stops_at_a_bad_entry_or_skips_it() {
     assert_eq!(sink.1, [2]);
     assert_eq!(sink.0.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 3, 4, 5, 6]);
     assert_eq!((summary.entries, summary.skipped), (5, 1));
+}
+
+/// A dbg trace file of `terms`, with a drop entry of `dropped` after the
+/// first.
+fn dbg_file(terms: &[&str], dropped: u32) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (i, text) in terms.iter().enumerate() {
+        let term = encoded(text);
+        bytes.push(0);
+        bytes.extend((term.len() as u32).to_be_bytes());
+        bytes.extend(term);
+        if i == 0 {
+            bytes.push(1);
+            bytes.extend(dropped.to_be_bytes());
+        }
+    }
+    bytes
+}
+
+#[test]
+fn dbg_trace_files_give_messages_and_drops() {
+    for dropped in [7, 300, 3_000_000_000] {
+        let bytes = dbg_file(&TERMS, dropped);
+        for step in [1, 3, 1 << 20] {
+            let (seen, err) = read_all(Trickle { bytes: &bytes, step }, Framing::DbgTrace);
+            assert!(err.is_none(), "{err:?}");
+            let mut expected = printed(&TERMS);
+            expected.insert(1, format!("{{drop,{dropped}}}"));
+            assert_eq!(seen, expected);
+        }
+    }
+    // The drop term is encoded as term_to_binary/1 encodes it.
+    let bytes = dbg_file(&["a"], 3_000_000_000);
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::DbgTrace);
+    reader.next_entry();
+    let drop = reader.next_entry().expect("an entry").expect("read").to_vec();
+    assert_eq!(drop, encoded("{drop, 3000000000}"));
+}
+
+#[test]
+fn a_dbg_entry_of_another_kind_is_an_error() {
+    let mut bytes = dbg_file(&TERMS[..2], 1);
+    let third = bytes.len() - 5 - encoded(TERMS[1]).len();
+    bytes[third] = 2;
+    let (seen, err) = read_all(&bytes[..], Framing::DbgTrace);
+    assert_eq!(seen.len(), 2);
+    let err = err.expect("an error");
+    assert!(matches!(err.kind, StreamErrorKind::NotDbgEntry { op: 2 }), "{err}");
+    assert_eq!((err.entry, err.offset), (3, third as u64));
 }

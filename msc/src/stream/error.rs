@@ -27,6 +27,12 @@ pub enum StreamErrorKind {
     /// The entry's bytes are not a term (offsets in it are from the
     /// entry's first byte, after any length prefix).
     Decode(DecodeError),
+    /// A dbg trace file entry starts with a byte other than 0 (a message)
+    /// or 1 (dropped messages).
+    NotDbgEntry {
+        /// The byte.
+        op: u8,
+    },
     /// The entry is longer than the reader's limit.
     TooLarge {
         /// The limit, in bytes.
@@ -43,6 +49,10 @@ impl fmt::Display for StreamError {
                 write!(f, "entry {entry} (byte {offset}): the input ends inside it")
             }
             StreamErrorKind::Decode(err) => write!(f, "entry {entry} (byte {offset}): {err}"),
+            StreamErrorKind::NotDbgEntry { op } => write!(
+                f,
+                "entry {entry} (byte {offset}) is not a dbg trace file entry: it starts with {op}, not 0 or 1"
+            ),
             StreamErrorKind::TooLarge { limit } => {
                 write!(f, "entry {entry} (byte {offset}) is longer than {limit} bytes")
             }
@@ -55,7 +65,9 @@ impl std::error::Error for StreamError {
         match &self.kind {
             StreamErrorKind::Io(err) => Some(err),
             StreamErrorKind::Decode(err) => Some(err),
-            StreamErrorKind::Truncated | StreamErrorKind::TooLarge { .. } => None,
+            StreamErrorKind::Truncated
+            | StreamErrorKind::NotDbgEntry { .. }
+            | StreamErrorKind::TooLarge { .. } => None,
         }
     }
 }

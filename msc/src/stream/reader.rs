@@ -20,6 +20,11 @@ pub enum Framing {
     Packet2,
     /// Each term after a 4-byte big-endian length (`{packet, 4}`).
     Packet4,
+    /// A trace file of `dbg:trace_port(file, ...)`: each trace message
+    /// after a 0 byte and its 4-byte big-endian length; a 1 byte and a
+    /// 4-byte count instead say that many messages were dropped, which
+    /// reads as the term `{drop, Count}`, as `dbg:trace_client/3` gives it.
+    DbgTrace,
 }
 
 impl Framing {
@@ -30,8 +35,17 @@ impl Framing {
             Framing::Packet1 => 1,
             Framing::Packet2 => 2,
             Framing::Packet4 => 4,
+            Framing::DbgTrace => 5,
         }
     }
+}
+
+/// Where the next entry's term is.
+enum Found {
+    /// In the buffer, after `skip` bytes of framing, `len` bytes long.
+    Buffered { skip: usize, len: usize },
+    /// A dbg drop entry (5 bytes), whose term is made in `synthetic`.
+    Drop(u32),
 }
 
 /// The most bytes one entry may take unless [`EtfReader::max_entry`] says
@@ -66,6 +80,8 @@ pub struct EtfReader<R> {
     /// How to go past the entry that failed, when its end is known (a
     /// length prefix said it) and reading may go on after it.
     skippable: Option<Skip>,
+    /// The term of an entry made rather than read (a dbg drop entry).
+    synthetic: Vec<u8>,
 }
 
 /// How [`EtfReader::resume`] goes past a failed entry.
@@ -94,6 +110,7 @@ impl<R: Read> EtfReader<R> {
             at_end: false,
             failed: false,
             skippable: None,
+            synthetic: Vec::new(),
         }
     }
 
@@ -160,12 +177,19 @@ impl<R: Read> EtfReader<R> {
         };
         match found {
             Ok(None) => None,
-            Ok(Some((skip, len))) => {
+            Ok(Some(Found::Buffered { skip, len })) => {
                 let at = self.start;
                 self.entry_offset = self.offset;
                 self.consume(skip + len);
                 self.entries += 1;
                 Some(Ok(&self.buffer[at + skip..at + skip + len]))
+            }
+            Ok(Some(Found::Drop(count))) => {
+                self.entry_offset = self.offset;
+                self.consume(5);
+                self.entries += 1;
+                self.synthetic = drop_term(count);
+                Some(Ok(&self.synthetic))
             }
             Err(kind) => {
                 self.failed = true;
@@ -250,15 +274,27 @@ impl<R: Read> EtfReader<R> {
         Ok(true)
     }
 
-    /// The next framed entry, buffered whole: its prefix and term lengths.
-    fn next_packet(&mut self, prefix: usize) -> Result<Option<(usize, usize)>, StreamErrorKind> {
+    /// The next framed entry, buffered whole.
+    fn next_packet(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
         if !self.want(1)? {
             return Ok(None);
         }
         if !self.want(prefix)? {
             return Err(StreamErrorKind::Truncated);
         }
-        let len = self.buffered()[..prefix].iter().fold(0usize, |n, &b| n << 8 | usize::from(b));
+        let mut header = self.buffered()[..prefix].iter();
+        if self.framing == Framing::DbgTrace {
+            match header.next() {
+                Some(0) => {}
+                Some(1) => {
+                    let count = header.fold(0u32, |n, &b| n << 8 | u32::from(b));
+                    return Ok(Some(Found::Drop(count)));
+                }
+                Some(&op) => return Err(StreamErrorKind::NotDbgEntry { op }),
+                None => return Err(StreamErrorKind::Truncated),
+            }
+        }
+        let len = header.fold(0usize, |n, &b| n << 8 | usize::from(b));
         self.skippable = Some(Skip::Bytes(prefix.saturating_add(len)));
         if len.saturating_add(prefix) > self.max_entry {
             return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
@@ -267,11 +303,11 @@ impl<R: Read> EtfReader<R> {
         if !self.want(prefix + len)? {
             return Err(StreamErrorKind::Truncated);
         }
-        Ok(Some((prefix, len)))
+        Ok(Some(Found::Buffered { skip: prefix, len }))
     }
 
     /// The next concatenated term, buffered whole: its length.
-    fn next_concatenated(&mut self) -> Result<Option<(usize, usize)>, StreamErrorKind> {
+    fn next_concatenated(&mut self) -> Result<Option<Found>, StreamErrorKind> {
         if !self.want(1)? {
             return Ok(None);
         }
@@ -280,7 +316,7 @@ impl<R: Read> EtfReader<R> {
                 Ok(used) if used > self.max_entry => {
                     return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
                 }
-                Ok(used) => return Ok(Some((0, used))),
+                Ok(used) => return Ok(Some(Found::Buffered { skip: 0, len: used })),
                 // The term goes on beyond what is buffered: read more
                 // (each retry has at least a chunk more, so measuring again
                 // costs at most as much as the bytes read).
@@ -312,4 +348,22 @@ fn needs_more(err: &DecodeError) -> bool {
             err.kind(),
             DecodeErrorKind::UnexpectedEnd | DecodeErrorKind::LengthExceedsInput { .. }
         )
+}
+
+/// The encoding of `{drop, Count}`, as `term_to_binary/1` writes it.
+fn drop_term(count: u32) -> Vec<u8> {
+    let mut bytes = vec![etf::VERSION, 104, 2, 119, 4, b'd', b'r', b'o', b'p'];
+    match u8::try_from(count) {
+        Ok(small) => bytes.extend([97, small]),
+        Err(_) if count <= i32::MAX as u32 => {
+            bytes.push(98);
+            bytes.extend(count.to_be_bytes());
+        }
+        // SMALL_BIG_EXT: 4 digit bytes, positive, little-endian.
+        Err(_) => {
+            bytes.extend([110, 4, 0]);
+            bytes.extend(count.to_le_bytes());
+        }
+    }
+    bytes
 }

@@ -71,6 +71,8 @@ pub(crate) enum FormatArg {
     Packet2,
     /// External term format after a 4-byte big-endian length (`{packet, 4}`).
     Packet4,
+    /// A trace file written by `dbg:trace_port(file, ...)`.
+    Dbg,
 }
 
 /// Runs the spec on every input and writes the result of each that
@@ -107,6 +109,18 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The framing `start` (the first bytes of an input) says: ETF terms one
+/// after another start with the version byte 131; a dbg trace file with a
+/// message entry (0, a 4-byte length, then 131); anything else is text.
+/// `{packet, N}` framing has no mark of its own: `--format` names it.
+fn detect(start: &[u8]) -> Option<Framing> {
+    match start {
+        [131, ..] => Some(Framing::Concatenated),
+        [0, _, _, _, _, 131, ..] => Some(Framing::DbgTrace),
+        _ => None,
+    }
+}
+
 /// Prints what a run counted on standard error.
 fn report_counts(summary: &Summary, start: Instant) {
     let Summary { entries, matched, not_runnable, skipped, .. } = *summary;
@@ -133,15 +147,13 @@ fn run_input(
         Box::new(BufReader::new(std::fs::File::open(path).map_err(io)?))
     };
     let framing = match args.format {
-        FormatArg::Auto => {
-            let first = input.fill_buf().map_err(io)?.first().copied();
-            (first == Some(131)).then_some(Framing::Concatenated)
-        }
+        FormatArg::Auto => detect(input.fill_buf().map_err(io)?),
         FormatArg::Text => None,
         FormatArg::Etf => Some(Framing::Concatenated),
         FormatArg::Packet1 => Some(Framing::Packet1),
         FormatArg::Packet2 => Some(Framing::Packet2),
         FormatArg::Packet4 => Some(Framing::Packet4),
+        FormatArg::Dbg => Some(Framing::DbgTrace),
     };
     let encoding = match (args.output, framing) {
         (OutputArg::Text, _) | (OutputArg::Input, None) => Encoding::Text,
@@ -151,6 +163,7 @@ fn run_input(
         (OutputArg::Input, Some(Framing::Packet1)) => Encoding::Etf { prefix: 1 },
         (OutputArg::Input, Some(Framing::Packet2)) => Encoding::Etf { prefix: 2 },
         (OutputArg::Input, Some(Framing::Packet4)) => Encoding::Etf { prefix: 4 },
+        (OutputArg::Input, Some(Framing::DbgTrace)) => Encoding::DbgTrace,
     };
     let mut printer = Printer {
         out,

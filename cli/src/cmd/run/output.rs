@@ -31,6 +31,8 @@ pub(crate) enum Encoding {
     Etf {
         prefix: usize,
     },
+    /// Entries of a dbg trace file: a 0 byte, a 4-byte length, the term.
+    DbgTrace,
 }
 
 /// Writes each input's result (a match's, and with `all` a no-match's as
@@ -89,16 +91,23 @@ impl Printer<'_> {
     fn write(&mut self, term: TermRef<'_>) -> Result<(), CliError> {
         match self.encoding {
             Encoding::Text => outln!(self.out, "{term}."),
-            Encoding::Etf { prefix } => {
-                let bytes = etf::encode(term)?;
-                let len = bytes.len() as u64;
-                if prefix > 0 && len >> (8 * prefix) != 0 {
-                    return Err(CliError::OutputTooLong { len, prefix });
-                }
-                self.out.write_all(&len.to_be_bytes()[8 - prefix..]).map_err(CliError::stdout)?;
-                self.out.write_all(&bytes).map_err(CliError::stdout)
+            Encoding::DbgTrace => {
+                self.out.write_all(&[0]).map_err(CliError::stdout)?;
+                self.encoded(term, 4)
             }
+            Encoding::Etf { prefix } => self.encoded(term, prefix),
         }
+    }
+
+    /// Writes `term` encoded, after its length in `prefix` bytes.
+    fn encoded(&mut self, term: TermRef<'_>, prefix: usize) -> Result<(), CliError> {
+        let bytes = etf::encode(term)?;
+        let len = bytes.len() as u64;
+        if prefix > 0 && len >> (8 * prefix) != 0 {
+            return Err(CliError::OutputTooLong { len, prefix });
+        }
+        self.out.write_all(&len.to_be_bytes()[8 - prefix..]).map_err(CliError::stdout)?;
+        self.out.write_all(&bytes).map_err(CliError::stdout)
     }
 
     /// Moves the progress bar to `position` every 4096 inputs.
