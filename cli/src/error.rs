@@ -113,6 +113,9 @@ pub(crate) enum CliError {
     /// A term cannot be encoded.
     #[error("msc: {0}")]
     Encode(#[from] EncodeError),
+    /// `--input` files of one dbg wrap set that dbg would not read as one.
+    #[error("msc: {0}")]
+    WrapSet(#[from] msc::stream::WrapSetError),
     /// A result is too long for the output's length prefix.
     #[error("msc: a result of {len} bytes does not fit a {prefix}-byte length prefix")]
     OutputTooLong {

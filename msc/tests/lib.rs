@@ -2,5 +2,6 @@
 
 mod batch;
 mod corpus;
+mod dbg;
 mod run_api;
 mod stream;

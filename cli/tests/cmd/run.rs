@@ -234,3 +234,27 @@ fn several_inputs_are_one_stream() {
     assert!(run.stderr.contains(&format!("msc: {bad}: entry 4 (byte ")), "{}", run.stderr);
     assert!(run.stderr.starts_with("7 events, "), "{}", run.stderr);
 }
+
+#[test]
+fn dbg_trace_files_are_read_and_written_as_dbg_does() {
+    let all = temp_file("run_dbg_all.ms", "[{'_', [], ['$_']}].");
+    // Keeping every message, framed as the input: the file OTP wrote, byte for byte.
+    let single = testdata("dbg/single.trace");
+    let run = msc(&["run", "--spec", &all, "--input", &single, "--output", "input"]).ok();
+    assert_eq!(run.stdout, std::fs::read(&single).expect("readable"));
+    // A wrap set given in any order reads in dbg's order.
+    let wrap: Vec<String> =
+        [4, 0, 3, 1].iter().map(|i| testdata(&format!("dbg/wrap.{i}.trace"))).collect();
+    let mut args = vec!["run", "--spec", &all];
+    for path in &wrap {
+        args.extend(["--input", path]);
+    }
+    let run = msc(&args).ok();
+    let expected = std::fs::read_to_string(testdata("dbg/wrap.messages")).expect("readable");
+    let parse = |text: &str| matchspec::syntax::parse_terms(text).expect("terms");
+    assert_eq!(parse(&run.out()), parse(&expected));
+    // Files of a set that dbg would not read as one are refused.
+    let args = ["run", "--spec", &all, "--input", &wrap[1], "--input", &wrap[0]];
+    let run = msc(&args).code(1);
+    assert!(run.stderr.contains("are not a wrap set dbg reads"), "{}", run.stderr);
+}

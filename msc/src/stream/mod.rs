@@ -34,7 +34,9 @@
 mod error;
 mod filter;
 mod reader;
+mod wrap;
 
 pub use error::{StreamError, StreamErrorKind};
 pub use filter::{Entry, Filter, Sink, Summary};
 pub use reader::{DEFAULT_MAX_ENTRY, EtfReader, Framing};
+pub use wrap::{WrapSetError, wrap_order};

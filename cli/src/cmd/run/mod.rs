@@ -22,10 +22,12 @@ pub(crate) struct Args {
     /// workloads' `.ms` files); `-` for standard input.
     #[arg(long, value_name = "FILE")]
     spec: String,
-    /// The inputs (`--format`): dot-terminated terms, or external term
-    /// format terms one after another (detected by the leading version byte
-    /// 131), or `{packet, N}`-framed ones; `-` for standard input. Given
-    /// several times, the files are read one after another as one stream.
+    /// The inputs (`--format`): dot-terminated terms, external term format
+    /// terms one after another (detected by the leading version byte 131),
+    /// `{packet, N}`-framed ones, or dbg trace files (detected by their
+    /// first entry); `-` for standard input. Given several times, the files
+    /// are read one after another as one stream, in the order given, except
+    /// that the files of a dbg wrap set are read in dbg's order.
     #[arg(long, value_name = "FILE", required = true)]
     input: Vec<String>,
     /// The event kind (overrides the one the spec file names; else table).
@@ -90,7 +92,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let spec = engine_spec(spec, args.engine);
     let start = Instant::now();
     let mut total = Summary::default();
-    for path in &args.input {
+    for path in &reading_order(&args)? {
         let summary = run_input(&args, &spec, path, out)?;
         total.entries += summary.entries;
         total.matched += summary.matched;
@@ -107,6 +109,28 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
     report_counts(&total, start);
     Ok(())
+}
+
+/// The inputs in the order they are read: as given, except that the dbg
+/// trace files of one wrap set are put in the order dbg reads them.
+fn reading_order(args: &Args) -> Result<Vec<String>, CliError> {
+    let is_dbg = |path: &str| match args.format {
+        FormatArg::Dbg => true,
+        FormatArg::Auto if path != "-" => {
+            let mut start = [0u8; 6];
+            let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut start));
+            read.is_ok() && detect(&start) == Some(Framing::DbgTrace)
+        }
+        _ => false,
+    };
+    let slots: Vec<usize> = (0..args.input.len()).filter(|&i| is_dbg(&args.input[i])).collect();
+    let names: Vec<&str> = slots.iter().map(|&i| args.input[i].as_str()).collect();
+    let order = msc::stream::wrap_order(&names)?;
+    let mut paths = args.input.clone();
+    for (&slot, &i) in slots.iter().zip(&order) {
+        paths[slot] = names[i].to_owned();
+    }
+    Ok(paths)
 }
 
 /// The framing `start` (the first bytes of an input) says: ETF terms one
