@@ -1,5 +1,6 @@
 //! The `differential` target's oracle: the interpreter and the JIT give
-//! exactly the same answers.
+//! exactly the same answers, and running on ETF bytes (deciding on the
+//! wire where the spec allows) gives what decoding first gives.
 //!
 //! `fuzz/fuzz_targets/differential.rs` and `tests/regression/jit.rs` both
 //! call [`differential`], so the target and the regression tests check
@@ -52,6 +53,7 @@ pub fn check(case: &DiffCase) {
         let config_name = if config.get_fake_destructive() { "test_config()" } else { "default" };
         single_runs(case, &spec, &jit, config_name);
         batch_runs(case, &spec, &jit, config_name);
+        encoded_runs(case, &spec, &jit, config_name);
     }
 }
 
@@ -201,6 +203,57 @@ fn batch_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &s
         "batch ({config}): the interpreter's batch and single runs leave different hosts\n\
          single: {single_seen:?}\nbatch:  {interp_seen:?}"
     );
+}
+
+/// Each input encoded, and damaged copies of the encoding (cut short, a
+/// byte changed), run on bytes by both engines ([`Run::run_encoded`],
+/// which decides on the wire where it can) and by decoding first: the
+/// answers, or the decoding errors, are the same.
+fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &str) {
+    for (i, input) in case.inputs.iter().enumerate() {
+        let Ok(bytes) = matchspec::etf::encode(input.as_ref()) else { continue };
+        let n = bytes.len();
+        let mut variants = vec![bytes.clone()];
+        for cut in [n / 2, n.saturating_sub(1), n * 3 / 4] {
+            variants.push(bytes[..cut].to_vec());
+        }
+        for (k, at) in [1, n / 3, n / 2, n - 1].into_iter().enumerate() {
+            let mut changed = bytes.clone();
+            if let Some(byte) = changed.get_mut(at) {
+                *byte = [0, 255, byte.wrapping_add(1), byte.wrapping_sub(1)][k];
+            }
+            variants.push(changed);
+        }
+        for (v, variant) in variants.iter().enumerate() {
+            let what = format!("input {} encoded, variant {v} ({config})", i + 1);
+            let expected = match matchspec::etf::decode(variant) {
+                Ok(term) => Ok(Answer::of(
+                    spec.run(term.as_ref(), &mut Scratch::new(), &mut host()).as_ref(),
+                )),
+                Err(err) => Err(err),
+            };
+            for (engine, run) in [("interp", spec as &dyn RunEncoded), ("jit", jit)] {
+                let got = run.encoded(variant);
+                assert!(
+                    got == expected,
+                    "{what}: {engine} on bytes {variant:?} gives {got:?}, decoding first {expected:?}"
+                );
+            }
+        }
+    }
+}
+
+/// [`Run::run_encoded`] with fresh state, as an object (the trait is not).
+trait RunEncoded {
+    fn encoded(&self, bytes: &[u8]) -> Result<Answer, matchspec::etf::DecodeError>;
+}
+
+impl<R: Run> RunEncoded for R {
+    fn encoded(&self, bytes: &[u8]) -> Result<Answer, matchspec::etf::DecodeError> {
+        let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+        let outcome = self.run_encoded(bytes, &mut heap, &mut scratch, &mut host())?;
+        Ok(Answer::of(outcome.as_ref()))
+    }
 }
 
 #[track_caller]
