@@ -10,7 +10,8 @@ use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
 use msc::Spec;
 use msc::stream::{EtfReader, Filter, Framing, Summary};
 
-use self::output::{Encoding, OutputArg, Printer};
+pub(crate) use self::output::OutputArg;
+use self::output::{Encoding, Printer};
 use super::{EngineArg, KindArg};
 use crate::CliError;
 use crate::input::{read_bytes, spec_file};
@@ -92,8 +93,15 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let spec = engine_spec(spec, args.engine);
     let start = Instant::now();
     let mut total = Summary::default();
+    let options = InputOptions {
+        format: args.format,
+        output: args.output,
+        all: args.all,
+        skip_bad: args.skip_bad,
+        quiet: args.quiet,
+    };
     for path in &reading_order(&args)? {
-        let summary = run_input(&args, &spec, path, out)?;
+        let summary = run_input(&options, &spec, path, out)?;
         total.entries += summary.entries;
         total.matched += summary.matched;
         total.not_runnable += summary.not_runnable;
@@ -157,9 +165,24 @@ fn report_counts(summary: &Summary, start: Instant) {
     );
 }
 
-/// Runs the spec over one input file.
-fn run_input(
-    args: &Args,
+/// How `msc run` reads and writes each input.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InputOptions {
+    /// How the input's entries are written.
+    pub(crate) format: FormatArg,
+    /// How results are written.
+    pub(crate) output: OutputArg,
+    /// Write `nomatch` for inputs no clause matches.
+    pub(crate) all: bool,
+    /// Skip bad framed entries.
+    pub(crate) skip_bad: bool,
+    /// No progress bar.
+    pub(crate) quiet: bool,
+}
+
+/// Runs the spec over one input file, writing results to `out`.
+pub(crate) fn run_input(
+    args: &InputOptions,
     spec: &Spec,
     path: &str,
     out: &mut dyn Write,

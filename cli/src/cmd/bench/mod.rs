@@ -1,5 +1,7 @@
 //! `msc bench`: time a spec over a stream of inputs.
 
+mod stream;
+
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,6 +26,16 @@ pub(crate) struct Args {
     /// The inputs (as for `msc run`).
     #[arg(long, value_name = "FILE", required_unless_present = "trace")]
     input: Option<String>,
+    /// Time the whole filter instead, as `msc run` does it: reading the
+    /// input file (`--format`, from the page cache after the warm-up),
+    /// deciding each entry and writing the results (to nowhere); also the
+    /// limits, reading the file alone and scanning it for a byte. One JSON
+    /// line each, with MB/s.
+    #[arg(long)]
+    stream: bool,
+    /// How the `--stream` input's entries are written.
+    #[arg(long, value_enum, default_value_t, requires = "stream")]
+    format: super::run::FormatArg,
     /// Time the trace core instead: the cost of one call when the function
     /// is untraced, traced with a spec that rejects the call, and traced
     /// with a message emitted, with the stack kept by the core and by the
@@ -100,6 +112,9 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let (Some(spec_path), Some(input_path)) = (&args.spec, &args.input) else {
         return trace(&args, out);
     };
+    if args.stream {
+        return stream::run(&args, spec_path, input_path, out);
+    }
     if spec_path == "-" && input_path == "-" {
         return Err(CliError::StdinTwice);
     }
