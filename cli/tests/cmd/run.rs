@@ -258,3 +258,60 @@ fn dbg_trace_files_are_read_and_written_as_dbg_does() {
     let run = msc(&args).code(1);
     assert!(run.stderr.contains("are not a wrap set dbg reads"), "{}", run.stderr);
 }
+
+#[test]
+fn jobs_split_the_input_and_keep_its_order() {
+    let spec = testdata("cli/orders.ms");
+    // Over a megabyte, so that it is several runs of entries.
+    let text: String = (0..100_000)
+        .map(|i| format!("{{user_{i}, {}, {}}}.\n", i % 300, ["ok", "error", "ok"][i % 3]))
+        .collect();
+    let mut bytes = packet_stream(&text, 4);
+    assert!(bytes.len() > 2 << 20, "{}", bytes.len());
+    let input = temp_file("run_jobs.p4", &bytes);
+    let args = |jobs: &'static str| {
+        ["run", "--spec", &spec, "--input", &input, "--format", "packet4", "--jobs", jobs]
+            .map(str::to_owned)
+    };
+    let one = msc(&args("1").each_ref().map(String::as_str)).ok();
+    let two = msc(&args("2").each_ref().map(String::as_str)).ok();
+    assert_eq!(two.stdout, one.stdout);
+    assert!(one.out().lines().count() > 30_000);
+    assert_eq!(counts_of(&two.stderr), counts_of(&one.stderr));
+
+    // A bad entry deep in the input: everything before it is written, and
+    // the error names its number and byte in the whole input.
+    let entry = 90_001;
+    let at = packet_stream(
+        &text.lines().take(entry - 1).map(|l| format!("{l}\n")).collect::<String>(),
+        4,
+    )
+    .len();
+    bytes[at + 4] = 0;
+    let input = temp_file("run_jobs_bad.p4", &bytes);
+    let args = ["run", "--spec", &spec, "--input", &input, "--format", "packet4", "--jobs", "2"];
+    let run = msc(&args).code(1);
+    let alone = msc(&[&args[..8], &["1"]].concat()).code(1);
+    assert_eq!(run.stdout, alone.stdout, "the results before the bad entry, all of them");
+    assert!(run.out().lines().count() > 25_000);
+    assert!(run.stderr.contains(&format!("entry {entry} (byte {at})")), "{}", run.stderr);
+    // The reader's own error, a truncated last entry: the same.
+    let mut cut = packet_stream(&text, 4);
+    cut.truncate(cut.len() - 3);
+    let cut = temp_file("run_jobs_cut.p4", &cut);
+    let args_cut = ["run", "--spec", &spec, "--input", &cut, "--format", "packet4", "--jobs", "2"];
+    let run = msc(&args_cut).code(1);
+    assert_eq!(run.stdout, msc(&[&args_cut[..8], &["1"]].concat()).code(1).stdout);
+    assert!(run.out().lines().count() > 30_000);
+    assert!(run.stderr.contains("entry 100000 (byte "), "{}", run.stderr);
+    let skipping = [&args[..], &["--skip-bad"]].concat();
+    let run = msc(&skipping).ok();
+    assert!(run.stderr.contains(&format!("skipped entry {entry} (byte {at})")), "{}", run.stderr);
+    assert!(run.stderr.contains("1 bad entries skipped"), "{}", run.stderr);
+}
+
+/// The counts line of `msc run`'s standard error, without the time.
+fn counts_of(stderr: &str) -> String {
+    let line = stderr.lines().last().expect("a counts line");
+    line.rsplit_once(", ").map_or(line, |(counts, _)| counts).to_owned()
+}

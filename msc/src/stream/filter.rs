@@ -88,6 +88,10 @@ pub struct Summary {
 pub struct Filter<'s, S: ?Sized> {
     spec: &'s S,
     skip_bad: bool,
+    /// The number of the reader's first entry in a larger stream, less one,
+    /// and the stream's offset of the reader's first byte.
+    entry_base: u64,
+    offset_base: u64,
     host: Box<dyn Host + 's>,
 }
 
@@ -101,7 +105,13 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     /// A filter running `spec`, answering trace actions as
     /// `erlang:match_spec_test/3` would ([`TestHost`]).
     pub fn new(spec: &'s S) -> Filter<'s, S> {
-        Filter { spec, skip_bad: false, host: Box::new(TestHost::default()) }
+        Filter {
+            spec,
+            skip_bad: false,
+            entry_base: 0,
+            offset_base: 0,
+            host: Box::new(TestHost::default()),
+        }
     }
 
     /// Skip entries that do not decode or are too long, counting them,
@@ -109,6 +119,13 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     /// next entry starts.
     pub fn skip_bad(self, skip: bool) -> Filter<'s, S> {
         Filter { skip_bad: skip, ..self }
+    }
+
+    /// The reader holds part of a larger stream, from its entry number
+    /// `entry` (from 1), which starts at its byte `offset`: entries and
+    /// errors are numbered and placed in that stream.
+    pub fn starting_at(self, entry: u64, offset: u64) -> Filter<'s, S> {
+        Filter { entry_base: entry.saturating_sub(1), offset_base: offset, ..self }
     }
 
     /// Trace actions go to `host`.
@@ -138,7 +155,8 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                     continue;
                 }
             };
-            let entry = Entry { number: summary.entries + summary.skipped + 1, offset, bytes };
+            let number = self.entry_base + summary.entries + summary.skipped + 1;
+            let entry = Entry { number, offset: self.offset_base + offset, bytes };
             heap.clear();
             match self.spec.run_encoded(bytes, &mut heap, &mut scratch, &mut *self.host) {
                 Ok(outcome) => {
@@ -166,10 +184,12 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     fn bad_entry<R: Read>(
         &self,
         reader: &mut EtfReader<R>,
-        err: StreamError,
+        mut err: StreamError,
         sink: &mut impl Sink,
         summary: &mut Summary,
     ) -> io::Result<bool> {
+        err.entry += self.entry_base;
+        err.offset += self.offset_base;
         if self.skip_bad && reader.resume() {
             summary.skipped += 1;
             sink.skipped(&err)?;

@@ -41,6 +41,7 @@ impl Framing {
 }
 
 /// Where the next entry's term is.
+#[derive(Clone, Copy)]
 enum Found {
     /// In the buffer, after `skip` bytes of framing, `len` bytes long.
     Buffered { skip: usize, len: usize },
@@ -168,6 +169,38 @@ impl<R: Read> EtfReader<R> {
     /// the prefix frames, and [`fail_entry`](EtfReader::fail_entry) reports
     /// a decoder's error on them.
     pub fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
+        match self.advance()? {
+            Ok((at, Found::Buffered { skip, len })) => {
+                Some(Ok(&self.buffer[at + skip..at + skip + len]))
+            }
+            Ok((_, Found::Drop(count))) => {
+                self.synthetic = drop_term(count);
+                Some(Ok(&self.synthetic))
+            }
+            Err(err) => Some(Err(err)),
+        }
+    }
+
+    /// The next entry as the stream holds it, framing included (a length
+    /// prefix, a dbg entry's header): for handing whole entries elsewhere,
+    /// e.g. to threads that each read a run of them with a reader of their
+    /// own. `None` at the end of the stream (and after an error).
+    pub fn next_framed(&mut self) -> Option<Result<&[u8], StreamError>> {
+        match self.advance()? {
+            Ok((at, Found::Buffered { skip, len })) => Some(Ok(&self.buffer[at..at + skip + len])),
+            Ok((at, Found::Drop(_))) => Some(Ok(&self.buffer[at..at + 5])),
+            Err(err) => Some(Err(err)),
+        }
+    }
+
+    /// How many entries the reader has yielded (and skipped).
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// Finds and consumes the next entry: where it starts in the buffer,
+    /// and where its term is.
+    fn advance(&mut self) -> Option<Result<(usize, Found), StreamError>> {
         if self.failed {
             return None;
         }
@@ -177,19 +210,15 @@ impl<R: Read> EtfReader<R> {
         };
         match found {
             Ok(None) => None,
-            Ok(Some(Found::Buffered { skip, len })) => {
+            Ok(Some(found)) => {
                 let at = self.start;
                 self.entry_offset = self.offset;
-                self.consume(skip + len);
+                self.consume(match found {
+                    Found::Buffered { skip, len } => skip + len,
+                    Found::Drop(_) => 5,
+                });
                 self.entries += 1;
-                Some(Ok(&self.buffer[at + skip..at + skip + len]))
-            }
-            Ok(Some(Found::Drop(count))) => {
-                self.entry_offset = self.offset;
-                self.consume(5);
-                self.entries += 1;
-                self.synthetic = drop_term(count);
-                Some(Ok(&self.synthetic))
+                Some(Ok((at, found)))
             }
             Err(kind) => {
                 self.failed = true;

@@ -33,6 +33,9 @@ pub(crate) struct Args {
     /// line each, with MB/s.
     #[arg(long)]
     stream: bool,
+    /// Threads for `--stream` (as `msc run --jobs`; default 1).
+    #[arg(long, short, value_name = "N", requires = "stream", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// How the `--stream` input's entries are written.
     #[arg(long, value_enum, default_value_t, requires = "stream")]
     format: super::run::FormatArg,

@@ -38,6 +38,7 @@ pub(super) fn run(
         all: false,
         skip_bad: false,
         quiet: true,
+        jobs: args.jobs.map_or(1, usize::from),
     };
     let mut failed = None;
     let mut summary = Summary::default();

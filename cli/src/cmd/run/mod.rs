@@ -1,6 +1,7 @@
 //! `msc run`: the filter engine, a spec over a stream of input terms.
 
 mod output;
+mod parallel;
 
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::Instant;
@@ -56,6 +57,10 @@ pub(crate) struct Args {
     /// framed as the input was.
     #[arg(long, value_enum, default_value_t)]
     output: OutputArg,
+    /// Threads deciding encoded inputs (default: the machine's cores); the
+    /// input is split at entry boundaries and results keep input order.
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
 }
 
 /// How the input's entries are written.
@@ -99,6 +104,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         all: args.all,
         skip_bad: args.skip_bad,
         quiet: args.quiet,
+        jobs: args.jobs.map_or_else(default_jobs, usize::from),
     };
     for path in &reading_order(&args)? {
         let summary = run_input(&options, &spec, path, out)?;
@@ -178,6 +184,13 @@ pub(crate) struct InputOptions {
     pub(crate) skip_bad: bool,
     /// No progress bar.
     pub(crate) quiet: bool,
+    /// Threads deciding encoded inputs.
+    pub(crate) jobs: usize,
+}
+
+/// The machine's cores (1 if that cannot be known).
+pub(crate) fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Runs the spec over one input file, writing results to `out`.
@@ -188,7 +201,7 @@ pub(crate) fn run_input(
     out: &mut dyn Write,
 ) -> Result<Summary, CliError> {
     let io = |source| CliError::Io { path: path.to_owned(), source };
-    let mut input: Box<dyn BufRead> = if path == "-" {
+    let mut input: Box<dyn BufRead + Send> = if path == "-" {
         Box::new(BufReader::new(std::io::stdin()))
     } else {
         Box::new(BufReader::new(std::fs::File::open(path).map_err(io)?))
@@ -247,6 +260,13 @@ pub(crate) fn run_input(
         Some(framing) => {
             let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
             printer.progress = size.and_then(|size| progress_bar(size, "bytes", args.quiet));
+            if args.jobs > 1 {
+                return parallel::run(spec, input, framing, args.jobs, args.skip_bad, &mut printer)
+                    .and_then(|summary| {
+                        printer.out.flush().map_err(CliError::stdout)?;
+                        Ok(summary)
+                    });
+            }
             let mut reader = EtfReader::new(input).framing(framing);
             let result = Filter::new(spec).skip_bad(args.skip_bad).run(&mut reader, &mut printer);
             if let Some(err) = printer.failed.take() {

@@ -51,7 +51,42 @@ pub(crate) struct Printer<'o> {
     pub(crate) failed: Option<CliError>,
 }
 
+/// What a [`Printer`] prints with, without its writer: for threads that
+/// each print a part of the input into a buffer of their own.
+#[derive(Clone, Debug)]
+pub(crate) struct Detached {
+    encoding: Encoding,
+    kind: Kind,
+    all: bool,
+    path: String,
+}
+
+impl Detached {
+    /// A printer writing to `out`.
+    pub(crate) fn onto<'o>(&self, out: &'o mut dyn Write) -> Printer<'o> {
+        Printer {
+            out,
+            encoding: self.encoding,
+            kind: self.kind,
+            all: self.all,
+            progress: None,
+            path: self.path.clone(),
+            failed: None,
+        }
+    }
+}
+
 impl Printer<'_> {
+    /// What this printer prints with, without its writer.
+    pub(crate) fn detached(&self) -> Detached {
+        Detached {
+            encoding: self.encoding,
+            kind: self.kind,
+            all: self.all,
+            path: self.path.clone(),
+        }
+    }
+
     /// Writes what input `number` gave.
     pub(crate) fn print(
         &mut self,
