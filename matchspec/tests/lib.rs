@@ -7,4 +7,5 @@ mod etf;
 mod host;
 mod interp;
 mod quirks;
+mod text_stream;
 mod wire;

@@ -3,6 +3,7 @@
 
 use std::io::Read;
 
+use msc::matchspec::syntax::parse_terms;
 use msc::stream::{EtfReader, Framing, StreamError, StreamErrorKind};
 use msc::{Heap, Term, etf};
 
@@ -351,4 +352,47 @@ fn a_dbg_entry_of_another_kind_is_an_error() {
     let err = err.expect("an error");
     assert!(matches!(err.kind, StreamErrorKind::NotDbgEntry { op: 2 }), "{err}");
     assert_eq!((err.entry, err.offset), (3, third as u64));
+}
+
+/// Every term of a text stream read through `TextReader`, as text, and the
+/// errors as `entry line:column`.
+fn read_text(reader: impl Read) -> Vec<String> {
+    let mut reader = msc::stream::TextReader::new(reader);
+    let mut heap = Heap::new();
+    let mut seen = Vec::new();
+    while let Some(term) = reader.next_into(&mut heap) {
+        seen.push(match term {
+            Ok(word) => heap.view(word).to_string(),
+            Err(msc::stream::TextError::Parse { entry, error }) => {
+                format!("error {entry} {}", error.location())
+            }
+            Err(err) => format!("error {err}"),
+        });
+        heap.clear();
+    }
+    seen
+}
+
+#[test]
+fn text_streams_give_the_terms_whatever_the_reads_bring() {
+    let text = "{order, 7, <<\"abc\">>}.\n% comment. with a dot\n[1, 2 | 3]. #{k => 1.5}.\n'a b'. \"é\".\n1.5.";
+    let expected: Vec<String> =
+        parse_terms(text).expect("terms").iter().map(|t| t.to_string()).collect();
+    for step in [1, 2, 7, 1 << 20] {
+        assert_eq!(read_text(Trickle { bytes: text.as_bytes(), step }), expected, "step {step}");
+    }
+}
+
+#[test]
+fn text_errors_are_located_in_the_whole_stream_and_reading_goes_on() {
+    // Far enough in that the lines before were dropped from the buffer.
+    let mut text: String = (0..50_000).map(|i| format!("{{n, {i}}}.\n")).collect();
+    text.push_str("{bad, [1, 2}.\n{last, 1}.\n");
+    let seen = read_text(Trickle { bytes: text.as_bytes(), step: 4096 });
+    assert_eq!(seen.len(), 50_002);
+    assert_eq!(seen[50_000], "error 50001 50001:12");
+    assert_eq!(seen[50_001], "{last,1}");
+    let mut bytes = b"a.\nb.\n".to_vec();
+    bytes.extend([0xff, b'.']);
+    assert_eq!(read_text(&bytes[..]), ["a", "b", "error not UTF-8 text from byte 6"]);
 }

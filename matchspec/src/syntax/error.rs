@@ -175,6 +175,13 @@ impl ParseError {
         ParseError { kind, span, location, line_text }
     }
 
+    /// The same error in a text that had `lines` more lines before it (a
+    /// stream whose earlier lines were read and dropped).
+    pub fn with_line_offset(mut self, lines: u32) -> ParseError {
+        self.location.line = self.location.line.saturating_add(lines);
+        self
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ParseErrorKind {
         &self.kind

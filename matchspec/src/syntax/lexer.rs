@@ -35,6 +35,13 @@ impl<'input> Splitter<'input> {
         Splitter { source, lexer: Token::lexer(source) }
     }
 
+    /// Where the text of the term [`next_term`](Splitter::next_term) gave
+    /// last ends: past its `.`, or at the end of the source.
+    pub(crate) fn offset(&self) -> usize {
+        let span = self.lexer.span();
+        if self.source.get(span.clone()) == Some(".") { span.end } else { self.source.len() }
+    }
+
     /// The tokens of the next term, `None` when only white space is left.
     /// After an error the rest of that term is skipped.
     pub(crate) fn next_term(&mut self) -> Option<Result<TermTokens<'input>, SyntaxError>> {

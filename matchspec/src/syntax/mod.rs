@@ -39,7 +39,9 @@ mod build;
 mod error;
 mod lexer;
 mod number;
+mod plain;
 mod source_map;
+mod stream;
 mod token;
 
 #[allow(
@@ -56,6 +58,7 @@ mod grammar {
 
 pub use error::{Location, ParseError, ParseErrorKind, Span};
 pub use source_map::{SourceMap, Step};
+pub use stream::{NextTerm, TermScratch, next_term_into};
 
 pub(crate) use error::render_caret;
 

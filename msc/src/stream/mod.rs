@@ -34,9 +34,11 @@
 mod error;
 mod filter;
 mod reader;
+mod text;
 mod wrap;
 
 pub use error::{StreamError, StreamErrorKind};
 pub use filter::{Entry, Filter, Sink, Summary};
 pub use reader::{DEFAULT_MAX_ENTRY, EtfReader, Framing};
+pub use text::{TextError, TextReader};
 pub use wrap::{WrapSetError, wrap_order};

@@ -9,7 +9,7 @@ use std::time::Instant;
 use matchspec::term::{Heap, Word};
 use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
 use msc::Spec;
-use msc::stream::{EtfReader, Filter, Framing, Summary};
+use msc::stream::{EtfReader, Filter, Framing, Summary, TextError, TextReader};
 
 pub(crate) use self::output::OutputArg;
 use self::output::{Encoding, Printer};
@@ -236,24 +236,45 @@ pub(crate) fn run_input(
     };
     let summary = match framing {
         None => {
-            let mut bytes = Vec::new();
-            input.read_to_end(&mut bytes).map_err(io)?;
-            let mut heap = Heap::new();
-            let inputs = parse_inputs(path, bytes, &mut heap)?;
-            printer.progress = progress_bar(inputs.len() as u64, "events", args.quiet);
-            let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+            let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
+            printer.progress = size.and_then(|size| progress_bar(size, "bytes", args.quiet));
+            let mut reader = TextReader::new(input);
+            let (mut heap, mut scratch, mut host) =
+                (Heap::new(), Scratch::new(), TestHost::default());
             let mut summary = Summary::default();
-            for (i, &word) in inputs.iter().enumerate() {
-                let number = i as u64 + 1;
-                let outcome = spec.run(heap.view(word), &mut scratch, &mut host);
-                summary.entries += 1;
-                match &outcome {
-                    Ok(matchspec::Outcome::Match(_)) => summary.matched += 1,
-                    Ok(matchspec::Outcome::NoMatch) => {}
-                    Err(_) => summary.not_runnable += 1,
+            while let Some(term) = reader.next_into(&mut heap) {
+                let number = summary.entries + summary.skipped + 1;
+                match term {
+                    Ok(word) => {
+                        let outcome = spec.run(heap.view(word), &mut scratch, &mut host);
+                        summary.entries += 1;
+                        match &outcome {
+                            Ok(matchspec::Outcome::Match(_)) => summary.matched += 1,
+                            Ok(matchspec::Outcome::NoMatch) => {}
+                            Err(_) => summary.not_runnable += 1,
+                        }
+                        printer.progress(number, reader.offset());
+                        printer.print(number, outcome.as_ref())?;
+                    }
+                    Err(TextError::Parse { error, .. }) if args.skip_bad => {
+                        summary.skipped += 1;
+                        printer.out.flush().map_err(CliError::stdout)?;
+                        report!("msc: {path}: skipped term {number}:\n{error}");
+                    }
+                    Err(TextError::Parse { error, .. }) => {
+                        printer.out.flush().map_err(CliError::stdout)?;
+                        return Err(CliError::Parse { path: path.to_owned(), source: error });
+                    }
+                    Err(TextError::Io(source)) => {
+                        return Err(CliError::Io { path: path.to_owned(), source });
+                    }
+                    Err(err @ TextError::NotUtf8 { .. }) => {
+                        let source =
+                            std::io::Error::new(std::io::ErrorKind::InvalidData, err.to_string());
+                        return Err(CliError::Io { path: path.to_owned(), source });
+                    }
                 }
-                printer.progress(number, number);
-                printer.print(number, outcome.as_ref())?;
+                heap.clear();
             }
             summary
         }

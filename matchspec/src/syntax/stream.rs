@@ -1,0 +1,96 @@
+//! [`next_term_into`]: one term at a time from the front of a text that may
+//! go on (a buffer of a stream being read), so that a reader can decide
+//! terms as they arrive instead of reading the whole input first.
+
+use super::plain::parse_plain;
+use super::{ParseError, ParseErrorKind, Span, Splitter, parse_tokens};
+use crate::term::{Heap, Word};
+
+/// What is at the front of the text.
+#[derive(Debug)]
+pub enum NextTerm {
+    /// A term, decoded into the heap; the text up to `end` (its `.`
+    /// included) is done with.
+    Term {
+        /// The term's word in the heap.
+        root: Word,
+        /// Where the next term's text starts.
+        end: usize,
+    },
+    /// A term that does not parse; the text up to `end` (the `.` that ends
+    /// it, after which parsing can go on) is done with.
+    Error {
+        /// Why, with a location in the whole text.
+        error: ParseError,
+        /// Where the next term's text starts.
+        end: usize,
+    },
+    /// The term is not complete yet: read more and ask again (or, at the
+    /// end of the input, ask with `complete`).
+    More,
+    /// Nothing but white space and comments is left (only when `complete`).
+    Done,
+}
+
+/// Reusable space for [`next_term_into`].
+#[derive(Debug, Default)]
+pub struct TermScratch {
+    values: Vec<Word>,
+}
+
+/// The next term of `text` from byte `from`, as `file:consult/1` would read
+/// it. `complete` says `text` is the rest of the input; otherwise a term
+/// counts only once the character after its `.` has come (`1.` may yet be
+/// `1.5`), and a term cut short is [`NextTerm::More`]. Errors locate in the
+/// whole of `text`. Plain terms (tuples, lists, bare atoms, integers,
+/// simple strings) are read by a fast path without tokens; every other
+/// term by the full parser, so the answers are the same as
+/// [`parse_terms_into`](super::parse_terms_into)'s.
+///
+/// ```
+/// use matchspec::syntax::{NextTerm, TermScratch, next_term_into};
+/// use matchspec::term::Heap;
+///
+/// let (mut heap, mut scratch) = (Heap::new(), TermScratch::default());
+/// let text = "{a, 1}.\n{b, 2";
+/// let NextTerm::Term { root, end } = next_term_into(text, 0, false, &mut heap, &mut scratch) else { panic!() };
+/// assert_eq!(heap.view(root).to_string(), "{a,1}");
+/// assert!(matches!(next_term_into(text, end, false, &mut heap, &mut scratch), NextTerm::More));
+/// ```
+pub fn next_term_into(
+    text: &str,
+    from: usize,
+    complete: bool,
+    heap: &mut Heap,
+    scratch: &mut TermScratch,
+) -> NextTerm {
+    let rest = &text[from..];
+    if let Some((root, used)) = parse_plain(rest, complete, heap, &mut scratch.values) {
+        return NextTerm::Term { root, end: from + used };
+    }
+    let mut splitter = Splitter::new(rest);
+    let Some(tokens) = splitter.next_term() else {
+        return if complete { NextTerm::Done } else { NextTerm::More };
+    };
+    // How far the term went: past its `.`, or to the end of the text.
+    let used = splitter.offset();
+    let dotted = matches!(&tokens, Ok(t) if t.dotted) || (tokens.is_err() && used < rest.len());
+    // A `.` that is the text's last character may not end the term yet.
+    if !complete && (!dotted || used >= rest.len()) {
+        return NextTerm::More;
+    }
+    match parse_tokens(rest, tokens, heap, false) {
+        Ok((root, _, _)) => NextTerm::Term { root, end: from + used },
+        Err(error) => NextTerm::Error { error: error.rebased(text, from), end: from + used },
+    }
+}
+
+impl ParseError {
+    /// This error, found in `text[from..]`, located in the whole `text`.
+    fn rebased(self, text: &str, from: usize) -> ParseError {
+        let span = self.span();
+        let kind: ParseErrorKind = self.kind().clone();
+        let span = Span::new(span.start as usize + from, span.end as usize + from);
+        ParseError::new(kind, span, text)
+    }
+}
