@@ -49,7 +49,42 @@ pub fn parse_text(data: &[u8]) -> bool {
         Ok((term, _)) => reparse(&term),
         Err(err) => render(&err),
     }
+    streams_as_whole(text);
     true
+}
+
+/// `text` read a term at a time as it arrives (`next_term_into`, with its
+/// fast path for plain terms), in pieces of a few sizes, gives the terms
+/// `parse_terms_into` gives, or the same first error at the same place.
+fn streams_as_whole(text: &str) {
+    use matchspec::syntax::{NextTerm, TermScratch, next_term_into, parse_terms_into};
+    let mut heap = Heap::new();
+    let whole = parse_terms_into(text, &mut heap)
+        .map(|roots| roots.iter().map(|&r| heap.view(r).to_owned()).collect::<Vec<_>>())
+        .map_err(|err| (err.location(), err.message()));
+    for step in [1, 7, text.len().max(1)] {
+        let (mut heap, mut scratch) = (Heap::new(), TermScratch::default());
+        let (mut from, mut have, mut terms) = (0, 0, Vec::new());
+        let streamed = loop {
+            let complete = have >= text.len();
+            match next_term_into(&text[..have], from, complete, &mut heap, &mut scratch) {
+                NextTerm::Term { root, end } => {
+                    terms.push(heap.view(root).to_owned());
+                    from = end;
+                }
+                NextTerm::Error { error, .. } => break Err((error.location(), error.message())),
+                NextTerm::More => {
+                    assert!(!complete, "More at the end of {text:?}");
+                    have = (have + step).min(text.len());
+                    while !text.is_char_boundary(have) {
+                        have += 1;
+                    }
+                }
+                NextTerm::Done => break Ok(terms),
+            }
+        };
+        assert!(streamed == whole, "{text:?} in pieces of {step}: {streamed:?}, whole: {whole:?}");
+    }
 }
 
 /// An arbitrary term prints as text that parses back to an exactly equal
