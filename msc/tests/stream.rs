@@ -396,3 +396,21 @@ fn text_errors_are_located_in_the_whole_stream_and_reading_goes_on() {
     bytes.extend([0xff, b'.']);
     assert_eq!(read_text(&bytes[..]), ["a", "b", "error not UTF-8 text from byte 6"]);
 }
+
+#[test]
+fn a_stream_that_nearly_all_matches_gives_the_same_answers() {
+    // Past the filter's sample, after which it decodes directly.
+    let texts: Vec<String> = (0..20_000)
+        .map(|i| format!("{{n, {i}, {}}}", if i % 1000 == 7 { "odd" } else { "ok" }))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let bytes = stream(&refs, Framing::Packet4);
+    let spec = msc::Spec::compile("[{{n, '$1', ok}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    let mut sink = Collect::default();
+    let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet4);
+    let summary = msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+    let expected: Vec<(u64, String)> =
+        (0..20_000u64).filter(|i| i % 1000 != 7).map(|i| (i + 1, i.to_string())).collect();
+    assert_eq!(sink.0, expected);
+    assert_eq!(summary.matched, 19_980);
+}

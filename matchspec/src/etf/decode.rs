@@ -245,6 +245,14 @@ struct FunHead {
     free: u32,
 }
 
+/// The most entries a stack kept between decodes may have room for.
+const KEPT_STACK: usize = 4096;
+
+thread_local! {
+    /// The value and frame stacks, kept between decodes.
+    static STACKS: std::cell::Cell<(Vec<Word>, Vec<Frame>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+}
+
 struct Decoder<'a, 'h> {
     input: &'a [u8],
     pos: usize,
@@ -274,10 +282,22 @@ impl<'a> Decoder<'a, '_> {
     }
 
     fn term(&mut self) -> Result<Word> {
-        let mut values: Vec<Word> = Vec::new();
-        let mut frames: Vec<Frame> = Vec::new();
+        // The stacks of the last decode on this thread, emptied: most
+        // terms are small, and a stream decodes millions of them.
+        let (mut values, mut frames) = STACKS.take();
+        let result = self.term_with(&mut values, &mut frames);
+        // Keep them for the next term unless a huge one grew them.
+        if values.capacity() <= KEPT_STACK && frames.capacity() <= KEPT_STACK {
+            values.clear();
+            frames.clear();
+            STACKS.set((values, frames));
+        }
+        result
+    }
+
+    fn term_with(&mut self, values: &mut Vec<Word>, frames: &mut Vec<Frame>) -> Result<Word> {
         'tags: loop {
-            let mut word = match self.step(&mut frames, values.len())? {
+            let mut word = match self.step(frames, values.len())? {
                 Step::Done(word) => word,
                 Step::Open => continue,
             };
@@ -290,7 +310,7 @@ impl<'a> Decoder<'a, '_> {
                     frames.push(frame);
                     continue 'tags;
                 }
-                word = self.close(frame, &mut values)?;
+                word = self.close(frame, values)?;
             }
             return Ok(word);
         }

@@ -3,6 +3,7 @@
 
 use std::io::{self, Read};
 
+use matchspec::etf;
 use matchspec::term::Heap;
 use matchspec::{EvalError, Host, Outcome, Run, Scratch, TestHost};
 
@@ -143,6 +144,7 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     ) -> io::Result<Summary> {
         let mut summary = Summary::default();
         let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+        let mut wire = WireUse::default();
         loop {
             let offset = reader.offset();
             let bytes = match reader.next_entry() {
@@ -158,8 +160,18 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             let number = self.entry_base + summary.entries + summary.skipped + 1;
             let entry = Entry { number, offset: self.offset_base + offset, bytes };
             heap.clear();
-            match self.spec.run_encoded(bytes, &mut heap, &mut scratch, &mut *self.host) {
+            let on_wire = wire.use_next();
+            let outcome = if on_wire {
+                self.spec.run_encoded(bytes, &mut heap, &mut scratch, &mut *self.host)
+            } else {
+                match etf::decode_into(bytes, &mut heap) {
+                    Ok(word) => Ok(self.spec.run(heap.view(word), &mut scratch, &mut *self.host)),
+                    Err(err) => Err(err),
+                }
+            };
+            match outcome {
                 Ok(outcome) => {
+                    wire.saw(matches!(outcome, Ok(Outcome::Match(_))));
                     summary.entries += 1;
                     match &outcome {
                         Ok(Outcome::Match(_)) => summary.matched += 1,
@@ -197,5 +209,50 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         }
         summary.stopped = Some(err);
         Ok(false)
+    }
+}
+
+/// Whether deciding on the wire pays: it saves decoding only the entries it
+/// rejects, and costs a scan of every entry. When nearly every entry of a
+/// sample matches, the next stretch is decoded directly (the answers are
+/// the same either way), then the wire is sampled again.
+#[derive(Debug, Default)]
+struct WireUse {
+    /// Entries of the current sample, and the matches among them.
+    sampled: u32,
+    matched: u32,
+    /// Entries still to decode directly.
+    off_for: u32,
+}
+
+impl WireUse {
+    /// Entries in a sample.
+    const SAMPLE: u32 = 4096;
+    /// Entries decoded directly after a sample that matched nearly all.
+    const OFF: u32 = 1 << 16;
+
+    /// Should the next entry go through the wire program?
+    fn use_next(&mut self) -> bool {
+        if self.off_for > 0 {
+            self.off_for -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// What the spec made of an entry decided on the wire.
+    fn saw(&mut self, matched: bool) {
+        if self.off_for > 0 {
+            return;
+        }
+        self.sampled += 1;
+        self.matched += u32::from(matched);
+        if self.sampled == Self::SAMPLE {
+            // Under 5% rejected: the scan costs more than it saves.
+            if self.matched >= Self::SAMPLE - Self::SAMPLE / 20 {
+                self.off_for = Self::OFF;
+            }
+            (self.sampled, self.matched) = (0, 0);
+        }
     }
 }

@@ -233,6 +233,7 @@ pub(crate) fn run_input(
         progress: None,
         path: path.to_owned(),
         failed: None,
+        line: Vec::new(),
     };
     let summary = match framing {
         None => {

@@ -49,6 +49,8 @@ pub(crate) struct Printer<'o> {
     /// A failure to write, kept for the caller (a sink's error is an
     /// `io::Error`, which would lose that it was standard output's).
     pub(crate) failed: Option<CliError>,
+    /// The text of the result being written.
+    pub(crate) line: Vec<u8>,
 }
 
 /// What a [`Printer`] prints with, without its writer: for threads that
@@ -72,6 +74,7 @@ impl Detached {
             progress: None,
             path: self.path.clone(),
             failed: None,
+            line: Vec::new(),
         }
     }
 }
@@ -125,7 +128,13 @@ impl Printer<'_> {
 
     fn write(&mut self, term: TermRef<'_>) -> Result<(), CliError> {
         match self.encoding {
-            Encoding::Text => outln!(self.out, "{term}."),
+            Encoding::Text => {
+                // One write a result: formatting straight into the writer
+                // would make one call per piece of the term.
+                self.line.clear();
+                writeln!(self.line, "{term}.").map_err(CliError::stdout)?;
+                self.out.write_all(&self.line).map_err(CliError::stdout)
+            }
             Encoding::DbgTrace => {
                 self.out.write_all(&[0]).map_err(CliError::stdout)?;
                 self.encoded(term, 4)

@@ -65,7 +65,8 @@ pub(crate) fn run(
             let template = printer.detached();
             scope.spawn(move || {
                 for batch in batches {
-                    let mut output = Vec::with_capacity(batch.bytes.len() / 4);
+                    // Results are rarely longer than the entries they come from.
+                    let mut output = Vec::with_capacity(batch.bytes.len());
                     let mut printer = template.onto(&mut output);
                     let mut reader = EtfReader::new(&batch.bytes[..]).framing(framing);
                     let result = Filter::new(spec)
