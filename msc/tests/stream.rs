@@ -414,3 +414,51 @@ fn a_stream_that_nearly_all_matches_gives_the_same_answers() {
     assert_eq!(sink.0, expected);
     assert_eq!(summary.matched, 19_980);
 }
+
+/// Every entry (bytes) and the error that ends the stream (entry, offset
+/// and kind), through `reader`.
+fn entries_of(reader: &mut impl msc::stream::Entries) -> Vec<Result<Vec<u8>, (u64, u64, String)>> {
+    let mut seen = Vec::new();
+    while let Some(entry) = reader.next_entry() {
+        match entry {
+            Ok(bytes) => seen.push(Ok(bytes.to_vec())),
+            Err(err) => {
+                let kind = format!("{:?}", err.kind).chars().take(12).collect();
+                seen.push(Err((err.entry, err.offset, kind)));
+                if !reader.resume() {
+                    break;
+                }
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_slice_reads_as_a_stream_does_without_copying() {
+    for framing in FRAMINGS {
+        let whole = stream(&TERMS, framing);
+        let mut cases = vec![whole.clone()];
+        for cut in 0..whole.len() {
+            cases.push(whole[..cut].to_vec());
+        }
+        for at in (0..whole.len()).step_by(3) {
+            let mut changed = whole.clone();
+            changed[at] ^= 0x5a;
+            cases.push(changed);
+        }
+        for bytes in &cases {
+            let stream = entries_of(
+                &mut EtfReader::new(Trickle { bytes, step: 3 }).framing(framing).max_entry(40),
+            );
+            let slice = entries_of(
+                &mut msc::stream::SliceReader::new(bytes).framing(framing).max_entry(40),
+            );
+            assert_eq!(slice, stream, "{framing:?} {bytes:?}");
+        }
+        // Entries are slices of the input itself.
+        let mut reader = msc::stream::SliceReader::new(&whole).framing(framing);
+        let first = reader.next_framed().expect("an entry").expect("read");
+        assert_eq!(first.as_ptr(), whole.as_ptr());
+    }
+}

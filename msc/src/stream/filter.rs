@@ -1,13 +1,13 @@
 //! [`Filter`]: a spec over every entry of a stream, the outcomes handed to
 //! a [`Sink`] in input order.
 
-use std::io::{self, Read};
+use std::io;
 
 use matchspec::etf;
 use matchspec::term::Heap;
 use matchspec::{EvalError, Host, Outcome, Run, Scratch, TestHost};
 
-use super::{EtfReader, StreamError};
+use super::{Entries, StreamError};
 
 /// One entry of a stream, as a [`Sink`] sees it.
 #[derive(Clone, Copy, Debug)]
@@ -137,9 +137,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     /// Runs the spec on every entry of `reader`, handing each outcome to
     /// `sink` before reading the next. Stops at the first bad entry (unless
     /// skipping) and says so in [`Summary::stopped`]; an error is the sink's.
-    pub fn run<R: Read>(
+    pub fn run(
         &mut self,
-        reader: &mut EtfReader<R>,
+        reader: &mut (impl Entries + ?Sized),
         sink: &mut impl Sink,
     ) -> io::Result<Summary> {
         let mut summary = Summary::default();
@@ -193,9 +193,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
 
     /// Skips a bad entry if allowed and possible (`true`: go on), or
     /// records it as the one that stopped the stream.
-    fn bad_entry<R: Read>(
+    fn bad_entry(
         &self,
-        reader: &mut EtfReader<R>,
+        reader: &mut (impl Entries + ?Sized),
         mut err: StreamError,
         sink: &mut impl Sink,
         summary: &mut Summary,

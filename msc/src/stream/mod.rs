@@ -34,11 +34,28 @@
 mod error;
 mod filter;
 mod reader;
+mod slice;
 mod text;
 mod wrap;
 
 pub use error::{StreamError, StreamErrorKind};
 pub use filter::{Entry, Filter, Sink, Summary};
 pub use reader::{DEFAULT_MAX_ENTRY, EtfReader, Framing};
+pub use slice::SliceReader;
 pub use text::{TextError, TextReader};
 pub use wrap::{WrapSetError, wrap_order};
+
+/// A source of encoded entries that a [`Filter`] runs over: an
+/// [`EtfReader`] (any `Read`, a chunk at a time) or a [`SliceReader`] (bytes
+/// in memory, no copy).
+pub trait Entries {
+    /// The next entry's term, undecoded: `None` at the end (and after an
+    /// error).
+    fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>>;
+    /// Reports that the entry given last does not decode.
+    fn fail_entry(&mut self, err: matchspec::etf::DecodeError) -> StreamError;
+    /// Goes past the entry that failed, if its end is known (`true`).
+    fn resume(&mut self) -> bool;
+    /// How many bytes the entries read so far took.
+    fn offset(&self) -> u64;
+}

@@ -29,7 +29,7 @@ pub enum Framing {
 
 impl Framing {
     /// The length prefix's size in bytes (0: none).
-    fn prefix(self) -> usize {
+    pub(super) fn prefix(self) -> usize {
         match self {
             Framing::Concatenated => 0,
             Framing::Packet1 => 1,
@@ -311,19 +311,10 @@ impl<R: Read> EtfReader<R> {
         if !self.want(prefix)? {
             return Err(StreamErrorKind::Truncated);
         }
-        let mut header = self.buffered()[..prefix].iter();
-        if self.framing == Framing::DbgTrace {
-            match header.next() {
-                Some(0) => {}
-                Some(1) => {
-                    let count = header.fold(0u32, |n, &b| n << 8 | u32::from(b));
-                    return Ok(Some(Found::Drop(count)));
-                }
-                Some(&op) => return Err(StreamErrorKind::NotDbgEntry { op }),
-                None => return Err(StreamErrorKind::Truncated),
-            }
-        }
-        let len = header.fold(0usize, |n, &b| n << 8 | usize::from(b));
+        let len = match header(self.framing, &self.buffered()[..prefix])? {
+            Header::Drop(count) => return Ok(Some(Found::Drop(count))),
+            Header::Term(len) => len,
+        };
         self.skippable = Some(Skip::Bytes(prefix.saturating_add(len)));
         if len.saturating_add(prefix) > self.max_entry {
             return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
@@ -379,8 +370,31 @@ fn needs_more(err: &DecodeError) -> bool {
         )
 }
 
+/// What an entry's framing header says.
+pub(super) enum Header {
+    /// A term of this many bytes follows.
+    Term(usize),
+    /// A dbg drop entry: this many messages were lost.
+    Drop(u32),
+}
+
+/// Reads the header of a framed entry (`bytes` is exactly
+/// `framing.prefix()` long).
+pub(super) fn header(framing: Framing, bytes: &[u8]) -> Result<Header, StreamErrorKind> {
+    let mut fields = bytes.iter();
+    if framing == Framing::DbgTrace {
+        match fields.next() {
+            Some(0) => {}
+            Some(1) => return Ok(Header::Drop(fields.fold(0u32, |n, &b| n << 8 | u32::from(b)))),
+            Some(&op) => return Err(StreamErrorKind::NotDbgEntry { op }),
+            None => return Err(StreamErrorKind::Truncated),
+        }
+    }
+    Ok(Header::Term(fields.fold(0usize, |n, &b| n << 8 | usize::from(b))))
+}
+
 /// The encoding of `{drop, Count}`, as `term_to_binary/1` writes it.
-fn drop_term(count: u32) -> Vec<u8> {
+pub(super) fn drop_term(count: u32) -> Vec<u8> {
     let mut bytes = vec![etf::VERSION, 104, 2, 119, 4, b'd', b'r', b'o', b'p'];
     match u8::try_from(count) {
         Ok(small) => bytes.extend([97, small]),
@@ -395,4 +409,22 @@ fn drop_term(count: u32) -> Vec<u8> {
         }
     }
     bytes
+}
+
+impl<R: Read> super::Entries for EtfReader<R> {
+    fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
+        EtfReader::next_entry(self)
+    }
+
+    fn fail_entry(&mut self, err: DecodeError) -> StreamError {
+        EtfReader::fail_entry(self, err)
+    }
+
+    fn resume(&mut self) -> bool {
+        EtfReader::resume(self)
+    }
+
+    fn offset(&self) -> u64 {
+        EtfReader::offset(self)
+    }
 }

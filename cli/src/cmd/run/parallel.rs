@@ -14,7 +14,7 @@ use std::io::BufRead;
 
 use crossbeam_channel::{bounded, unbounded};
 use msc::Spec;
-use msc::stream::{EtfReader, Filter, Framing, StreamError, Summary};
+use msc::stream::{EtfReader, Filter, Framing, SliceReader, StreamError, Summary};
 
 use super::output::Printer;
 use crate::CliError;
@@ -76,7 +76,7 @@ pub(crate) fn run(
                 for batch in batches {
                     let mut output = written.try_recv().unwrap_or_default();
                     let mut printer = template.onto(&mut output);
-                    let mut reader = EtfReader::new(&batch.bytes[..]).framing(framing);
+                    let mut reader = SliceReader::new(&batch.bytes).framing(framing);
                     let result = Filter::new(spec)
                         .skip_bad(skip_bad)
                         .starting_at(batch.first_entry, batch.offset)
