@@ -238,7 +238,7 @@ pub(crate) fn run_input(
     let summary = match framing {
         None => {
             let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
-            printer.progress = size.and_then(|size| progress_bar(size, "bytes", args.quiet));
+            printer.progress = size.and_then(|size| progress_bar(size, args.quiet));
             let mut reader = TextReader::new(input);
             let (mut heap, mut scratch, mut host) =
                 (Heap::new(), Scratch::new(), TestHost::default());
@@ -281,7 +281,7 @@ pub(crate) fn run_input(
         }
         Some(framing) => {
             let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
-            printer.progress = size.and_then(|size| progress_bar(size, "bytes", args.quiet));
+            printer.progress = size.and_then(|size| progress_bar(size, args.quiet));
             if args.jobs > 1 {
                 return parallel::run(spec, input, framing, args.jobs, args.skip_bad, &mut printer)
                     .and_then(|summary| {
@@ -314,19 +314,26 @@ pub(crate) fn engine_spec(spec: CompiledSpec, engine: EngineArg) -> Spec {
 /// A progress bar on standard error, unless `quiet`, if that is a terminal
 /// and the results go elsewhere (on the same terminal they would break the bar up).
 /// It clears itself however the run ends.
-fn progress_bar(len: u64, unit: &str, quiet: bool) -> Option<indicatif::ProgressBar> {
+fn progress_bar(len: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
     if quiet || !std::io::stderr().is_terminal() || std::io::stdout().is_terminal() {
         return None;
     }
     let bar = indicatif::ProgressBar::new(len).with_finish(indicatif::ProgressFinish::AndClear);
-    let template = match unit {
-        "bytes" => "{bar:40} {bytes}/{total_bytes}, {bytes_per_sec}, {eta} left".to_owned(),
-        _ => format!("{{bar:40}} {{human_pos}}/{{human_len}} {unit}, {{eta}} left"),
-    };
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+    let template = "{bar:40} {bytes}/{total_bytes}, {bytes_per_sec}, {msg}, {eta} left";
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
     Some(bar)
+}
+
+/// Moves `bar` to byte `position`, with `events` decided so far as a rate.
+pub(crate) fn show_progress(bar: &indicatif::ProgressBar, position: u64, events: u64) {
+    bar.set_position(position);
+    let seconds = bar.elapsed().as_secs_f64();
+    if seconds > 0.0 {
+        let rate = indicatif::HumanCount((events as f64 / seconds) as u64);
+        bar.set_message(format!("{rate} events/s"));
+    }
 }
 
 /// Loads the input terms of `path` into `heap`: text terms, or external

@@ -154,12 +154,12 @@ impl Printer<'_> {
         self.out.write_all(&bytes).map_err(CliError::stdout)
     }
 
-    /// Moves the progress bar to `position` every 4096 inputs.
+    /// Moves the progress bar to byte `position` every 4096 inputs.
     pub(crate) fn progress(&self, number: u64, position: u64) {
         if number.is_multiple_of(4096)
             && let Some(bar) = &self.progress
         {
-            bar.set_position(position);
+            super::show_progress(bar, position, number);
         }
     }
 }

@@ -179,7 +179,7 @@ fn write_in_order(
             output.clear();
             let _ = written.send(output);
             if let Some(bar) = &printer.progress {
-                bar.set_position(end);
+                super::show_progress(bar, end, total.entries + summary.entries);
             }
             total.entries += summary.entries;
             total.matched += summary.matched;
