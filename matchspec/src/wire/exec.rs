@@ -134,7 +134,13 @@ impl WireProgram {
                 matches!(tag, tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT)
                     && integer(bytes, at)? == value,
             ),
-            literal @ Literal::Atom { .. } => is_atom_literal(bytes, at, literal),
+            literal @ Literal::Atom { encoded, .. } => {
+                // The usual encoding: the same bytes or not the atom.
+                if tag == tag::SMALL_ATOM_UTF8_EXT && encoded.len() <= 257 {
+                    return Some(bytes.get(at..at + encoded.len()) == Some(encoded));
+                }
+                is_atom_literal(bytes, at, literal)
+            }
             Literal::Nil => Some(match tag {
                 tag::NIL_EXT => true,
                 tag::STRING_EXT => u16_at(bytes, at + 1)? == 0,
@@ -180,7 +186,7 @@ fn integer(bytes: &[u8], at: usize) -> Option<i64> {
 /// Is the term at `at` the atom `literal` (a [`Literal::Atom`])?
 #[inline]
 fn is_atom_literal(bytes: &[u8], at: usize, literal: &Literal) -> Option<bool> {
-    let Literal::Atom { utf8, latin1 } = literal else { return None };
+    let Literal::Atom { utf8, latin1, .. } = literal else { return None };
     let tag = *bytes.get(at)?;
     let Some((_, text)) = atom_at(bytes, at) else {
         return Some(false);

@@ -97,6 +97,9 @@ pub(super) enum Literal {
     Atom {
         utf8: Box<[u8]>,
         latin1: Option<Box<[u8]>>,
+        /// `SMALL_ATOM_UTF8_EXT`, the length and the name: how
+        /// `term_to_binary/1` writes it, compared in one go.
+        encoded: Box<[u8]>,
     },
     Nil,
     /// Anything else: the wire does not decide against it.
@@ -115,7 +118,10 @@ impl Literal {
             Some(atom) => {
                 let name = atom.name();
                 let latin1 = name.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
-                Literal::Atom { utf8: name.as_bytes().into(), latin1 }
+                let mut encoded = vec![crate::etf::tag::SMALL_ATOM_UTF8_EXT];
+                encoded.push(u8::try_from(name.len()).unwrap_or(u8::MAX));
+                encoded.extend(name.as_bytes());
+                Literal::Atom { utf8: name.as_bytes().into(), latin1, encoded: encoded.into() }
             }
             None => Literal::Other,
         }
