@@ -315,3 +315,45 @@ fn counts_of(stderr: &str) -> String {
     let line = stderr.lines().last().expect("a counts line");
     line.rsplit_once(", ").map_or(line, |(counts, _)| counts).to_owned()
 }
+
+#[test]
+fn jobs_split_text_and_read_it_as_one_piece() {
+    let spec = testdata("cli/orders.ms");
+    let line = |i: usize| format!("{{user_{i}, {}, {}}}.\n", i % 300, ["ok", "error", "ok"][i % 3]);
+    let mut text: String = (0..40_000).map(line).collect();
+    // A term of many lines, across where the text is cut into runs, with
+    // dots and comment signs in its string.
+    text.push_str("{note, \"");
+    text.push_str(&"a line. with % and a dot.\n".repeat(60_000));
+    text.push_str("\", x}. {user_big, 200, ok}.\n% a comment. {user_0, 1, ok}.\n");
+    text.extend((40_000..80_000).map(line));
+    assert!(text.len() > 3 << 20);
+    let runs = |name: &str, text: &str, extra: &[&str]| {
+        let input = temp_file(name, text);
+        let args = |jobs: &'static str| {
+            [
+                &["run", "--spec", spec.as_str(), "--input", input.as_str(), "--jobs", jobs][..],
+                extra,
+            ]
+            .concat()
+        };
+        (msc(&args("1")), msc(&args("2")))
+    };
+    let (one, two) = runs("run_jobs_text.terms", &text, &[]);
+    assert!(one.status.success() && two.status.success(), "{}", two.stderr);
+    assert_eq!(two.stdout, one.stdout);
+    assert!(one.out().contains("{user_big,200}"));
+    assert_eq!(counts_of(&two.stderr), counts_of(&one.stderr));
+
+    // A term that does not parse, deep in: the same results before it and
+    // the same error, with its line in the whole text.
+    let bad = text.replacen("{user_70000, ", "{user_70000,, ", 1);
+    let (one, two) = runs("run_jobs_text_bad.terms", &bad, &[]);
+    assert_eq!(two.stdout, one.stdout);
+    assert_eq!(two.stderr, one.stderr);
+    assert!(two.stderr.contains("--> 130003:13"), "{}", two.stderr);
+    let (one, two) = runs("run_jobs_text_skip.terms", &bad, &["--skip-bad"]);
+    assert_eq!(two.stdout, one.stdout);
+    assert!(two.stderr.contains("skipped term 70003:"), "{}", two.stderr);
+    assert_eq!(counts_of(&two.stderr), counts_of(&one.stderr));
+}

@@ -2,6 +2,7 @@
 
 mod output;
 mod parallel;
+mod parallel_text;
 
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::Instant;
@@ -234,11 +235,18 @@ pub(crate) fn run_input(
         path: path.to_owned(),
         failed: None,
         line: Vec::new(),
+        deferred: None,
     };
     let summary = match framing {
         None => {
             let size = std::fs::metadata(path).map(|m| m.len()).ok().filter(|_| path != "-");
             printer.progress = size.and_then(|size| progress_bar(size, args.quiet));
+            if args.jobs > 1 {
+                let summary =
+                    parallel_text::run(spec, input, args.jobs, args.skip_bad, &mut printer)?;
+                printer.out.flush().map_err(CliError::stdout)?;
+                return Ok(summary);
+            }
             let mut reader = TextReader::new(input);
             let (mut heap, mut scratch, mut host) =
                 (Heap::new(), Scratch::new(), TestHost::default());

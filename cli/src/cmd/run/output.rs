@@ -51,6 +51,10 @@ pub(crate) struct Printer<'o> {
     pub(crate) failed: Option<CliError>,
     /// The text of the result being written.
     pub(crate) line: Vec<u8>,
+    /// Inputs that cannot run, kept (number, message) for the caller to
+    /// report instead of reported at once: for a thread that does not know
+    /// yet where its inputs are in the whole input.
+    pub(crate) deferred: Option<Vec<(u64, String)>>,
 }
 
 /// What a [`Printer`] prints with, without its writer: for threads that
@@ -75,6 +79,7 @@ impl Detached {
             path: self.path.clone(),
             failed: None,
             line: Vec::new(),
+            deferred: None,
         }
     }
 }
@@ -119,6 +124,10 @@ impl Printer<'_> {
             }
             Ok(Outcome::NoMatch) => Ok(()),
             Err(err) => {
+                if let Some(deferred) = &mut self.deferred {
+                    deferred.push((number, err.to_string()));
+                    return Ok(());
+                }
                 self.out.flush().map_err(CliError::stdout)?;
                 report!("msc: {}: input {number}: {err}", self.path);
                 Ok(())
