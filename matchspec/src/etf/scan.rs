@@ -113,13 +113,11 @@ fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
             tag::MAP_EXT => pos = valid_map(bytes, pos - 1, maps)?,
             _ => return None,
         }
-        // Every element takes a byte at least: more pending than bytes left
-        // cannot decode (and ends the scan before it counts far).
-        if pos > bytes.len() || pending > (bytes.len() - pos) as u64 {
-            return None;
-        }
+        // No check of `pos` here: reading the next tag past the end fails,
+        // and every tag moves on a byte at least, so however much is
+        // pending the loop stops within the input's length.
     }
-    Some(pos)
+    (pos <= bytes.len()).then_some(pos)
 }
 
 /// Most keys of a plain map.
