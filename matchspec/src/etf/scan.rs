@@ -181,45 +181,10 @@ fn valid_utf8_atom(text: &[u8]) -> Option<()> {
     (name.len() <= MAX_ATOM_CHARS || name.chars().count() <= MAX_ATOM_CHARS).then_some(())
 }
 
-/// The end of the plain term at `pos` of a term [`plain_len`] accepted.
-pub(crate) fn skip(bytes: &[u8], mut pos: usize) -> Option<usize> {
-    let mut pending: u64 = 1;
-    while pending > 0 {
-        pending -= 1;
-        let tag = *bytes.get(pos)?;
-        pos += 1;
-        match tag {
-            tag::SMALL_INTEGER_EXT => pos += 1,
-            tag::INTEGER_EXT => pos += 4,
-            tag::NEW_FLOAT_EXT => pos += 8,
-            tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
-                pos += atom_at(bytes, pos - 1)?.0;
-            }
-            tag::NIL_EXT => {}
-            tag::STRING_EXT => pos += 2 + usize::from(u16_at(bytes, pos)?),
-            tag::LIST_EXT => {
-                pending += u64::from(u32_at(bytes, pos)?) + 1;
-                pos += 4;
-            }
-            tag::SMALL_TUPLE_EXT => {
-                pending += u64::from(*bytes.get(pos)?);
-                pos += 1;
-            }
-            tag::LARGE_TUPLE_EXT => {
-                pending += u64::from(u32_at(bytes, pos)?);
-                pos += 4;
-            }
-            tag::BINARY_EXT => pos += 4 + u32_at(bytes, pos)? as usize,
-            tag::MAP_EXT => {
-                pending += 2 * u64::from(u32_at(bytes, pos)?);
-                pos += 4;
-            }
-            tag::NEW_PID_EXT => pos += atom_at(bytes, pos)?.0 + 1 + 12,
-            tag::PID_EXT => pos += atom_at(bytes, pos)?.0 + 1 + 9,
-            _ => return None,
-        }
-    }
-    Some(pos)
+/// The end of the plain term at `pos` of a term [`plain_len`] accepted
+/// (checked again on the way: the scan is the one [`plain_len`] makes).
+pub(crate) fn skip(bytes: &[u8], pos: usize) -> Option<usize> {
+    valid_end(bytes, pos, 0)
 }
 
 /// The end of the pid whose tag is at `at`, if it decodes: its node an

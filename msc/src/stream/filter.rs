@@ -55,6 +55,29 @@ pub struct Summary {
     pub stopped: Option<StreamError>,
 }
 
+impl Summary {
+    /// Counts one entry the spec ran on.
+    pub fn count(&mut self, outcome: Result<&Outcome<'_>, &EvalError>) {
+        self.entries += 1;
+        match outcome {
+            Ok(Outcome::Match(_)) => self.matched += 1,
+            Ok(Outcome::NoMatch) => {}
+            Err(_) => self.not_runnable += 1,
+        }
+    }
+
+    /// Adds the counts of a later part of the stream, and its error.
+    pub fn add(&mut self, later: Summary) {
+        self.entries += later.entries;
+        self.matched += later.matched;
+        self.not_runnable += later.not_runnable;
+        self.skipped += later.skipped;
+        if later.stopped.is_some() {
+            self.stopped = later.stopped;
+        }
+    }
+}
+
 /// Runs a spec over a stream of encoded terms, deciding each entry on the
 /// wire where the spec's heads allow and decoding it otherwise
 /// ([`Run::run_encoded`]).
@@ -172,12 +195,7 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             match outcome {
                 Ok(outcome) => {
                     wire.saw(matches!(outcome, Ok(Outcome::Match(_))));
-                    summary.entries += 1;
-                    match &outcome {
-                        Ok(Outcome::Match(_)) => summary.matched += 1,
-                        Ok(Outcome::NoMatch) => {}
-                        Err(_) => summary.not_runnable += 1,
-                    }
+                    summary.count(outcome.as_ref());
                     sink.decided(entry, outcome.as_ref())?;
                 }
                 Err(err) => {

@@ -108,18 +108,10 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         jobs: args.jobs.map_or_else(default_jobs, usize::from),
     };
     for path in &reading_order(&args)? {
-        let summary = run_input(&options, &spec, path, out)?;
-        total.entries += summary.entries;
-        total.matched += summary.matched;
-        total.not_runnable += summary.not_runnable;
-        total.skipped += summary.skipped;
-        if let Some(err) = summary.stopped {
-            total.stopped = Some(err);
+        total.add(run_input(&options, &spec, path, out)?);
+        if let Some(source) = total.stopped.take() {
             report_counts(&total, start);
-            return Err(CliError::Stream {
-                path: path.clone(),
-                source: total.stopped.take().expect("set"),
-            });
+            return Err(CliError::Stream { path: path.clone(), source });
         }
     }
     report_counts(&total, start);
@@ -256,12 +248,7 @@ pub(crate) fn run_input(
                 match term {
                     Ok(word) => {
                         let outcome = spec.run(heap.view(word), &mut scratch, &mut host);
-                        summary.entries += 1;
-                        match &outcome {
-                            Ok(matchspec::Outcome::Match(_)) => summary.matched += 1,
-                            Ok(matchspec::Outcome::NoMatch) => {}
-                            Err(_) => summary.not_runnable += 1,
-                        }
+                        summary.count(outcome.as_ref());
                         printer.progress(number, reader.offset());
                         printer.print(number, outcome.as_ref())?;
                     }

@@ -181,12 +181,8 @@ fn write_in_order(
             if let Some(bar) = &printer.progress {
                 super::show_progress(bar, end, total.entries + summary.entries);
             }
-            total.entries += summary.entries;
-            total.matched += summary.matched;
-            total.not_runnable += summary.not_runnable;
-            total.skipped += summary.skipped;
-            if let Some(stopped) = summary.stopped {
-                total.stopped = Some(stopped);
+            total.add(summary);
+            if total.stopped.is_some() {
                 return Ok(total);
             }
             next += 1;

@@ -129,12 +129,7 @@ fn parse(
             NextTerm::Term { root, end } => {
                 from = end;
                 let outcome = spec.run(heap.view(root), &mut scratch, &mut host);
-                summary.entries += 1;
-                match &outcome {
-                    Ok(matchspec::Outcome::Match(_)) => summary.matched += 1,
-                    Ok(matchspec::Outcome::NoMatch) => {}
-                    Err(_) => summary.not_runnable += 1,
-                }
+                summary.count(outcome.as_ref());
                 printer.print(number, outcome.as_ref())?;
             }
             NextTerm::Error { error, end } => {
@@ -316,10 +311,7 @@ fn emit(
             );
         }
     }
-    total.entries += parsed.summary.entries;
-    total.matched += parsed.summary.matched;
-    total.not_runnable += parsed.summary.not_runnable;
-    total.skipped += parsed.summary.skipped;
+    total.add(Summary { stopped: None, ..parsed.summary });
     Ok(parsed
         .stopped
         .as_ref()
