@@ -8,6 +8,7 @@
 //! the term, so its answers are the full parser's (checked by
 //! `matchspec/tests/text_stream.rs` and the `parse_text` fuzz target).
 
+use super::TermScratch;
 use crate::term::{Atom, Heap, Word};
 
 /// Does `name` lex as a reserved word rather than an atom? (A `match`
@@ -48,8 +49,8 @@ fn is_reserved(name: &str) -> bool {
 }
 
 /// What a container waits for.
-#[derive(Clone, Copy)]
-enum Open {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Open {
     /// A tuple whose elements start at this index of the value stack.
     Tuple(usize),
     /// A list's elements.
@@ -61,17 +62,18 @@ enum Open {
 /// The plain term at the start of `text` (after white space) and the
 /// offset just past its `.`, if the term is plain and its `.` ends it: a
 /// white space character follows, or nothing when `complete` (the text is
-/// the rest of the input). `values` is a reusable stack.
+/// the rest of the input).
 pub(crate) fn parse_plain(
     text: &str,
     complete: bool,
     heap: &mut Heap,
-    values: &mut Vec<Word>,
+    scratch: &mut TermScratch,
 ) -> Option<(Word, usize)> {
     let bytes = text.as_bytes();
     let mark = heap.len();
+    let TermScratch { values, open } = scratch;
     values.clear();
-    let mut open: Vec<Open> = Vec::new();
+    open.clear();
     let mut pos = skip_space(bytes, 0);
     let result = (|| loop {
         // A value.
@@ -121,10 +123,14 @@ pub(crate) fn parse_plain(
                     Some(b) if b.is_ascii_alphabetic() || *b >= 0x80 => return None,
                     _ => {}
                 }
+                // At most 18 digits: no overflow, and the full parser's
+                // bignums are not plain.
                 if end == digits_at || end - digits_at > 18 {
                     return None;
                 }
-                let value: i64 = text[pos..end].parse().ok()?;
+                let magnitude =
+                    bytes[digits_at..end].iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+                let value = if digits_at > pos { -magnitude } else { magnitude };
                 pos = end;
                 Word::small(value)?
             }

@@ -35,7 +35,8 @@ pub enum NextTerm {
 /// Reusable space for [`next_term_into`].
 #[derive(Debug, Default)]
 pub struct TermScratch {
-    values: Vec<Word>,
+    pub(super) values: Vec<Word>,
+    pub(super) open: Vec<super::plain::Open>,
 }
 
 /// The next term of `text` from byte `from`, as `file:consult/1` would read
@@ -65,7 +66,7 @@ pub fn next_term_into(
     scratch: &mut TermScratch,
 ) -> NextTerm {
     let rest = &text[from..];
-    if let Some((root, used)) = parse_plain(rest, complete, heap, &mut scratch.values) {
+    if let Some((root, used)) = parse_plain(rest, complete, heap, scratch) {
         return NextTerm::Term { root, end: from + used };
     }
     let mut splitter = Splitter::new(rest);
