@@ -42,13 +42,13 @@ pub(crate) struct Args {
     /// Print a line for inputs that match no clause too (`nomatch.`).
     #[arg(long)]
     all: bool,
-    /// How the input's entries are written; encoded ones are read and
-    /// decided one at a time, in bounded memory.
+    /// How the input's entries are written; every input is read and
+    /// decided an entry at a time, in bounded memory.
     #[arg(long, value_enum, default_value_t)]
     format: FormatArg,
     /// Skip entries that do not decode or are too long, counting them,
-    /// instead of stopping (possible where a length prefix says where an
-    /// entry ends: `{packet, N}` framing).
+    /// instead of stopping (possible where the next entry's start is known:
+    /// framed entries, and text terms, which end at their `.`).
     #[arg(long)]
     skip_bad: bool,
     /// No progress bar.
@@ -67,7 +67,8 @@ pub(crate) struct Args {
 /// How the input's entries are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum FormatArg {
-    /// External term format if the first byte is 131, else text.
+    /// External term format if the first byte is 131, a dbg trace file
+    /// if it starts with a dbg message entry, else text.
     #[default]
     Auto,
     /// Dot-terminated terms in Erlang syntax.
