@@ -89,6 +89,10 @@ fn tricky_texts_stream_as_they_parse_whole() {
         "  \n\t ",
         "",
         "{a,\n b}.\n{c,\n d.\n",
+        // Found by the parse_text fuzz target: the location in the message
+        // of a missing dot counts from the start of the text.
+        "x.\u{15}bad\nox\u{5}l",
+        "a.\nb. {c}\n{d}.",
     ];
     for text in texts {
         let expected = whole(text);

@@ -90,7 +90,16 @@ impl ParseError {
     /// This error, found in `text[from..]`, located in the whole `text`.
     fn rebased(self, text: &str, from: usize) -> ParseError {
         let span = self.span();
-        let kind: ParseErrorKind = self.kind().clone();
+        let mut kind: ParseErrorKind = self.kind().clone();
+        // A location inside the message counts from `from` too.
+        if let ParseErrorKind::MissingDot { after } = &mut kind {
+            let before = &text[..from];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            if after.line == 1 {
+                after.column += before[line_start..].chars().count() as u32;
+            }
+            after.line += before.bytes().filter(|&b| b == b'\n').count() as u32;
+        }
         let span = Span::new(span.start as usize + from, span.end as usize + from);
         ParseError::new(kind, span, text)
     }
