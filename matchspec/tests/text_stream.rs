@@ -1,8 +1,8 @@
-//! `syntax::next_term_into`: terms read from a text as it arrives, in any
+//! `syntax::TermCursor` (over `next_term_into`): terms read from a text as it arrives, in any
 //! pieces, are the terms `parse_terms_into` reads from the whole text, and
 //! errors are located the same.
 
-use matchspec::syntax::{NextTerm, TermScratch, next_term_into, parse_terms_into};
+use matchspec::syntax::{NextTerm, TermCursor, TermScratch, parse_terms_into};
 use matchspec::term::{Heap, Term};
 
 fn testdata(name: &str) -> String {
@@ -13,13 +13,14 @@ fn testdata(name: &str) -> String {
 /// The terms (or the first error, as `line:column message`) of `text`
 /// handed over `step` bytes at a time.
 fn streamed(text: &str, step: usize) -> Result<Vec<Term>, String> {
-    let (mut heap, mut scratch) = (Heap::new(), TermScratch::default());
+    let (mut heap, mut scratch, mut cursor) =
+        (Heap::new(), TermScratch::default(), TermCursor::default());
     let mut terms = Vec::new();
     let (mut from, mut have) = (0, 0);
     loop {
         let complete = have >= text.len();
         let visible = &text[..have];
-        match next_term_into(visible, from, complete, &mut heap, &mut scratch) {
+        match cursor.next(visible, from, complete, &mut heap, &mut scratch) {
             NextTerm::Term { root, end } => {
                 terms.push(heap.view(root).to_owned());
                 heap.clear();

@@ -53,21 +53,29 @@ pub fn parse_text(data: &[u8]) -> bool {
     true
 }
 
-/// `text` read a term at a time as it arrives (`next_term_into`, with its
+/// `text` read a term at a time as it arrives (`next_term_into` and `TermCursor`, with its
 /// fast path for plain terms), in pieces of a few sizes, gives the terms
 /// `parse_terms_into` gives, or the same first error at the same place.
 fn streams_as_whole(text: &str) {
-    use matchspec::syntax::{NextTerm, TermScratch, next_term_into, parse_terms_into};
+    use matchspec::syntax::{NextTerm, TermCursor, TermScratch, next_term_into, parse_terms_into};
     let mut heap = Heap::new();
     let whole = parse_terms_into(text, &mut heap)
         .map(|roots| roots.iter().map(|&r| heap.view(r).to_owned()).collect::<Vec<_>>())
         .map_err(|err| (err.location(), err.message()));
     for step in [1, 7, text.len().max(1)] {
-        let (mut heap, mut scratch) = (Heap::new(), TermScratch::default());
+        let (mut heap, mut scratch, mut cursor) =
+            (Heap::new(), TermScratch::default(), TermCursor::default());
         let (mut from, mut have, mut terms) = (0, 0, Vec::new());
         let streamed = loop {
             let complete = have >= text.len();
-            match next_term_into(&text[..have], from, complete, &mut heap, &mut scratch) {
+            // Pieces of 7 go through the cursor readers use; the others
+            // through the function itself.
+            let next = if step == 7 {
+                cursor.next(&text[..have], from, complete, &mut heap, &mut scratch)
+            } else {
+                next_term_into(&text[..have], from, complete, &mut heap, &mut scratch)
+            };
+            match next {
                 NextTerm::Term { root, end } => {
                     terms.push(heap.view(root).to_owned());
                     from = end;

@@ -357,3 +357,26 @@ fn jobs_split_text_and_read_it_as_one_piece() {
     assert!(two.stderr.contains("skipped term 70003:"), "{}", two.stderr);
     assert_eq!(counts_of(&two.stderr), counts_of(&one.stderr));
 }
+
+#[test]
+fn jobs_report_unrunnable_inputs_in_order_with_their_numbers() {
+    // Over a megabyte of call arguments, with two that are not lists.
+    let text: String = (1..=100_000)
+        .map(|i| {
+            if i == 3 || i == 95_000 { "not_a_list.\n".to_owned() } else { format!("[{i}, x].\n") }
+        })
+        .collect();
+    let input = temp_file("run_jobs_unrunnable.etf", etf_stream(&text));
+    let spec = testdata("cli/calls.ms");
+    let args = |jobs: &'static str| {
+        ["run", "--spec", spec.as_str(), "--input", input.as_str(), "--jobs", jobs]
+    };
+    let (one, two) = (msc(&args("1")).ok(), msc(&args("2")).ok());
+    assert_eq!(two.stdout, one.stdout);
+    let messages = |stderr: &str| {
+        stderr.lines().filter(|l| l.contains("not_a_list")).map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(messages(&two.stderr), messages(&one.stderr));
+    assert_eq!(messages(&two.stderr).len(), 2);
+    assert!(two.stderr.contains(&format!("msc: {input}: input 95000: ")), "{}", two.stderr);
+}

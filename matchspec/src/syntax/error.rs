@@ -179,6 +179,9 @@ impl ParseError {
     /// stream whose earlier lines were read and dropped).
     pub fn with_line_offset(mut self, lines: u32) -> ParseError {
         self.location.line = self.location.line.saturating_add(lines);
+        if let ParseErrorKind::MissingDot { after } = &mut self.kind {
+            after.line = after.line.saturating_add(lines);
+        }
         self
     }
 

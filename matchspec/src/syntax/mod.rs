@@ -58,7 +58,7 @@ mod grammar {
 
 pub use error::{Location, ParseError, ParseErrorKind, Span};
 pub use source_map::{SourceMap, Step};
-pub use stream::{NextTerm, TermScratch, next_term_into};
+pub use stream::{NextTerm, TermCursor, TermScratch, next_term_into};
 
 pub(crate) use error::render_caret;
 

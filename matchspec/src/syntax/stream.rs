@@ -104,3 +104,61 @@ impl ParseError {
         ParseError::new(kind, span, text)
     }
 }
+
+/// [`next_term_into`] over a text read from its start, keeping count of
+/// its lines: an error is then located by looking at its own line only,
+/// where locating it in the whole text would cost the text's length (and a
+/// text of many bad terms the square of it).
+///
+/// ```
+/// use matchspec::syntax::{NextTerm, TermCursor, TermScratch};
+/// use matchspec::term::Heap;
+///
+/// let text = "a.\nb.\n{c,,}.\n";
+/// let (mut heap, mut scratch, mut cursor) = (Heap::new(), TermScratch::default(), TermCursor::default());
+/// let mut from = 0;
+/// loop {
+///     match cursor.next(text, from, true, &mut heap, &mut scratch) {
+///         NextTerm::Term { end, .. } => from = end,
+///         NextTerm::Error { error, .. } => {
+///             assert_eq!(error.location().to_string(), "3:4");
+///             break;
+///         }
+///         NextTerm::More | NextTerm::Done => unreachable!(),
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TermCursor {
+    /// Where the line of the last term read starts, and the lines before it.
+    line_start: usize,
+    lines: u32,
+}
+
+impl TermCursor {
+    /// [`next_term_into`] of `text` from byte `from`, which is at or after
+    /// where this cursor's last term ended. Offsets are in `text`.
+    pub fn next(
+        &mut self,
+        text: &str,
+        from: usize,
+        complete: bool,
+        heap: &mut Heap,
+        scratch: &mut TermScratch,
+    ) -> NextTerm {
+        if let Some(newline) = text.get(self.line_start..from).and_then(|t| t.rfind('\n')) {
+            let passed = &text[self.line_start..=self.line_start + newline];
+            let newlines: usize = passed.bytes().map(|b| usize::from(b == b'\n')).sum();
+            self.lines = self.lines.saturating_add(newlines as u32);
+            self.line_start += newline + 1;
+        }
+        let start = self.line_start.min(from);
+        match next_term_into(&text[start..], from - start, complete, heap, scratch) {
+            NextTerm::Term { root, end } => NextTerm::Term { root, end: end + start },
+            NextTerm::Error { error, end } => {
+                NextTerm::Error { error: error.with_line_offset(self.lines), end: end + start }
+            }
+            other => other,
+        }
+    }
+}

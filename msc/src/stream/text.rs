@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io::{self, Read};
 
-use matchspec::syntax::{NextTerm, ParseError, TermScratch, next_term_into};
+use matchspec::syntax::{NextTerm, ParseError, TermCursor, TermScratch};
 use matchspec::term::{Heap, Word};
 
 /// How many bytes one read asks for.
@@ -89,6 +89,8 @@ pub struct TextReader<R> {
     /// first.
     not_utf8: Option<u64>,
     scratch: TermScratch,
+    /// Lines of `text` before the next term's.
+    cursor: TermCursor,
     chunk: Vec<u8>,
 }
 
@@ -107,6 +109,7 @@ impl<R: Read> TextReader<R> {
             failed: false,
             not_utf8: None,
             scratch: TermScratch::default(),
+            cursor: TermCursor::default(),
             chunk: vec![0; CHUNK],
         }
     }
@@ -124,7 +127,7 @@ impl<R: Read> TextReader<R> {
             return None;
         }
         loop {
-            match next_term_into(&self.text, self.next, self.at_end, heap, &mut self.scratch) {
+            match self.cursor.next(&self.text, self.next, self.at_end, heap, &mut self.scratch) {
                 NextTerm::Term { root, end } => {
                     self.next = end;
                     self.entries += 1;
@@ -162,6 +165,8 @@ impl<R: Read> TextReader<R> {
                 self.bytes_dropped += dropped.len() as u64;
                 self.text.drain(..=newline);
                 self.next -= newline + 1;
+                // The lines dropped are counted above; the text starts anew.
+                self.cursor = TermCursor::default();
             }
         }
         let read = loop {

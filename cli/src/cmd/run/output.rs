@@ -51,10 +51,41 @@ pub(crate) struct Printer<'o> {
     pub(crate) failed: Option<CliError>,
     /// The text of the result being written.
     pub(crate) line: Vec<u8>,
-    /// Inputs that cannot run, kept (number, message) for the caller to
-    /// report instead of reported at once: for a thread that does not know
-    /// yet where its inputs are in the whole input.
-    pub(crate) deferred: Option<Vec<(u64, String)>>,
+    /// Messages kept for the caller to report in input order instead of
+    /// reported at once: for a thread that decides a part of the input
+    /// while others decide the parts before it.
+    pub(crate) deferred: Option<Vec<Note>>,
+}
+
+/// A message for standard error about one input, kept for later.
+#[derive(Clone, Debug)]
+pub(crate) struct Note {
+    /// The input's number, within the part that was decided.
+    pub(crate) number: u64,
+    pub(crate) what: NoteKind,
+}
+
+/// What a [`Note`] says.
+#[derive(Clone, Debug)]
+pub(crate) enum NoteKind {
+    /// The spec cannot run on the input.
+    NotRunnable(String),
+    /// A text term that does not parse was skipped.
+    SkippedTerm(String),
+    /// An encoded entry was skipped (its message names it already).
+    SkippedEntry(String),
+}
+
+impl Note {
+    /// The message, for a part whose inputs come after `base` others.
+    pub(crate) fn render(&self, base: u64) -> String {
+        let number = base + self.number;
+        match &self.what {
+            NoteKind::NotRunnable(error) => format!("input {number}: {error}"),
+            NoteKind::SkippedTerm(error) => format!("skipped term {number}:\n{error}"),
+            NoteKind::SkippedEntry(message) => message.clone(),
+        }
+    }
 }
 
 /// What a [`Printer`] prints with, without its writer: for threads that
@@ -125,7 +156,7 @@ impl Printer<'_> {
             Ok(Outcome::NoMatch) => Ok(()),
             Err(err) => {
                 if let Some(deferred) = &mut self.deferred {
-                    deferred.push((number, err.to_string()));
+                    deferred.push(Note { number, what: NoteKind::NotRunnable(err.to_string()) });
                     return Ok(());
                 }
                 self.out.flush().map_err(CliError::stdout)?;
@@ -188,6 +219,11 @@ impl Sink for Printer<'_> {
     }
 
     fn skipped(&mut self, error: &StreamError) -> std::io::Result<()> {
+        if let Some(deferred) = &mut self.deferred {
+            let what = NoteKind::SkippedEntry(format!("skipped {error}"));
+            deferred.push(Note { number: error.entry, what });
+            return Ok(());
+        }
         self.out.flush()?;
         report!("msc: {}: skipped {error}", self.path);
         Ok(())

@@ -16,7 +16,7 @@ use crossbeam_channel::{bounded, unbounded};
 use msc::Spec;
 use msc::stream::{EtfReader, Filter, Framing, SliceReader, StreamError, Summary};
 
-use super::output::Printer;
+use super::output::{Note, Printer};
 use crate::CliError;
 
 /// About how many bytes of entries one run holds.
@@ -36,7 +36,8 @@ struct Batch {
 /// What a worker made of a run, or how reading ended.
 enum Done {
     /// `end` is the input's offset after the run.
-    Run { index: u64, end: u64, output: Vec<u8>, summary: Summary },
+    /// `notes` are its messages for standard error, numbered in the whole input.
+    Run { index: u64, end: u64, output: Vec<u8>, summary: Summary, notes: Vec<Note> },
     /// The reader's error (after the runs numbered below `index`).
     Stopped { index: u64, error: StreamError, skipped: u64 },
     /// The end of the input, after `index` runs.
@@ -65,8 +66,9 @@ pub(crate) fn run(
     std::thread::scope(|scope| {
         let reader_done = done_in.clone();
         let spent = spent_out.clone();
+        let path = printer.path.clone();
         scope.spawn(move || {
-            read_batches(input, framing, skip_bad, &batches_in, &reader_done, &spent)
+            read_batches(input, &path, framing, skip_bad, &batches_in, &reader_done, &spent)
         });
         for _ in 0..jobs {
             let (batches, done) = (batches_out.clone(), done_in.clone());
@@ -76,12 +78,14 @@ pub(crate) fn run(
                 for batch in batches {
                     let mut output = written.try_recv().unwrap_or_default();
                     let mut printer = template.onto(&mut output);
+                    printer.deferred = Some(Vec::new());
                     let mut reader = SliceReader::new(&batch.bytes).framing(framing);
                     let result = Filter::new(spec)
                         .skip_bad(skip_bad)
                         .starting_at(batch.first_entry, batch.offset)
                         .run(&mut reader, &mut printer);
                     let failed = printer.failed.take();
+                    let notes = printer.deferred.take().unwrap_or_default();
                     drop(printer);
                     let end = batch.offset + batch.bytes.len() as u64;
                     let mut bytes = batch.bytes;
@@ -91,7 +95,7 @@ pub(crate) fn run(
                         (Some(err), _) => Done::Failed(err),
                         (None, Err(err)) => Done::Failed(CliError::stdout(err)),
                         (None, Ok(summary)) => {
-                            Done::Run { index: batch.index, end, output, summary }
+                            Done::Run { index: batch.index, end, output, summary, notes }
                         }
                     };
                     if done.send(message).is_err() {
@@ -109,6 +113,7 @@ pub(crate) fn run(
 /// ended.
 fn read_batches(
     input: Box<dyn BufRead + Send>,
+    path: &str,
     framing: Framing,
     skip_bad: bool,
     batches: &crossbeam_channel::Sender<Batch>,
@@ -134,7 +139,7 @@ fn read_batches(
             Some(Err(error)) => {
                 if skip_bad && reader.resume() {
                     skipped += 1;
-                    report!("msc: skipped {error}");
+                    report!("msc: {path}: skipped {error}");
                     continue;
                 }
                 let runs = index + u64::from(!batch.bytes.is_empty());
@@ -169,13 +174,19 @@ fn write_in_order(
     written: &crossbeam_channel::Sender<Vec<u8>>,
 ) -> Result<Summary, CliError> {
     let mut total = Summary::default();
-    let mut waiting: BTreeMap<u64, (u64, Vec<u8>, Summary)> = BTreeMap::new();
+    let mut waiting: BTreeMap<u64, (u64, Vec<u8>, Summary, Vec<Note>)> = BTreeMap::new();
     let mut next = 0;
     // Set once reading has ended: how many runs there are, and why it ended.
     let mut end: Option<(u64, Option<StreamError>, u64)> = None;
     loop {
-        while let Some((end, mut output, summary)) = waiting.remove(&next) {
+        while let Some((end, mut output, summary, notes)) = waiting.remove(&next) {
             printer.out.write_all(&output).map_err(CliError::stdout)?;
+            if !notes.is_empty() {
+                printer.out.flush().map_err(CliError::stdout)?;
+                for note in &notes {
+                    report!("msc: {}: {}", printer.path, note.render(0));
+                }
+            }
             output.clear();
             let _ = written.send(output);
             if let Some(bar) = &printer.progress {
@@ -196,8 +207,8 @@ fn write_in_order(
             return Ok(total);
         }
         match done.recv() {
-            Ok(Done::Run { index, end, output, summary }) => {
-                waiting.insert(index, (end, output, summary));
+            Ok(Done::Run { index, end, output, summary, notes }) => {
+                waiting.insert(index, (end, output, summary, notes));
             }
             Ok(Done::Stopped { index, error, skipped }) => {
                 end = Some((index, Some(error), skipped))

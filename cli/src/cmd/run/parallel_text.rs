@@ -14,13 +14,13 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 
 use crossbeam_channel::{bounded, unbounded};
-use matchspec::syntax::{NextTerm, ParseError, TermScratch, next_term_into};
+use matchspec::syntax::{NextTerm, ParseError, TermCursor, TermScratch, next_term_into};
 use matchspec::term::Heap;
 use matchspec::{Run, Scratch, TestHost};
 use msc::Spec;
 use msc::stream::Summary;
 
-use super::output::{Detached, Printer};
+use super::output::{Detached, Note, NoteKind, Printer};
 use crate::CliError;
 
 /// About how many bytes of text one run holds.
@@ -43,7 +43,7 @@ struct Parsed {
     summary: Summary,
     /// Messages for standard error, numbered within the text: inputs that
     /// cannot run, terms skipped.
-    messages: Vec<(u64, String)>,
+    messages: Vec<Note>,
     /// The first term that does not parse, when not skipping: its number
     /// within the text, and the error (located in the whole input).
     stopped: Option<(u64, ParseError)>,
@@ -122,10 +122,11 @@ fn parse(
     let mut summary = Summary::default();
     let mut messages = Vec::new();
     let mut stopped = None;
+    let mut cursor = TermCursor::default();
     loop {
         heap.clear();
         let number = summary.entries + summary.skipped + 1;
-        match next_term_into(text, from, complete, &mut heap, &mut terms) {
+        match cursor.next(text, from, complete, &mut heap, &mut terms) {
             NextTerm::Term { root, end } => {
                 from = end;
                 let outcome = spec.run(heap.view(root), &mut scratch, &mut host);
@@ -137,7 +138,7 @@ fn parse(
                 if skip_bad {
                     from = end;
                     summary.skipped += 1;
-                    messages.push((number, format!("skipped term {{}}:\n{error}")));
+                    messages.push(Note { number, what: NoteKind::SkippedTerm(error.to_string()) });
                 } else {
                     stopped = Some((number, error));
                     break;
@@ -146,10 +147,9 @@ fn parse(
             NextTerm::More | NextTerm::Done => break,
         }
     }
-    let deferred = printer.deferred.take().unwrap_or_default();
+    messages.extend(printer.deferred.take().unwrap_or_default());
     drop(printer);
-    messages.extend(deferred.into_iter().map(|(n, err)| (n, format!("input {{}}: {err}"))));
-    messages.sort_by_key(|m| m.0);
+    messages.sort_by_key(|note| note.number);
     Ok(Parsed { output, summary, messages, stopped, rest: from })
 }
 
@@ -303,12 +303,8 @@ fn emit(
     printer.out.write_all(&parsed.output).map_err(CliError::stdout)?;
     if !parsed.messages.is_empty() {
         printer.out.flush().map_err(CliError::stdout)?;
-        for (number, message) in &parsed.messages {
-            report!(
-                "msc: {}: {}",
-                printer.path,
-                message.replacen("{}", &(base + number).to_string(), 1)
-            );
+        for note in &parsed.messages {
+            report!("msc: {}: {}", printer.path, note.render(base));
         }
     }
     total.add(Summary { stopped: None, ..parsed.summary });
