@@ -130,7 +130,8 @@ impl ParseError {
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TermCursor {
-    /// Where the line of the last term read starts, and the lines before it.
+    /// Where the line of the last term that did not parse starts, and the
+    /// lines before it.
     line_start: usize,
     lines: u32,
 }
@@ -146,17 +147,21 @@ impl TermCursor {
         heap: &mut Heap,
         scratch: &mut TermScratch,
     ) -> NextTerm {
-        if let Some(newline) = text.get(self.line_start..from).and_then(|t| t.rfind('\n')) {
-            let passed = &text[self.line_start..=self.line_start + newline];
-            let newlines: usize = passed.bytes().map(|b| usize::from(b == b'\n')).sum();
-            self.lines = self.lines.saturating_add(newlines as u32);
-            self.line_start += newline + 1;
-        }
         let start = self.line_start.min(from);
         match next_term_into(&text[start..], from - start, complete, heap, scratch) {
             NextTerm::Term { root, end } => NextTerm::Term { root, end: end + start },
             NextTerm::Error { error, end } => {
-                NextTerm::Error { error: error.with_line_offset(self.lines), end: end + start }
+                let error = error.with_line_offset(self.lines);
+                // Move on to this term's line, so that the next error is
+                // located from here: every byte is counted once however
+                // many errors there are (terms that parse cost nothing).
+                if let Some(newline) = text.get(start..from).and_then(|t| t.rfind('\n')) {
+                    let passed = &text[start..=start + newline];
+                    let newlines: usize = passed.bytes().map(|b| usize::from(b == b'\n')).sum();
+                    self.lines = self.lines.saturating_add(newlines as u32);
+                    self.line_start = start + newline + 1;
+                }
+                NextTerm::Error { error, end: end + start }
             }
             other => other,
         }
