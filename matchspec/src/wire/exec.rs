@@ -89,7 +89,7 @@ impl WireProgram {
                     if !same {
                         return None;
                     }
-                    None
+                    None // equal: fall through
                 }
                 WireOp::CompareLiteral { op, src, literal, fail } => {
                     let at = at(registers, src)?;

@@ -40,13 +40,23 @@ impl Framing {
     }
 }
 
-/// Where the next entry's term is.
+/// Where the next entry's term is (for this reader and [`SliceReader`](super::SliceReader)).
 #[derive(Clone, Copy)]
-enum Found {
-    /// In the buffer, after `skip` bytes of framing, `len` bytes long.
+pub(super) enum Found {
+    /// After `skip` bytes of framing, `len` bytes long.
     Buffered { skip: usize, len: usize },
-    /// A dbg drop entry (5 bytes), whose term is made in `synthetic`.
+    /// A dbg drop entry (its 5-byte header alone), whose term is made.
     Drop(u32),
+}
+
+impl Found {
+    /// The bytes the entry takes in the stream, framing included.
+    pub(super) fn framed_len(self) -> usize {
+        match self {
+            Found::Buffered { skip, len } => skip + len,
+            Found::Drop(_) => Framing::DbgTrace.prefix(),
+        }
+    }
 }
 
 /// The most bytes one entry may take unless [`EtfReader::max_entry`] says
@@ -187,8 +197,7 @@ impl<R: Read> EtfReader<R> {
     /// own. `None` at the end of the stream (and after an error).
     pub fn next_framed(&mut self) -> Option<Result<&[u8], StreamError>> {
         match self.advance()? {
-            Ok((at, Found::Buffered { skip, len })) => Some(Ok(&self.buffer[at..at + skip + len])),
-            Ok((at, Found::Drop(_))) => Some(Ok(&self.buffer[at..at + 5])),
+            Ok((at, found)) => Some(Ok(&self.buffer[at..at + found.framed_len()])),
             Err(err) => Some(Err(err)),
         }
     }
@@ -213,10 +222,7 @@ impl<R: Read> EtfReader<R> {
             Ok(Some(found)) => {
                 let at = self.start;
                 self.entry_offset = self.offset;
-                self.consume(match found {
-                    Found::Buffered { skip, len } => skip + len,
-                    Found::Drop(_) => 5,
-                });
+                self.consume(found.framed_len());
                 self.entries += 1;
                 Some(Ok((at, found)))
             }
@@ -362,7 +368,7 @@ impl<R: Read> EtfReader<R> {
 }
 
 /// Does decoding `err` only say the bytes ended too soon?
-fn needs_more(err: &DecodeError) -> bool {
+pub(super) fn needs_more(err: &DecodeError) -> bool {
     !err.in_compressed()
         && matches!(
             err.kind(),

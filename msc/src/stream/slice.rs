@@ -1,9 +1,9 @@
 //! [`SliceReader`]: the entries of a stream already in memory, handed out
 //! as slices of it, with no copy.
 
-use matchspec::etf::{self, DecodeError, DecodeErrorKind};
+use matchspec::etf::{self, DecodeError};
 
-use super::reader::{Header, drop_term, header};
+use super::reader::{Found, Header, drop_term, header, needs_more};
 use super::{DEFAULT_MAX_ENTRY, Entries, Framing, StreamError, StreamErrorKind};
 
 /// Reads the entries of `bytes` as [`EtfReader`](super::EtfReader) reads a
@@ -37,13 +37,6 @@ pub struct SliceReader<'a> {
     skippable: Option<usize>,
     /// The term of a dbg drop entry, which the input does not hold.
     synthetic: Vec<u8>,
-}
-
-/// Where the next entry is: its start, its framing's length, its term's
-/// length; or a dbg drop entry.
-enum Found {
-    Term { skip: usize, len: usize },
-    Drop(u32),
 }
 
 impl<'a> SliceReader<'a> {
@@ -93,10 +86,7 @@ impl<'a> SliceReader<'a> {
         Some(match found {
             Ok(found) => {
                 self.entry_offset = self.pos as u64;
-                self.pos += match found {
-                    Found::Term { skip, len } => skip + len,
-                    Found::Drop(_) => self.framing.prefix(),
-                };
+                self.pos += found.framed_len();
                 self.entries += 1;
                 Ok(found)
             }
@@ -119,15 +109,8 @@ impl<'a> SliceReader<'a> {
                 Ok(len) if len > self.max_entry => {
                     Err(StreamErrorKind::TooLarge { limit: self.max_entry })
                 }
-                Ok(len) => Ok(Found::Term { skip: 0, len }),
-                Err(err)
-                    if !err.in_compressed()
-                        && matches!(
-                            err.kind(),
-                            DecodeErrorKind::UnexpectedEnd
-                                | DecodeErrorKind::LengthExceedsInput { .. }
-                        ) =>
-                {
+                Ok(len) => Ok(Found::Buffered { skip: 0, len }),
+                Err(err) if needs_more(&err) => {
                     // It goes on beyond the input: past the limit, it is
                     // too long whatever the rest would have been.
                     if rest.len() >= self.max_entry {
@@ -151,7 +134,7 @@ impl<'a> SliceReader<'a> {
         if rest.len() - prefix < len {
             return Err(StreamErrorKind::Truncated);
         }
-        Ok(Found::Term { skip: prefix, len })
+        Ok(Found::Buffered { skip: prefix, len })
     }
 }
 
@@ -159,7 +142,7 @@ impl Entries for SliceReader<'_> {
     fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
         let at = self.pos;
         match self.advance()? {
-            Ok(Found::Term { skip, len }) => Some(Ok(&self.bytes[at + skip..at + skip + len])),
+            Ok(Found::Buffered { skip, len }) => Some(Ok(&self.bytes[at + skip..at + skip + len])),
             Ok(Found::Drop(count)) => {
                 self.synthetic = drop_term(count);
                 Some(Ok(&self.synthetic))
