@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::fun2ms::{Dialect, Fun2msError, fun2ms_with_spans};
 use crate::host::Host;
 use crate::ir::Program;
 use crate::outcome::{EvalError, Outcome};
@@ -11,7 +12,7 @@ use crate::run::{Batch, Run};
 use crate::scratch::Scratch;
 use crate::spec::{Kind, SpecErrors};
 use crate::syntax::{ParseError, parse_term_with_spans};
-use crate::term::TermRef;
+use crate::term::{Term, TermRef};
 use crate::wire::WireProgram;
 
 /// A match spec compiled for one event kind: cheap to clone, `Send + Sync`,
@@ -48,6 +49,8 @@ pub enum CompileError {
     Parse(ParseError),
     /// The term is not a valid spec for the kind (ERTS's messages).
     Spec(SpecErrors),
+    /// The fun did not translate into a spec (see [`crate::fun2ms`]).
+    Fun(Fun2msError),
 }
 
 impl fmt::Display for CompileError {
@@ -55,6 +58,7 @@ impl fmt::Display for CompileError {
         match self {
             CompileError::Parse(e) => e.fmt(f),
             CompileError::Spec(e) => e.fmt(f),
+            CompileError::Fun(e) => e.fmt(f),
         }
     }
 }
@@ -80,6 +84,32 @@ impl CompiledSpec {
         let (term, map) = parse_term_with_spans(text)?;
         CompiledSpec::from_term(term.as_ref(), kind, config).map_err(|mut errors| {
             errors.locate(text, &map, term.as_ref());
+            CompileError::Spec(errors)
+        })
+    }
+
+    /// Translates a fun as `ets:fun2ms/1` (table) or `dbg:fun2ms/1` (trace
+    /// kinds) would, with `bindings` for the variables its head does not
+    /// bind, then checks and compiles the spec. Errors point into the fun's
+    /// text, ERTS's included.
+    ///
+    /// ```
+    /// use matchspec::{CompiledSpec, Config, spec::Kind};
+    /// let spec = CompiledSpec::from_fun("fun({K, V}) when V > 1 -> K end", Kind::Table, &[], &Config::default());
+    /// assert!(spec.is_ok());
+    /// let err = CompiledSpec::from_fun("fun([A]) -> return_trace() end", Kind::Table, &[], &Config::default());
+    /// assert!(err.is_err());
+    /// ```
+    pub fn from_fun(
+        text: &str,
+        kind: Kind,
+        bindings: &[(&str, Term)],
+        config: &Config,
+    ) -> Result<CompiledSpec, CompileError> {
+        let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
+        let (spec, map) = fun2ms_with_spans(text, dialect, bindings).map_err(CompileError::Fun)?;
+        CompiledSpec::from_term(spec.as_ref(), kind, config).map_err(|mut errors| {
+            errors.locate(text, &map, spec.as_ref());
             CompileError::Spec(errors)
         })
     }

@@ -106,6 +106,7 @@ pub mod conformance;
 #[doc(hidden)]
 pub mod engine_internals;
 pub mod etf;
+pub mod fun2ms;
 pub mod host;
 pub mod interp;
 pub mod ir;

@@ -3,7 +3,7 @@
 
 use matchspec::run::Batch;
 use matchspec::spec::Kind;
-use matchspec::term::TermRef;
+use matchspec::term::{Term, TermRef};
 use matchspec::{CompileError, CompiledSpec, Config, EvalError, Host, Outcome, Run, Scratch};
 #[cfg(feature = "jit")]
 use matchspec_jit::{JitError, JitProgram};
@@ -79,6 +79,19 @@ impl Builder {
         Ok(Spec::new(spec, self.engine))
     }
 
+    /// Translates a fun as `ets:fun2ms/1` (table) or `dbg:fun2ms/1` (trace
+    /// kinds) would, with `bindings` for the variables its head does not
+    /// bind, then checks and compiles the spec for events of `kind`.
+    pub fn build_fun(
+        &self,
+        text: &str,
+        kind: Kind,
+        bindings: &[(&str, Term)],
+    ) -> Result<Spec, CompileError> {
+        let spec = CompiledSpec::from_fun(text, kind, bindings, &self.config)?;
+        Ok(Spec::new(spec, self.engine))
+    }
+
     /// Checks and compiles the spec term `term` for events of `kind`.
     pub fn build_from_term(&self, term: TermRef<'_>, kind: Kind) -> Result<Spec, CompileError> {
         let spec = CompiledSpec::from_term(term, kind, &self.config)?;
@@ -96,6 +109,31 @@ impl Spec {
     /// [`builder`](Spec::builder)'s defaults.
     pub fn compile(text: &str, kind: Kind) -> Result<Spec, CompileError> {
         Spec::builder().build(text, kind)
+    }
+
+    /// Translates the fun `text` as `ets:fun2ms/1` (table) or
+    /// `dbg:fun2ms/1` (trace kinds) would, with `bindings` for the variables
+    /// its head does not bind, and compiles the spec for events of `kind`,
+    /// with the [`builder`](Spec::builder)'s defaults. Errors, ms_transform's
+    /// and ERTS's, point into the fun.
+    ///
+    /// ```
+    /// use msc::{Kind, Run, Scratch, Spec, Term, TestHost};
+    ///
+    /// let limit = Term::from(100);
+    /// let spec = Spec::from_fun("fun({K, V}) when V > Limit -> K end", Kind::Table, &[("Limit", limit)])?;
+    /// let input = Term::parse("{ann, 150}")?;
+    /// let mut scratch = Scratch::new();
+    /// let outcome = spec.run(input.as_ref(), &mut scratch, &mut TestHost::default())?;
+    /// assert_eq!(outcome.result().unwrap().to_string(), "ann");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_fun(
+        text: &str,
+        kind: Kind,
+        bindings: &[(&str, Term)],
+    ) -> Result<Spec, CompileError> {
+        Spec::builder().build_fun(text, kind, bindings)
     }
 
     /// Puts a compiled spec on `engine`. With [`Engine::Jit`] this compiles

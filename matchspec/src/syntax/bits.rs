@@ -38,6 +38,12 @@ pub(crate) struct BitWriter {
 }
 
 impl BitWriter {
+    /// The bits of an existing bitstring: `bytes` holds `bit_len` bits, most
+    /// significant first.
+    pub(crate) fn from_bits(bytes: &[u8], bit_len: u64) -> BitWriter {
+        BitWriter { bytes: bytes.to_vec(), bit_len }
+    }
+
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes
     }

@@ -22,6 +22,11 @@ impl Span {
         self.start as usize..self.end as usize
     }
 
+    /// The empty span where this one starts.
+    pub fn first(self) -> Span {
+        Span { start: self.start, end: self.start }
+    }
+
     /// The span covering both.
     pub fn to(self, other: Span) -> Span {
         Span { start: self.start.min(other.start), end: self.end.max(other.end) }
@@ -129,6 +134,8 @@ pub enum ParseErrorKind {
     /// A `.` that does not end a term (it must be followed by white space,
     /// a comment or the end of the input).
     BadDot,
+    /// A malformed fun, e.g. a named fun whose clauses differ in name.
+    BadFun(String),
     /// An invalid binary segment, e.g. `<<1.5>>` (a float needs `/float`).
     BadSegment(String),
     /// A token the grammar does not allow here.
@@ -185,6 +192,20 @@ impl ParseError {
         self
     }
 
+    /// The same error with "a term" among the expected tokens called
+    /// `what` instead (the expression grammar's word for it).
+    pub(crate) fn expecting(mut self, what: &str) -> ParseError {
+        if let ParseErrorKind::UnexpectedToken { expected, .. }
+        | ParseErrorKind::UnexpectedEnd { expected } = &mut self.kind
+        {
+            for e in expected.iter_mut().filter(|e| *e == "a term") {
+                *e = what.to_owned();
+            }
+            expected.sort();
+        }
+        self
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ParseErrorKind {
         &self.kind
@@ -236,6 +257,7 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::BadDot => {
                 f.write_str("`.` must end a term and be followed by white space or the end")
             }
+            ParseErrorKind::BadFun(why) => f.write_str(why),
             ParseErrorKind::BadSegment(why) => write!(f, "invalid binary segment: {why}"),
             ParseErrorKind::UnexpectedToken { found, expected } => {
                 write!(f, "unexpected {found}")?;

@@ -61,12 +61,7 @@ impl<'input> Splitter<'input> {
             let span = self.lexer.span();
             match token {
                 Ok(Token::Dot) => {
-                    let after = self.source[span.end..].chars().next();
-                    let ends_term = match after {
-                        None | Some('%') => true,
-                        Some(c) => u32::from(c) <= 0x20 || (0x80..=0xa0).contains(&u32::from(c)),
-                    };
-                    if !ends_term {
+                    if !ends_form(&self.source[span.end..]) {
                         error.get_or_insert(SyntaxError::new(
                             ParseErrorKind::BadDot,
                             span.start,
@@ -90,5 +85,14 @@ impl<'input> Splitter<'input> {
                 }
             }
         }
+    }
+}
+
+/// Does a `.` followed by `rest` end a term or form (white space, a comment
+/// or nothing next, as in `erl_scan`)?
+pub(crate) fn ends_form(rest: &str) -> bool {
+    match rest.chars().next() {
+        None | Some('%') => true,
+        Some(c) => u32::from(c) <= 0x20 || (0x80..=0xa0).contains(&u32::from(c)),
     }
 }

@@ -34,15 +34,16 @@
 //! assert_eq!(err.location().to_string(), "1:6");
 //! ```
 
-mod bits;
+pub(crate) mod bits;
 mod build;
 mod error;
+pub(crate) mod expr;
 mod lexer;
 mod number;
 mod plain;
 mod source_map;
 mod stream;
-mod token;
+pub(crate) mod token;
 
 #[allow(
     clippy::all,
@@ -66,7 +67,8 @@ use lalrpop_util::ParseError as LalrpopError;
 
 use crate::term::{Heap, Term, Word};
 use build::{Builder, SyntaxError};
-use lexer::{Splitter, TermTokens};
+use lexer::{Splitter, TermTokens, ends_form};
+use logos::Logos;
 use token::Token;
 
 /// Parses one term. A final `.` is optional; nothing but white space and
@@ -155,6 +157,40 @@ impl Iterator for TermStream<'_> {
                 .map(|(root, span, _)| (Term::from_parts(heap, root), span)),
         )
     }
+}
+
+/// Parses one Erlang expression (the text of a fun, for `ms_transform`). A
+/// final `.` is optional; a `.` followed by white space anywhere else ends
+/// the expression, as it ends a form in Erlang.
+pub(crate) fn parse_expr(text: &str) -> Result<expr::Expr, ParseError> {
+    let mut lexer = Token::lexer(text);
+    let mut tokens = Vec::new();
+    let mut end = Span::new(text.len(), text.len());
+    while let Some(token) = lexer.next() {
+        let span = lexer.span();
+        match token {
+            Ok(Token::Dot) if ends_form(&text[span.end..]) => {
+                if let Some(Ok(_)) = lexer.next() {
+                    let next = lexer.span();
+                    let span = Span::new(next.start, next.end);
+                    return Err(ParseError::new(ParseErrorKind::TrailingInput, span, text));
+                }
+                end = Span::new(span.start, span.end);
+                break;
+            }
+            Ok(token) => tokens.push((span.start, token, span.end)),
+            Err(kind) => return Err(ParseError::new(kind, Span::new(span.start, span.end), text)),
+        }
+    }
+    let start = tokens.first().map_or(end.start as usize, |t| t.0);
+    if tokens.is_empty() {
+        return Err(ParseError::new(ParseErrorKind::Empty, end, text));
+    }
+    let mut heap = Heap::new();
+    let mut builder = Builder::new(&mut heap, false);
+    grammar::FunTextParser::new()
+        .parse(&mut builder, tokens.into_iter().map(Ok))
+        .map_err(|err| convert_error(err, text, start, end).expecting("an expression"))
 }
 
 type Parsed = (Word, Span, Option<SourceMap>);
@@ -282,10 +318,19 @@ fn tidy_expected(expected: &[String]) -> Vec<String> {
     let names: Vec<&str> = expected.iter().map(|e| e.trim_matches('"')).collect();
     let starts_term = names.contains(&"atom") && names.contains(&"{");
     let any_number = ["integer", "float", "character"].iter().all(|n| names.contains(n));
+    // Reserved words are terminals of their own for the expression grammar;
+    // where a term may start, any of them is just a misplaced reserved word.
+    const KEYWORDS: &[&str] = &[
+        "after", "and", "andalso", "band", "begin", "bnot", "bor", "bsl", "bsr", "bxor", "case",
+        "catch", "div", "end", "if", "not", "of", "or", "orelse", "receive", "rem", "try", "when",
+        "xor", "maybe", "else",
+    ];
     let mut out: Vec<String> = Vec::new();
     for name in names {
-        let item = if starts_term && TERM_STARTS.contains(&name) {
+        let item = if starts_term && (TERM_STARTS.contains(&name) || KEYWORDS.contains(&name)) {
             "a term".to_owned()
+        } else if KEYWORDS.contains(&name) {
+            format!("`{name}`")
         } else if any_number && ["integer", "float", "character"].contains(&name) {
             "a number".to_owned()
         } else if name.chars().all(|c| c.is_ascii_punctuation()) {

@@ -60,6 +60,46 @@ pub(crate) enum Token<'input> {
     #[token("fun")]
     Fun,
 
+    // Operators and punctuation of expressions (funs); terms never hold them.
+    #[token("->")]
+    RArrow,
+    #[token(";")]
+    Semi,
+    #[token("=")]
+    Equals,
+    #[token("==")]
+    EqEq,
+    #[token("=:=")]
+    ExactEq,
+    #[token("/=")]
+    NotEq,
+    #[token("=/=")]
+    ExactNotEq,
+    #[token("<")]
+    Lt,
+    #[token(">")]
+    Gt,
+    #[token("=<")]
+    Le,
+    #[token(">=")]
+    Ge,
+    #[token("*")]
+    Star,
+    #[token("++")]
+    PlusPlus,
+    #[token("--")]
+    MinusMinus,
+    #[token("!")]
+    Bang,
+    #[token("||")]
+    DoubleBar,
+    #[token("<-")]
+    LArrow,
+    #[token("<=")]
+    LDoubleArrow,
+    #[token("?=")]
+    MaybeMatch,
+
     // **IMPORTANT** keep in sync with `term::display::is_lower`/`is_name_char`.
     #[regex(r"[a-zß-öø-ÿ][a-zA-Z0-9_@À-ÖØ-öø-ÿ]*", bare_atom)]
     #[regex(r"'([^'\\]|\\[\x00-\x{10FFFF}])*'", quoted_atom)]
