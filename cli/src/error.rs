@@ -99,6 +99,38 @@ pub(crate) enum CliError {
     /// A spec did not compile.
     #[error("{0}")]
     Compile(#[from] CompileError),
+    /// A fun did not translate into a match spec.
+    #[error("{0}")]
+    Fun2ms(matchspec::fun2ms::Fun2msError),
+    /// A fun translated into a spec that ERTS rejects for the kind.
+    #[error("msc: the fun translates to {spec}\nwhich is not a valid {kind} spec:\n{errors}")]
+    Fun2msCheck {
+        /// The translated spec.
+        spec: String,
+        /// The event kind.
+        kind: &'static str,
+        /// ERTS's errors.
+        errors: matchspec::spec::SpecErrors,
+    },
+    /// `msc dump --fun`: the spec has no fun.
+    #[error("msc: {0}")]
+    NoFun(matchspec::fun2ms::NoFun),
+    /// A command-line value is malformed (`--bind X`).
+    #[error("msc: {0}")]
+    Usage(String),
+    /// A term of a `msc fun2ms --batch` file is not a fun case.
+    #[error(
+        "msc: {path}:{location}: not a {{Dialect, FunText}} or {{Dialect, FunText, Bindings}} \
+         case (either with a trailing Expected): {term}"
+    )]
+    NotAFunCase {
+        /// The batch file.
+        path: String,
+        /// Where the term starts.
+        location: Location,
+        /// The term, as Erlang text.
+        term: String,
+    },
     /// An engine could not run a spec on an input.
     #[error("msc: {0}")]
     Eval(#[from] EvalError),

@@ -2,9 +2,11 @@
 
 use std::io::Read;
 
+use matchspec::fun2ms::{Dialect, fun2ms};
 use matchspec::spec::Kind;
 use matchspec::syntax::{Step, parse_term, parse_term_with_spans};
 use matchspec::term::Term;
+use matchspec::{CompileError, CompiledSpec, Config};
 
 use crate::CliError;
 
@@ -39,13 +41,19 @@ pub(crate) fn term_arg(arg: &str) -> Result<(Term, String), CliError> {
 
 /// A spec as commands take it: the text of a match spec, and the kind if
 /// it was given as `{Kind, MatchSpec}` (as the benchmark workloads' `.ms`
-/// files write them).
+/// files write them); or the text of a fun, which `fun2ms` translates for
+/// the kind.
 #[derive(Debug)]
 pub(crate) struct SpecText {
-    /// The match spec's text, ready for [`matchspec::CompiledSpec::compile`].
-    pub(crate) text: String,
+    /// The text: a match spec, ready for
+    /// [`matchspec::CompiledSpec::compile`], or a fun.
+    text: String,
     /// The kind the text named, if it did.
     pub(crate) kind: Option<Kind>,
+    /// Is the text a fun?
+    fun: bool,
+    /// Where the text came from.
+    path: String,
 }
 
 impl SpecText {
@@ -54,6 +62,66 @@ impl SpecText {
     pub(crate) fn kind_or(&self, given: Option<Kind>) -> Kind {
         given.or(self.kind).unwrap_or(Kind::Table)
     }
+
+    /// The match spec's text for `kind`: a fun is translated as
+    /// `ets:fun2ms/1` (table) or `dbg:fun2ms/1` (trace kinds) would.
+    pub(crate) fn spec_for(&self, kind: Kind) -> Result<String, CliError> {
+        if !self.fun {
+            return Ok(self.text.clone());
+        }
+        fun_spec(&self.text, kind).map(|spec| spec.to_string())
+    }
+
+    /// Compiles the spec for `kind` with the default configuration.
+    pub(crate) fn compile(&self, kind: Kind) -> Result<CompiledSpec, CliError> {
+        if self.fun {
+            return compile_fun(&self.text, kind, &[]);
+        }
+        Ok(CompiledSpec::compile(&self.text, kind, &Config::default())?)
+    }
+
+    /// Where the text came from (`<argument>` for inline text).
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+/// Is `text` a fun (its first token `fun`, after white space and comments)?
+pub(crate) fn is_fun(text: &str) -> bool {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        match rest.strip_prefix('%') {
+            Some(comment) => rest = comment.split_once('\n').map_or("", |(_, r)| r),
+            None => break,
+        }
+    }
+    rest.strip_prefix("fun").is_some_and(|after| {
+        !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '@')
+    })
+}
+
+/// Compiles a fun for `kind`: errors point into the fun, and a spec ERTS
+/// rejects is shown too.
+pub(crate) fn compile_fun(
+    text: &str,
+    kind: Kind,
+    bindings: &[(&str, Term)],
+) -> Result<CompiledSpec, CliError> {
+    CompiledSpec::from_fun(text, kind, bindings, &Config::default()).map_err(|e| match e {
+        CompileError::Fun(e) => CliError::Fun2ms(e),
+        CompileError::Spec(errors) => match fun_spec(text, kind) {
+            Ok(spec) => CliError::Fun2msCheck { spec: spec.to_string(), kind: kind.name(), errors },
+            Err(e) => e,
+        },
+        other => CliError::Compile(other),
+    })
+}
+
+/// The spec a fun translates to for `kind` (no bindings).
+pub(crate) fn fun_spec(text: &str, kind: Kind) -> Result<Term, CliError> {
+    let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
+    fun2ms(text, dialect, &[]).map_err(CliError::Fun2ms)
 }
 
 /// A spec given on the command line: inline text or `@FILE`, either a
@@ -80,11 +148,14 @@ fn arg_text(arg: &str) -> Result<(String, String), CliError> {
 /// is never a match spec, so an atom that names no kind is an error rather
 /// than a spec for the checker to reject.
 fn spec_text(path: &str, text: String) -> Result<SpecText, CliError> {
+    if is_fun(&text) {
+        return Ok(SpecText { text, kind: None, fun: true, path: path.to_owned() });
+    }
     let (term, map) = parse_term_with_spans(&text)
         .map_err(|source| CliError::Parse { path: path.to_owned(), source })?;
     let named = term.as_ref().as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(0)?.as_atom());
     let Some(name) = named else {
-        return Ok(SpecText { text, kind: None });
+        return Ok(SpecText { text, kind: None, fun: false, path: path.to_owned() });
     };
     let kind = Kind::from_name(name.name())
         .ok_or_else(|| CliError::UnknownKind { path: path.to_owned(), name: name.to_string() })?;
@@ -98,5 +169,5 @@ fn spec_text(path: &str, text: String) -> Result<SpecText, CliError> {
         .map(|c| if c == '\n' || c == '\r' { c } else { ' ' })
         .chain(text[start..end].chars())
         .collect();
-    Ok(SpecText { text, kind: Some(kind) })
+    Ok(SpecText { text, kind: Some(kind), fun: false, path: path.to_owned() })
 }

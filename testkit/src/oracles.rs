@@ -1,6 +1,6 @@
 //! Generators and oracles of the fuzz targets over `matchspec` alone
 //! (`parse_text`, `text_roundtrip`, `etf_roundtrip`, `etf_decode`,
-//! `compile`) and the generator of the `differential` target's cases.
+//! `compile`, `fun2ms`) and the generator of the `differential` target's cases.
 //!
 //! Each target is one line that hands its input to the function of the same
 //! name here. Every function takes the raw fuzz input, panics if the
@@ -251,6 +251,35 @@ fn encode(term: &Term) -> Vec<u8> {
 #[track_caller]
 fn decode(bytes: &[u8]) -> Term {
     etf::decode(bytes).unwrap_or_else(|err| panic!("decode failed: {err}\nbytes: {bytes:?}"))
+}
+
+/// Arbitrary text read as a fun never makes `fun2ms` panic, in either
+/// dialect; every error renders; and every spec it makes has a fun that
+/// translates back to it (`spec_to_fun`, checked again here).
+pub fn fun2ms(data: &[u8]) -> bool {
+    use matchspec::fun2ms::{Dialect, fun2ms, spec_to_fun};
+    if data.len() > MAX_INPUT {
+        return false;
+    }
+    let text = String::from_utf8_lossy(data);
+    for dialect in [Dialect::Table, Dialect::Trace] {
+        match fun2ms(&text, dialect, &[]) {
+            Ok(spec) => {
+                let fun = spec_to_fun(spec.as_ref(), dialect)
+                    .unwrap_or_else(|no| panic!("{text:?} gives {spec}, and then {no}"));
+                let named: Vec<(&str, Term)> =
+                    fun.bindings.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+                let back = fun2ms(&fun.text, dialect, &named)
+                    .unwrap_or_else(|e| panic!("{spec} -> {} fails: {e}", fun.text));
+                assert!(back.as_ref().eq_exact(&spec.as_ref()), "{spec} -> {} -> {back}", fun.text);
+            }
+            Err(err) => {
+                let _ = err.to_string();
+                let _ = err.message();
+            }
+        }
+    }
+    true
 }
 
 fn render(err: &ParseError) {

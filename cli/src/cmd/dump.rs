@@ -2,7 +2,8 @@
 
 use std::io::Write;
 
-use matchspec::{CompiledSpec, Config};
+use matchspec::fun2ms::{Dialect, spec_to_fun};
+use matchspec::spec::Kind;
 use matchspec_jit::JitProgram;
 
 use super::KindArg;
@@ -19,8 +20,12 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with = "asm")]
     clif: bool,
     /// Show the machine code the JIT makes of the program instead.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "fun")]
     asm: bool,
+    /// Show the spec as the fun `ets:fun2ms/1` (table) or `dbg:fun2ms/1`
+    /// (trace kinds) translates to it, with the bindings it needs.
+    #[arg(long, conflicts_with = "clif")]
+    fun: bool,
     /// The match spec, or `{Kind, Spec}`, as Erlang text (or @FILE).
     spec: String,
 }
@@ -29,7 +34,18 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let spec = spec_arg(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let compiled = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
+    let compiled = spec.compile(kind)?;
+    if args.fun {
+        let text = spec.spec_for(kind)?;
+        let term = matchspec::syntax::parse_term(&text)
+            .map_err(|source| CliError::Parse { path: spec.path().to_owned(), source })?;
+        let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
+        let fun = spec_to_fun(term.as_ref(), dialect).map_err(CliError::NoFun)?;
+        for (name, value) in &fun.bindings {
+            outln!(out, "% {name} = {value}")?;
+        }
+        return outln!(out, "{}", fun.text);
+    }
     if args.clif || args.asm {
         let listing = JitProgram::listing(&compiled).map_err(CliError::Jit)?;
         let text = if args.clif { listing.clif } else { listing.asm };

@@ -5,6 +5,7 @@ mod demo;
 mod dump;
 mod engine;
 mod etf;
+mod fun2ms;
 mod kind;
 mod parse;
 mod run;
@@ -30,6 +31,8 @@ pub(crate) enum Command {
     /// Convert between term text and the external term format.
     #[command(subcommand)]
     Etf(etf::Command),
+    /// Translate a fun into a match spec, as `ets:fun2ms/1` or `dbg:fun2ms/1`.
+    Fun2ms(fun2ms::Args),
     /// Answer like `erlang:match_spec_test/3` for one case or a batch.
     Test(test::Args),
     /// Run a spec over a stream of input terms (the filter engine).
@@ -48,6 +51,7 @@ pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError>
         Command::Demo(args) => demo::run(args, out),
         Command::Parse(args) => parse::run(args, out),
         Command::Etf(command) => etf::run(command, out),
+        Command::Fun2ms(args) => fun2ms::run(args, out),
         Command::Test(args) => test::run(args, out),
         Command::Run(args) => run::run(args, out),
         Command::Dump(args) => dump::run(args, out),

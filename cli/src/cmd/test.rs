@@ -9,7 +9,7 @@ use matchspec::{CompileError, CompiledSpec, TestHost};
 
 use super::{EngineArg, KindArg};
 use crate::CliError;
-use crate::input::{read_text, term_arg};
+use crate::input::{fun_spec, is_fun, read_text, term_arg};
 
 /// Arguments of `msc test`.
 #[derive(Debug, clap::Args)]
@@ -30,7 +30,9 @@ pub(crate) struct Args {
     // when the required argument conflicts with one that is present.
     #[arg(long, requires = "batch", conflicts_with_all = ["spec", "input"])]
     check: bool,
-    /// The match spec, as Erlang text (or @FILE).
+    /// The match spec, as Erlang text (or @FILE), or a fun
+    /// (`'fun({K, V}) -> K end'`) to translate as `ets:fun2ms/1` or
+    /// `dbg:fun2ms/1` would.
     #[arg(required_unless_present = "batch")]
     spec: Option<String>,
     /// The input term, as Erlang text (or @FILE): for trace kinds the
@@ -51,7 +53,14 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
 /// each error is on standard error (something ERTS does not do).
 fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let kind = Kind::from(args.kind);
-    let (spec, spec_text) = term_arg(args.spec.as_deref().unwrap_or_default())?;
+    let spec_arg = args.spec.as_deref().unwrap_or_default();
+    let (spec, spec_text) = if is_fun(spec_arg) {
+        let spec = fun_spec(spec_arg, kind)?;
+        let text = spec.to_string();
+        (spec, text)
+    } else {
+        term_arg(spec_arg)?
+    };
     let (input, _) = term_arg(args.input.as_deref().unwrap_or_default())?;
     let mut host = TestHost::default();
     let answer = match_spec_test_with(

@@ -12,6 +12,13 @@ use msc_testkit::{oracles, replay};
 
 /// Every saved input and the root cause of its failure.
 const CASES: &[(&str, &str)] = &[
+    // See: fuzz crash-cf85a657 (fun2ms).
+    (
+        "fun2ms-cf85a657.bin",
+        "ms_transform writes any operator it cannot fold as {Op, A, B}, `--` too (ERTS then \
+         rejects it), but the inverse (spec_to_fun) printed only the operators ERTS knows, \
+         so {'--', i, 0.5} had no fun",
+    ),
     // See: fuzz crash-8027bb0f (parse_text).
     (
         "parse_text-8027bb0f.bin",
@@ -47,7 +54,8 @@ const CASES: &[(&str, &str)] = &[
 fn fuzz_crashes_stay_fixed() {
     // `jit.rs` and `runtime.rs` replay the `differential` and `runtime_ops`
     // targets' inputs.
-    let targets = ["parse_text", "text_roundtrip", "etf_roundtrip", "etf_decode", "compile"];
+    let targets =
+        ["parse_text", "text_roundtrip", "etf_roundtrip", "etf_decode", "compile", "fun2ms"];
     let inputs = replay::saved_inputs(&targets, CASES);
     replay::replay_all(&inputs, |file, data| match replay::target_of(file) {
         "parse_text" => oracles::parse_text(data),
@@ -55,6 +63,7 @@ fn fuzz_crashes_stay_fixed() {
         "etf_roundtrip" => oracles::etf_roundtrip(data),
         "etf_decode" => oracles::etf_decode(data),
         "compile" => oracles::compile(data),
+        "fun2ms" => oracles::fun2ms(data),
         target => panic!("{file}: unknown fuzz target {target}"),
     });
 }

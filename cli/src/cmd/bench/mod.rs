@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use matchspec::run::Batch;
 use matchspec::term::Heap;
-use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
+use matchspec::{Outcome, Run, Scratch, TestHost};
 use matchspec_runtime::StackKeeper;
 use msc_world::workload::{TraceCase, TraceWorkload};
 
@@ -127,7 +127,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let inputs = load_inputs(input_path, &mut heap)?;
 
     let compile_start = Instant::now();
-    let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
+    let spec = spec.compile(kind)?;
     // With `--engine jit` this includes compiling to machine code.
     let spec = engine_spec(spec, args.engine);
     let compile_us = compile_start.elapsed().as_secs_f64() * 1e6;

@@ -4,7 +4,6 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use matchspec::{CompiledSpec, Config};
 use msc::stream::Summary;
 
 use super::{Args, Timing, json_line};
@@ -29,8 +28,7 @@ pub(super) fn run(
 ) -> Result<(), CliError> {
     let spec = spec_file(spec_path)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let spec =
-        engine_spec(CompiledSpec::compile(&spec.text, kind, &Config::default())?, args.engine);
+    let spec = engine_spec(spec.compile(kind)?, args.engine);
     let io = |source| CliError::Io { path: input_path.to_owned(), source };
     let bytes = std::fs::metadata(input_path).map_err(io)?.len();
     let options = InputOptions {

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::Instant;
 
 use matchspec::term::{Heap, Word};
-use matchspec::{CompiledSpec, Config, Run, Scratch, TestHost};
+use matchspec::{CompiledSpec, Run, Scratch, TestHost};
 use msc::Spec;
 use msc::stream::{EtfReader, Filter, Framing, Summary, TextError, TextReader};
 
@@ -96,7 +96,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
     let spec = spec_file(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let spec = CompiledSpec::compile(&spec.text, kind, &Config::default())?;
+    let spec = spec.compile(kind)?;
     let spec = engine_spec(spec, args.engine);
     let start = Instant::now();
     let mut total = Summary::default();
