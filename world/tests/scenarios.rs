@@ -159,3 +159,34 @@ fn display_goes_to_the_console() {
         assert!(output.lines.iter().all(|l| !l.contains("seen")), "{engine}: {:?}", output.lines);
     }
 }
+
+/// A pattern may be a fun, `{fun2ms, "fun(...) -> ... end"}`: it traces as
+/// the spec `dbg:fun2ms/1` makes of it, and a fun that does not translate
+/// is an error reply naming why.
+#[test]
+fn a_fun_pattern_traces_as_its_spec() {
+    let scenario = |pattern: &str| {
+        format!(
+            "{{module, m, [{{f, 1}}]}}.
+             {{session_create, s1, <0.90.0>, []}}.
+             {{spawn, <0.70.0>, <0.80.0>}}.
+             {{process, s1, <0.80.0>, true, [call]}}.
+             {{function, s1, {{m, f, 1}}, {pattern}, [local]}}.
+             {{call, <0.80.0>, {{m, f, [1]}}}}.
+             {{return, <0.80.0>, ok}}.
+             {{call, <0.80.0>, {{m, f, [2]}}}}.
+             {{return, <0.80.0>, ok}}."
+        )
+    };
+    let run_lines = |pattern: &str| run(&scenario(pattern), &Options::default()).unwrap().lines;
+    let fun = run_lines(r#"{fun2ms, "fun([X]) when X > 1 -> return_trace() end"}"#);
+    let spec = run_lines("[{['$1'], [{'>', '$1', 1}], [{return_trace}]}]");
+    assert_eq!(fun, spec);
+    assert!(fun.iter().any(|l| l.contains("return_from")), "{fun:?}");
+    let bad = run_lines(r#"{fun2ms, "fun({X}) -> X end"}"#);
+    let reply = bad.iter().find(|l| l.starts_with("{reply,function")).unwrap();
+    let expected = "{reply,function,{error,{fun2ms,\"dbg:fun2ms requires fun with single \
+                    variable or list parameter\"}}}.";
+    let (got, want) = (msc::parse_term(reply).unwrap(), msc::parse_term(expected).unwrap());
+    assert!(got.as_ref().eq_exact(&want.as_ref()), "{reply}");
+}

@@ -8,6 +8,7 @@ mod world;
 use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
+use matchspec::fun2ms::{Dialect, fun2ms};
 use matchspec::host::parse_flag_list;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 use rustc_hash::FxHashMap;
@@ -50,6 +51,8 @@ enum Failure {
     World(&'static str),
     /// Not a term the format knows.
     Unknown,
+    /// A `{fun2ms, FunText}` pattern that does not translate: the message.
+    Fun2ms(String),
 }
 
 impl From<TraceError> for Failure {
@@ -170,12 +173,18 @@ impl Runner {
             Err(failure) => {
                 output.errors += 1;
                 let reason = match failure {
-                    Failure::Trace(TraceError::SystemLimit) => "system_limit",
-                    Failure::Trace(_) => "badarg",
-                    Failure::World(why) => why,
-                    Failure::Unknown => "unknown_term",
+                    Failure::Trace(TraceError::SystemLimit) => {
+                        Word::atom(Atom::new("system_limit"))
+                    }
+                    Failure::Trace(_) => Word::atom(Atom::new("badarg")),
+                    Failure::World(why) => Word::atom(Atom::new(why)),
+                    Failure::Unknown => Word::atom(Atom::new("unknown_term")),
+                    Failure::Fun2ms(message) => {
+                        let text = heap.string(&message);
+                        heap.tuple(&[Word::atom(Atom::new("fun2ms")), text])
+                    }
                 };
-                heap.tuple(&[Word::atom(Atom::ERROR), Word::atom(Atom::new(reason))])
+                heap.tuple(&[Word::atom(Atom::ERROR), reason])
             }
         };
         let line = heap.tuple(&[Word::atom(Atom::new("reply")), Word::atom(tag), value]);
@@ -231,17 +240,23 @@ impl Runner {
             ("function", [s, mfa, pattern, flags]) => {
                 self.ensure_tracer_modules("meta", *flags, false)?;
                 let session = self.session(*s)?;
-                self.trace_function(&session, *mfa, *pattern, *flags)
+                let fun = fun_pattern(*pattern)?;
+                let pattern = fun.as_ref().map_or(*pattern, Term::as_ref);
+                self.trace_function(&session, *mfa, pattern, *flags)
             }
             ("send", [s, pattern, flags]) => {
                 self.ensure_tracer_modules("meta", *flags, false)?;
                 let session = self.session(*s)?;
-                message_pattern(&self.core, &session, MessageEvent::Send, *pattern, *flags)
+                let fun = fun_pattern(*pattern)?;
+                let pattern = fun.as_ref().map_or(*pattern, Term::as_ref);
+                message_pattern(&self.core, &session, MessageEvent::Send, pattern, *flags)
             }
             ("recv", [s, pattern, flags]) => {
                 self.ensure_tracer_modules("meta", *flags, false)?;
                 let session = self.session(*s)?;
-                message_pattern(&self.core, &session, MessageEvent::Receive, *pattern, *flags)
+                let fun = fun_pattern(*pattern)?;
+                let pattern = fun.as_ref().map_or(*pattern, Term::as_ref);
+                message_pattern(&self.core, &session, MessageEvent::Receive, pattern, *flags)
             }
             ("port", [s, spec, how, flags]) => {
                 self.ensure_tracer_modules("tracer", *flags, false)?;
@@ -259,16 +274,18 @@ impl Runner {
             ("erlang_trace_pattern", [mfa, pattern, flags]) => {
                 self.ensure_tracer_modules("meta", *flags, true)?;
                 let legacy = self.core.legacy().clone();
+                let fun = fun_pattern(*pattern)?;
+                let pattern = fun.as_ref().map_or(*pattern, Term::as_ref);
                 // `send` and `'receive'` set the message patterns.
                 match mfa.as_atom().map(Atom::name) {
                     Some("send") => {
-                        message_pattern(&self.core, &legacy, MessageEvent::Send, *pattern, *flags)
+                        message_pattern(&self.core, &legacy, MessageEvent::Send, pattern, *flags)
                     }
                     Some("receive") => {
                         let event = MessageEvent::Receive;
-                        message_pattern(&self.core, &legacy, event, *pattern, *flags)
+                        message_pattern(&self.core, &legacy, event, pattern, *flags)
                     }
-                    _ => self.trace_function(&legacy, *mfa, *pattern, *flags),
+                    _ => self.trace_function(&legacy, *mfa, pattern, *flags),
                 }
             }
             ("erlang_trace_info", [what, item]) => {
@@ -896,6 +913,20 @@ fn exact_mfa(term: TermRef<'_>) -> Option<Mfa> {
         function: t.get(1)?.as_atom()?,
         arity: u8::try_from(t.get(2)?.as_i64()?).ok()?,
     })
+}
+
+/// A pattern written `{fun2ms, "fun(...) -> ... end"}`: the spec
+/// `dbg:fun2ms/1` makes of the fun. Any other pattern is `None`, used as it is.
+fn fun_pattern(pattern: TermRef<'_>) -> Result<Option<Term>, Failure> {
+    let Some(t) = pattern.as_tuple().filter(|t| t.len() == 2) else { return Ok(None) };
+    if t.get(0).and_then(|a| a.as_atom()).map(Atom::name) != Some("fun2ms") {
+        return Ok(None);
+    }
+    let text: Option<String> = t.get(1).and_then(|s| s.proper_list()).and_then(|chars| {
+        chars.iter().map(|c| char::from_u32(u32::try_from(c.as_i64()?).ok()?)).collect()
+    });
+    let text = text.ok_or(Failure::World("fun2ms_needs_a_string"))?;
+    fun2ms(&text, Dialect::Trace, &[]).map(Some).map_err(|e| Failure::Fun2ms(e.message()))
 }
 
 /// `trace:send/3` and `trace:recv/3` (the flag list must be empty).
