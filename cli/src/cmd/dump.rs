@@ -26,7 +26,7 @@ pub(crate) struct Args {
     /// (trace kinds) translates to it, with the bindings it needs.
     #[arg(long, conflicts_with = "clif")]
     fun: bool,
-    /// The match spec, or `{Kind, Spec}`, as Erlang text (or @FILE).
+    /// The match spec, `{Kind, Spec}` or a fun, as Erlang text (or @FILE).
     spec: String,
 }
 

@@ -20,7 +20,7 @@ use crate::input::spec_file;
 /// Arguments of `msc bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The spec: a match spec, or `{Kind, Spec}`.
+    /// The spec: a match spec, `{Kind, Spec}`, or a fun (as `fun2ms` reads it).
     #[arg(long, value_name = "FILE", required_unless_present = "trace")]
     spec: Option<String>,
     /// The inputs (as for `msc run`).

@@ -21,8 +21,9 @@ use crate::input::{read_bytes, spec_file};
 /// Arguments of `msc run`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The spec: a match spec, or `{Kind, Spec}` (as the benchmark
-    /// workloads' `.ms` files); `-` for standard input.
+    /// The spec: a match spec, `{Kind, Spec}` (as the benchmark
+    /// workloads' `.ms` files) or a fun (`fun({K, V}) -> K end`, translated
+    /// as `ets:fun2ms/1` or `dbg:fun2ms/1` would); `-` for standard input.
     #[arg(long, value_name = "FILE")]
     spec: String,
     /// The inputs (`--format`): dot-terminated terms, external term format
