@@ -292,8 +292,14 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// The most characters of a source line an error shows; a longer line is
+/// cut around the caret, as rustc does.
+const MAX_SHOWN: usize = 100;
+
 /// Draws `error: MESSAGE`, the location and the line with a caret under the
 /// span, in the style of rustc. Shared by every error that points into text.
+/// A line longer than [`MAX_SHOWN`] characters is cut to a window around the
+/// caret, with `...` where text was left out; the location stays exact.
 pub(crate) fn render_caret(
     f: &mut impl fmt::Write,
     message: &str,
@@ -306,14 +312,13 @@ pub(crate) fn render_caret(
     writeln!(f, "error: {message}")?;
     writeln!(f, "{pad}--> {location}")?;
     writeln!(f, "{pad} |")?;
-    writeln!(f, "{gutter} | {line_text}")?;
-    let column = location.column as usize - 1;
+    let chars: Vec<char> = line_text.chars().collect();
+    let column = (location.column as usize - 1).min(chars.len());
     let width = (span.end.saturating_sub(span.start) as usize).max(1);
     // Carets count characters of the line, not bytes of the span.
-    let rest: String = line_text.chars().skip(column).collect();
     let mut carets = 0;
     let mut bytes = 0;
-    for c in rest.chars() {
+    for c in &chars[column..] {
         if bytes >= width {
             break;
         }
@@ -321,5 +326,24 @@ pub(crate) fn render_caret(
         carets += 1;
     }
     let carets = carets.max(1);
-    write!(f, "{pad} | {}{}", " ".repeat(column), "^".repeat(carets))
+    let (start, end) = window(chars.len(), column);
+    let before = if start > 0 { "..." } else { "" };
+    let after = if end < chars.len() { "..." } else { "" };
+    let shown: String = chars[start..end].iter().collect();
+    writeln!(f, "{gutter} | {before}{shown}{after}")?;
+    let carets = carets.min(end.saturating_sub(column)).max(1);
+    let indent = before.len() + column - start;
+    write!(f, "{pad} | {}{}", " ".repeat(indent), "^".repeat(carets))
+}
+
+/// The characters `start..end` of a line of `len` to show for a caret at
+/// `column`: all of it if short, else [`MAX_SHOWN`] of them with the caret
+/// a third of the way in (or as far as the line allows).
+fn window(len: usize, column: usize) -> (usize, usize) {
+    if len <= MAX_SHOWN {
+        return (0, len);
+    }
+    let lead = MAX_SHOWN / 3;
+    let start = column.saturating_sub(lead).min(len - MAX_SHOWN);
+    (start, start + MAX_SHOWN)
 }

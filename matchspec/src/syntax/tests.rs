@@ -249,3 +249,24 @@ fn spans_point_into_the_source() {
     assert_eq!(at(&[Step::Element(0), Step::Element(1), Step::Element(0), Step::Element(2)]), "3");
     assert_eq!(at(&[Step::Element(0), Step::Element(2), Step::Element(0)]), "'$_'");
 }
+
+#[test]
+fn a_long_line_is_cut_around_the_caret() {
+    // 100,000 deep: the error is at column 200,005, far from both ends.
+    let text = format!("{}foo,{}", "[".repeat(200_000), "]".repeat(200_000));
+    let err = parse_term(&text).unwrap_err();
+    assert_eq!(err.location().to_string(), "1:200005");
+    let shown = err.to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines[1], " --> 1:200005");
+    assert!(lines.iter().all(|l| l.len() < 120), "{shown}");
+    let (source, caret) = (lines[3], lines[4]);
+    assert!(source.starts_with("1 | ...") && source.ends_with("..."), "{source}");
+    let at = caret.find('^').unwrap();
+    assert_eq!(&source[at..=at], "]", "{shown}");
+    assert_eq!(&source[at - 4..at], "foo,", "{shown}");
+    // Near the start of a long line, nothing is cut before the caret.
+    let err = parse_term(&format!("{{a b{}", " ".repeat(500))).unwrap_err();
+    let shown = err.to_string();
+    assert!(shown.lines().nth(3).unwrap().starts_with("1 | {a b"), "{shown}");
+}
