@@ -255,7 +255,9 @@ pub use hit::scheduling::{GcEvent, GcInfo};
 pub use ids::{AnyPid, Mfa, Pid, PortId, RemotePid};
 pub use seq_trace::{MessageToken, SeqState, SeqToken};
 pub use session::{Session, SessionId, SessionRef};
-pub use tracer::{Enabled, ProcessTracer, TraceOpts, TraceTag, TraceeId, Tracer};
+pub use tracer::{
+    Delivered, Enabled, Overload, ProcessTracer, TraceOpts, TraceTag, TraceeId, Tracer,
+};
 
 /// The README's examples, run as doctests (here, where every crate they
 /// use is in reach) so they cannot go stale.

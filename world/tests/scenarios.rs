@@ -190,3 +190,41 @@ fn a_fun_pattern_traces_as_its_spec() {
     let (got, want) = (msc::parse_term(reply).unwrap(), msc::parse_term(expected).unwrap());
     assert!(got.as_ref().eq_exact(&want.as_ref()), "{reply}");
 }
+
+/// `{tracer_overload, Pid, Policy}`: a tracer process of two sessions gets
+/// two messages per call; with room for one, the other is dropped and
+/// counted, and `{drop, N}` comes before the next message.
+#[test]
+fn a_tracer_overload_policy_drops_and_counts() {
+    let scenario = |policy: &str| {
+        format!(
+            "{{tracer_overload, <0.90.0>, {policy}}}.
+             {{module, m, [{{f, 1}}]}}.
+             {{session_create, s1, <0.90.0>, []}}.
+             {{session_create, s2, <0.90.0>, []}}.
+             {{spawn, <0.70.0>, <0.80.0>}}.
+             {{process, s1, <0.80.0>, true, [call]}}.
+             {{process, s2, <0.80.0>, true, [call]}}.
+             {{function, s1, {{m, f, 1}}, true, [local]}}.
+             {{function, s2, {{m, f, 1}}, true, [local]}}.
+             {{call, <0.80.0>, {{m, f, [1]}}}}.
+             {{return, <0.80.0>, ok}}.
+             {{call, <0.80.0>, {{m, f, [2]}}}}.
+             {{tracer_overload, <0.90.0>, unbounded}}."
+        )
+    };
+    let messages = |policy: &str| -> Vec<String> {
+        let output = run(&scenario(policy), &Options::default()).unwrap();
+        output.lines.into_iter().filter(|l| l.starts_with("{<0.90.0>")).collect()
+    };
+    let call = |n: u8| format!("{{<0.90.0>,{{trace,<0.80.0>,call,{{m,f,[{n}]}}}}}}.");
+    assert_eq!(messages("unbounded"), [call(1), call(1), call(2), call(2)]);
+    assert_eq!(
+        messages("{drop, 1}"),
+        [call(1), "{<0.90.0>,{drop,1}}.".to_owned(), call(2)]
+    );
+    // Removed at the second message: a dead tracer process loses its mailbox.
+    assert!(messages("{remove, 1}").is_empty());
+    let output = run(&scenario("{drop, 1}"), &Options::default()).unwrap();
+    assert_eq!(output.lines.last().unwrap(), "{reply,tracer_overload,{error,tracer_exists}}.");
+}

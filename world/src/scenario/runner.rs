@@ -25,7 +25,8 @@ use matchspec_runtime::on_load::on_load_info;
 use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags};
 use matchspec_runtime::session::SessionRef;
 use matchspec_runtime::tracer::{
-    CodeError, Delivered, ModuleTracer, ProcessTracer, TestTracerModule, TracerModules, TracerRef,
+    CodeError, Delivered, ModuleTracer, Overload, ProcessTracer, TestTracerModule, TracerModules,
+    TracerRef,
 };
 use matchspec_runtime::{CallStyle, Function, Process, Raised, Reach, StackError};
 use matchspec_runtime::{Console, ManualClock, TraceeId};
@@ -87,6 +88,8 @@ pub struct Runner {
     /// ([`StackKeeper::Host`]).
     host_stacks: FxHashMap<Pid, HostStack>,
     tracers: Vec<(Pid, Arc<ProcessTracer>)>,
+    /// Overload policies set for tracer processes not created yet.
+    overloads: FxHashMap<Pid, Overload>,
     mailbox: Sender<Delivered>,
     inbox: Receiver<Delivered>,
     /// The tracer modules (`tracer_test`) and their code.
@@ -127,6 +130,7 @@ impl Runner {
             processes: FxHashMap::default(),
             host_stacks: FxHashMap::default(),
             tracers: Vec::new(),
+            overloads: FxHashMap::default(),
             mailbox,
             inbox,
             modules: TracerModules::default(),
@@ -360,6 +364,15 @@ impl Runner {
                     Err(CodeError::NoFile) => Err(Failure::World("nofile")),
                 }
             }
+            ("tracer_overload", [pid, policy]) => {
+                let pid = Pid::from_term(*pid).ok_or(Failure::World("not_a_pid"))?;
+                if self.tracers.iter().any(|(p, _)| *p == pid) {
+                    return Err(Failure::World("tracer_exists"));
+                }
+                let policy = overload_policy(*policy).ok_or(Failure::World("bad_policy"))?;
+                self.overloads.insert(pid, policy);
+                Ok(Term::atom(Atom::OK))
+            }
             ("advance_clock", [ns]) => {
                 self.clock.advance(ns.as_i64().ok_or(Failure::World("not_an_integer"))?);
                 Ok(Term::atom(Atom::OK))
@@ -398,8 +411,11 @@ impl Runner {
         if let Some((_, tracer)) = self.tracers.iter().find(|(p, _)| *p == pid) {
             return tracer.clone();
         }
-        let tracer =
-            Arc::new(ProcessTracer::new(pid, self.mailbox.clone(), self.core.clock().clone()));
+        let overload = self.overloads.get(&pid).copied().unwrap_or_default();
+        let tracer = Arc::new(
+            ProcessTracer::new(pid, self.mailbox.clone(), self.core.clock().clone())
+                .with_overload(overload),
+        );
         self.tracers.push((pid, tracer.clone()));
         self.core.register_tracer(pid, tracer.clone());
         if !self.processes.contains_key(&pid) {
@@ -913,6 +929,20 @@ fn exact_mfa(term: TermRef<'_>) -> Option<Mfa> {
         function: t.get(1)?.as_atom()?,
         arity: u8::try_from(t.get(2)?.as_i64()?).ok()?,
     })
+}
+
+/// `unbounded`, `{drop, Limit}` or `{remove, Limit}`.
+fn overload_policy(term: TermRef<'_>) -> Option<Overload> {
+    if term.as_atom().map(Atom::name) == Some("unbounded") {
+        return Some(Overload::Unbounded);
+    }
+    let t = term.as_tuple().filter(|t| t.len() == 2)?;
+    let limit = usize::try_from(t.get(1)?.as_i64()?).ok()?;
+    match t.get(0)?.as_atom()?.name() {
+        "drop" => Some(Overload::Drop { limit }),
+        "remove" => Some(Overload::Remove { limit }),
+        _ => None,
+    }
 }
 
 /// A pattern written `{fun2ms, "fun(...) -> ... end"}`: the spec

@@ -19,7 +19,7 @@ mod tag;
 pub use code::{CodeError, ModuleCode, ModuleTracer, TracerModules};
 pub use module::TestTracerModule;
 pub use options::TraceOpts;
-pub use process::{Delivered, ProcessTracer};
+pub use process::{Delivered, Overload, ProcessTracer};
 pub use tag::{TraceCategory, TraceTag};
 
 use std::fmt;

@@ -124,7 +124,7 @@ impl TestTracerModule {
         let message = Term::from_parts(heap, root);
         // A collector nobody reads any more: the message is lost, as a
         // message to a process that has exited is.
-        let _ = self.mailbox.send(Delivered { tracer: collector, message });
+        let _ = self.mailbox.send(Delivered::new(collector, message));
     }
 }
 

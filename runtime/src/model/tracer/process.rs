@@ -1,7 +1,7 @@
 //! `erl_tracer`: the default tracer, which builds ERTS's trace tuples and
 //! delivers them to a tracer process.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
 use crossbeam_channel::Sender;
@@ -18,6 +18,28 @@ pub struct Delivered {
     pub tracer: Pid,
     /// The message, as the tracer process would receive it.
     pub message: Term,
+    /// Counts the message as waiting for its tracer until it is dropped.
+    #[expect(dead_code, reason = "held for its Drop, which counts the message read")]
+    waiting: Option<Waiting>,
+}
+
+impl Delivered {
+    /// A message for `tracer` (one no overload policy counts).
+    pub fn new(tracer: Pid, message: Term) -> Delivered {
+        Delivered { tracer, message, waiting: None }
+    }
+}
+
+/// One message waiting for a tracer process: the count goes down when the
+/// host drops the [`Delivered`] (it has read it), wherever the channel is
+/// and whoever else shares it.
+#[derive(Debug)]
+struct Waiting(Arc<AtomicUsize>);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A tracer process: the default tracer (`erl_tracer` with a pid).
@@ -26,19 +48,114 @@ pub struct Delivered {
 /// is *dead* once [`ProcessTracer::kill`] was called or the receiving end
 /// of the channel is gone; a dead tracer answers `remove` to
 /// `trace_status`, so the core removes it from its tracees, as ERTS does.
+///
+/// Sending never blocks the traced thread. What happens when the tracer
+/// does not keep up is its [`Overload`] policy.
 #[derive(Debug)]
 pub struct ProcessTracer {
     pid: Pid,
     mailbox: Sender<Delivered>,
     clock: Arc<dyn Clock>,
     alive: AtomicBool,
+    overload: Overload,
+    /// Messages dropped since the last `{drop, N}` went out.
+    dropped: AtomicU64,
+    /// Messages dropped in all.
+    dropped_total: AtomicU64,
+    /// Messages sent and not yet read (dropped by the host).
+    waiting: Arc<AtomicUsize>,
+}
+
+/// What a tracer process does when messages arrive faster than it reads
+/// them. The limit counts messages sent to it that the host has not yet
+/// dropped (read), even where tracers share one channel. Threads that
+/// send at the same moment may each pass the check, so a mailbox can hold
+/// up to `limit` plus one message per sending thread (and one `{drop, N}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overload {
+    /// Every message waits, however many: ERTS's behaviour (a tracer that
+    /// stops reading grows its mailbox until memory runs out).
+    #[default]
+    Unbounded,
+    /// Past `limit` waiting messages, new ones are dropped and counted;
+    /// when there is room again, `{drop, N}` (N dropped since the last
+    /// one) is delivered before the next message, as dbg's ip tracer does.
+    Drop {
+        /// The most messages that wait.
+        limit: usize,
+    },
+    /// Past `limit` waiting messages the tracer is removed, as a dead one
+    /// is: it gets nothing more, and every tracee drops it at its next event.
+    Remove {
+        /// The most messages that wait.
+        limit: usize,
+    },
 }
 
 impl ProcessTracer {
     /// A tracer process `pid` delivering to `mailbox`, taking timestamps
-    /// from `clock`.
+    /// from `clock`, with no limit on its mailbox ([`Overload::Unbounded`]).
     pub fn new(pid: Pid, mailbox: Sender<Delivered>, clock: Arc<dyn Clock>) -> ProcessTracer {
-        ProcessTracer { pid, mailbox, clock, alive: AtomicBool::new(true) }
+        ProcessTracer {
+            pid,
+            mailbox,
+            clock,
+            alive: AtomicBool::new(true),
+            overload: Overload::Unbounded,
+            dropped: AtomicU64::new(0),
+            dropped_total: AtomicU64::new(0),
+            waiting: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// The same tracer with `overload` as its policy.
+    pub fn with_overload(mut self, overload: Overload) -> ProcessTracer {
+        self.overload = overload;
+        self
+    }
+
+    /// Its overload policy.
+    pub fn overload(&self) -> Overload {
+        self.overload
+    }
+
+    /// How many messages [`Overload::Drop`] dropped in all.
+    pub fn dropped(&self) -> u64 {
+        self.dropped_total.load(Ordering::Relaxed)
+    }
+
+    /// Puts `message` in the mailbox as the policy says.
+    fn deliver(&self, message: Term) {
+        match self.overload {
+            Overload::Unbounded => {}
+            Overload::Drop { limit } => {
+                if self.waiting.load(Ordering::Relaxed) >= limit {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    self.dropped_total.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                let n = self.dropped.swap(0, Ordering::Relaxed);
+                if n > 0 {
+                    self.send(drop_marker(n));
+                }
+            }
+            Overload::Remove { limit } => {
+                if self.waiting.load(Ordering::Relaxed) >= limit {
+                    self.kill();
+                    return;
+                }
+            }
+        }
+        self.send(message);
+    }
+
+    fn send(&self, message: Term) {
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        let waiting = Some(Waiting(self.waiting.clone()));
+        if self.mailbox.send(Delivered { tracer: self.pid, message, waiting }).is_err() {
+            // Nobody reads the mailbox any more: the tracer is gone.
+            self.kill();
+        }
     }
 
     /// The tracer's pid.
@@ -126,10 +243,7 @@ impl Tracer for ProcessTracer {
             return;
         }
         let message = self.message(tag, tracee, message, opts);
-        if self.mailbox.send(Delivered { tracer: self.pid, message }).is_err() {
-            // Nobody reads the mailbox any more: the tracer is gone.
-            self.kill();
-        }
+        self.deliver(message);
     }
 
     fn trace_seq(&self, label: TermRef<'_>, info: TermRef<'_>, opts: &TraceOpts<'_>) {
@@ -149,14 +263,20 @@ impl Tracer for ProcessTracer {
         };
         let root = heap.tuple(&elements[..len]);
         let message = Term::from_parts(heap, root);
-        if self.mailbox.send(Delivered { tracer: self.pid, message }).is_err() {
-            self.kill();
-        }
+        self.deliver(message);
     }
 
     fn to_term(&self, heap: &mut Heap) -> Word {
         self.pid.to_word(heap)
     }
+}
+
+/// `{drop, N}`.
+fn drop_marker(n: u64) -> Term {
+    let mut heap = Heap::with_capacity(4);
+    let count = heap.int(i64::try_from(n).unwrap_or(i64::MAX));
+    let root = heap.tuple(&[Word::atom(Atom::new("drop")), count]);
+    Term::from_parts(heap, root)
 }
 
 #[cfg(test)]
@@ -247,5 +367,58 @@ mod tests {
             heap.view(map).to_string(),
             "#{extra => {ok,1},scheduler_id => 1,timestamp => timestamp}"
         );
+    }
+
+    fn call(t: &ProcessTracer, n: i64) {
+        let msg = Term::from(n);
+        t.trace(
+            TraceTag::Call,
+            TraceeId::Process(Pid::new(80, 0)),
+            msg.as_ref(),
+            &TraceOpts::default(),
+        );
+    }
+
+    fn drain(rx: &crossbeam_channel::Receiver<Delivered>) -> Vec<String> {
+        rx.try_iter().map(|d| d.message.as_ref().without_strings().to_string()).collect()
+    }
+
+    #[test]
+    fn drop_keeps_the_mailbox_bounded_and_says_how_many_it_dropped() {
+        let (t, rx) = tracer();
+        let t = t.with_overload(Overload::Drop { limit: 3 });
+        (0..10).for_each(|n| call(&t, n));
+        let first = drain(&rx);
+        assert_eq!(first.len(), 3, "{first:?}");
+        assert_eq!(t.dropped(), 7);
+        call(&t, 10);
+        call(&t, 11);
+        assert_eq!(
+            drain(&rx),
+            ["{drop,7}", "{trace,<0.80.0>,call,10}", "{trace,<0.80.0>,call,11}"]
+        );
+        assert!(t.is_alive());
+    }
+
+    #[test]
+    fn remove_kills_the_tracer_past_its_limit() {
+        let (t, rx) = tracer();
+        let t = t.with_overload(Overload::Remove { limit: 2 });
+        (0..2).for_each(|n| call(&t, n));
+        assert!(t.is_alive());
+        assert_eq!(t.enabled(TraceTag::TraceStatus, TraceeId::Undefined), Enabled::Trace);
+        call(&t, 2);
+        assert!(!t.is_alive());
+        assert_eq!(t.enabled(TraceTag::TraceStatus, TraceeId::Undefined), Enabled::Remove);
+        // What was delivered before is intact; nothing comes after.
+        call(&t, 3);
+        assert_eq!(drain(&rx), ["{trace,<0.80.0>,call,0}", "{trace,<0.80.0>,call,1}"]);
+    }
+
+    #[test]
+    fn unbounded_keeps_everything() {
+        let (t, rx) = tracer();
+        (0..1000).for_each(|n| call(&t, n));
+        assert_eq!(drain(&rx).len(), 1000);
     }
 }

@@ -380,10 +380,9 @@ impl Runner {
                 let Some(receiver) = receiver else { return };
                 if self.tracers.iter().any(|(p, _)| *p == receiver) {
                     // A tracer process keeps what it gets, like a trace message.
-                    let _ = self.mailbox.send(matchspec_runtime::tracer::Delivered {
-                        tracer: receiver,
-                        message: message.clone(),
-                    });
+                    let _ = self
+                        .mailbox
+                        .send(matchspec_runtime::tracer::Delivered::new(receiver, message.clone()));
                     return;
                 }
                 let signal =
