@@ -219,10 +219,7 @@ fn a_tracer_overload_policy_drops_and_counts() {
     };
     let call = |n: u8| format!("{{<0.90.0>,{{trace,<0.80.0>,call,{{m,f,[{n}]}}}}}}.");
     assert_eq!(messages("unbounded"), [call(1), call(1), call(2), call(2)]);
-    assert_eq!(
-        messages("{drop, 1}"),
-        [call(1), "{<0.90.0>,{drop,1}}.".to_owned(), call(2)]
-    );
+    assert_eq!(messages("{drop, 1}"), [call(1), "{<0.90.0>,{drop,1}}.".to_owned(), call(2)]);
     // Removed at the second message: a dead tracer process loses its mailbox.
     assert!(messages("{remove, 1}").is_empty());
     let output = run(&scenario("{drop, 1}"), &Options::default()).unwrap();

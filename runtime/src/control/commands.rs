@@ -77,6 +77,7 @@ impl TraceCore {
         change: FlagChange,
     ) -> Result<usize, TraceError> {
         let (on, flags, tracer) = change.parts();
+        let tracer = tracer.map(|t| self.contain(t));
         if !session.is_alive() {
             return Err(TraceError::Session);
         }
@@ -231,6 +232,7 @@ impl TraceCore {
         change: FlagChange,
     ) -> Result<usize, TraceError> {
         let (on, flags, tracer) = change.parts();
+        let tracer = tracer.map(|t| self.contain(t));
         if !session.is_alive() {
             return Err(TraceError::Session);
         }

@@ -17,6 +17,8 @@ impl TraceCore {
         action: PatternAction,
         flags: PatternFlags,
     ) -> Result<usize, TraceError> {
+        let mut flags = flags;
+        flags.meta_tracer = flags.meta_tracer.map(|t| self.contain(t));
         if !session.is_alive() {
             return Err(TraceError::Session);
         }

@@ -122,6 +122,15 @@ impl TraceCore {
         action: &PatternAction,
         flags: &PatternFlags,
     ) -> Result<usize, TraceError> {
+        let contained;
+        let flags = match &flags.meta_tracer {
+            Some(t) if !t.is_contained() => {
+                contained =
+                    PatternFlags { meta_tracer: Some(self.contain(t.clone())), ..flags.clone() };
+                &contained
+            }
+            _ => flags,
+        };
         if !session.is_alive() {
             return Err(TraceError::Session);
         }

@@ -39,7 +39,7 @@ use crate::model::ids::{Mfa, Pid, PortId};
 use crate::model::pattern::OnLoad;
 use crate::model::session::{Session, SessionId, SessionRef};
 use crate::model::tracee::Tracee;
-use crate::model::tracer::TracerRef;
+use crate::model::tracer::{Contained, TracerRef};
 
 /// How a [`TraceCore`] is set up.
 #[derive(Clone, Debug)]
@@ -128,6 +128,8 @@ pub struct TraceCore {
     processes: RwLock<FxHashMap<Pid, Arc<Tracee>>>,
     pub(crate) ports: RwLock<FxHashMap<PortId, Arc<Tracee>>>,
     tracers: RwLock<FxHashMap<Pid, TracerRef>>,
+    /// How many times a tracer panicked (and was removed for it).
+    tracer_panics: Arc<AtomicU64>,
     /// The system sequential tracer (`seq_trace:set_system_tracer/1`).
     pub(crate) seq_tracer: RwLock<Option<TracerRef>>,
     /// How many times `seq_trace:reset_trace/0` ran: tokens of messages
@@ -154,6 +156,7 @@ impl TraceCore {
             processes: RwLock::new(FxHashMap::default()),
             ports: RwLock::new(FxHashMap::default()),
             tracers: RwLock::new(FxHashMap::default()),
+            tracer_panics: Arc::new(AtomicU64::new(0)),
             seq_tracer: RwLock::new(None),
             seq_epoch: AtomicU64::new(0),
             node: RwLock::new(Atom::NONODE),
@@ -210,6 +213,7 @@ impl TraceCore {
     /// `None` is the undocumented `undefined` tracer (given per process,
     /// as in the legacy session).
     pub fn session_create(&self, name: Atom, tracer: Option<TracerRef>) -> SessionRef {
+        let tracer = tracer.map(|t| self.contain(t));
         let id = SessionId(self.next_session.fetch_add(1, Ordering::Relaxed));
         let session = Arc::new(Session::new(id, name, tracer));
         self.sessions.write().push(session.clone());
@@ -269,7 +273,21 @@ impl TraceCore {
     /// Makes `tracer` the tracer that `{tracer, Pid}` (and a bare pid where
     /// a tracer is expected) names.
     pub fn register_tracer(&self, pid: Pid, tracer: TracerRef) {
+        let tracer = self.contain(tracer);
         self.tracers.write().insert(pid, tracer);
+    }
+
+    /// `tracer` behind the core's panic boundary: a panic in any of its
+    /// calls removes it as a dead tracer is removed, counts in
+    /// [`tracer_panics`](TraceCore::tracer_panics), and goes no further.
+    /// Every tracer given to the core goes through here.
+    pub(crate) fn contain(&self, tracer: TracerRef) -> TracerRef {
+        Contained::wrap(tracer, &self.tracer_panics)
+    }
+
+    /// How many times a tracer panicked (each was removed for it).
+    pub fn tracer_panics(&self) -> u64 {
+        self.tracer_panics.load(Ordering::Relaxed)
     }
 
     /// The tracer registered for `pid`.

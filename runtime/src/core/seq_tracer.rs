@@ -22,6 +22,7 @@ impl TraceCore {
         &self,
         tracer: Option<TracerRef>,
     ) -> Result<Option<TracerRef>, TraceError> {
+        let tracer = tracer.map(|t| self.contain(t));
         if let Some(t) = &tracer
             && t.enabled(TraceTag::TraceStatus, TraceeId::Undefined) != Enabled::Trace
         {

@@ -229,6 +229,10 @@ impl<T: Tracer> Tracer for ModuleTracer<T> {
     fn same_as(&self, other: &dyn Tracer) -> bool {
         self.tracer.same_as(other)
     }
+
+    fn never_blocks(&self) -> bool {
+        self.tracer.never_blocks()
+    }
 }
 
 #[cfg(test)]

@@ -11,12 +11,14 @@
 //! [`ModuleTracer`] let tracer modules be deleted and loaded again.
 
 mod code;
+mod contained;
 mod module;
 mod options;
 mod process;
 mod tag;
 
 pub use code::{CodeError, ModuleCode, ModuleTracer, TracerModules};
+pub(crate) use contained::{Contained, Deferral};
 pub use module::TestTracerModule;
 pub use options::TraceOpts;
 pub use process::{Delivered, Overload, ProcessTracer};
@@ -134,6 +136,23 @@ pub trait Tracer: Send + Sync + fmt::Debug {
     /// What `trace:info/3` shows as the tracer: a pid or port for
     /// `erl_tracer`, `{Module, State}` for others.
     fn to_term(&self, heap: &mut Heap) -> Word;
+
+    /// Does `trace` always return at once (it never waits for a lock, a
+    /// full queue, I/O)? Inside a breakpoint hit the core delivers to a
+    /// tracer that says so at once; to any other, it keeps the messages
+    /// (copied) until the hit is over, so that however long `trace` takes,
+    /// no pattern change waits for it. The default, `false`, is always
+    /// safe; a fast tracer saves a copy per message by saying `true`.
+    fn never_blocks(&self) -> bool {
+        false
+    }
+
+    /// Is this the core's wrapper that contains a tracer's panics? Only
+    /// the core's own wrapper says yes; a tracer never needs to.
+    #[doc(hidden)]
+    fn is_contained(&self) -> bool {
+        false
+    }
 
     /// Is this the same tracer as `other` (same module and state, so the
     /// same [`Tracer::to_term`])?

@@ -99,6 +99,11 @@ impl Tracer for TestTracerModule {
         let state = self.state.copy_to(heap);
         heap.tuple(&[Word::atom(Atom::new(Self::MODULE)), state])
     }
+
+    fn never_blocks(&self) -> bool {
+        // A send to its collector's unbounded channel.
+        true
+    }
 }
 
 impl TestTracerModule {

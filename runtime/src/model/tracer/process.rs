@@ -269,6 +269,11 @@ impl Tracer for ProcessTracer {
     fn to_term(&self, heap: &mut Heap) -> Word {
         self.pid.to_word(heap)
     }
+
+    fn never_blocks(&self) -> bool {
+        // A send on an unbounded channel.
+        true
+    }
 }
 
 /// `{drop, N}`.
