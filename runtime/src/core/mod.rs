@@ -18,6 +18,7 @@
 mod fence;
 pub(crate) mod pin;
 mod seq_tracer;
+mod sync;
 
 use std::cell::Cell;
 use std::sync::Arc;

@@ -15,12 +15,8 @@
 //!
 //! Generation number `n` reads breakpoint slot `n % 2`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering, compiler_fence};
-
-use parking_lot::Mutex;
-
-use crate::core::fence;
+use super::fence;
+use super::sync::{Arc, AtomicU64, Mutex, Ordering, compiler_fence, fence, yield_now};
 
 /// A process's pin: 0 outside hits, `n + 1` inside a hit of generation `n`.
 /// On a cache line of its own: threads write their pins on every hit.
@@ -46,7 +42,7 @@ impl Default for Pins {
 impl Pins {
     /// Pins whose hits fence themselves, or (only where
     /// [`fence::asymmetric`] holds) rely on the committer's fence.
-    fn new(asymmetric: bool) -> Pins {
+    pub(crate) fn new(asymmetric: bool) -> Pins {
         Pins { number: AtomicU64::new(0), pins: Mutex::default(), asymmetric }
     }
 
@@ -75,8 +71,12 @@ impl Pins {
                 compiler_fence(Ordering::SeqCst);
                 self.number.load(Ordering::Acquire)
             } else {
-                pin.0.store(number + 1, Ordering::SeqCst);
-                self.number.load(Ordering::SeqCst)
+                pin.0.store(number + 1, Ordering::Relaxed);
+                // The store before the load: Dekker's handshake with the
+                // committer's fence in `advance` (a fence rather than
+                // SeqCst accesses, so the loom model can check it).
+                fence(Ordering::SeqCst);
+                self.number.load(Ordering::Acquire)
             };
             if now == number {
                 return Pinned { pin: Some(pin), number };
@@ -90,10 +90,12 @@ impl Pins {
     /// its slot); returns the number of the one it replaced.
     pub(crate) fn advance(&self) -> u64 {
         let old = self.number.fetch_add(1, Ordering::SeqCst);
+        // Every hit's pin store is now visible, or its next load of the
+        // number sees the new one.
         if self.asymmetric {
-            // Every hit's pin store is now visible, or its next load of
-            // the number sees the new one.
             fence::heavy();
+        } else {
+            fence(Ordering::SeqCst);
         }
         old
     }
@@ -106,7 +108,7 @@ impl Pins {
         let pins = self.pins.lock().clone();
         for pin in &pins {
             while pin.0.load(Ordering::SeqCst) == number + 1 {
-                std::thread::yield_now();
+                yield_now();
             }
         }
     }
@@ -147,7 +149,8 @@ impl Drop for Pinned {
     }
 }
 
-#[cfg(test)]
+// Not in the loom model, which has tests of its own.
+#[cfg(all(test, not(msc_loom)))]
 mod tests {
     use super::*;
 
