@@ -108,6 +108,7 @@ pub(crate) fn compile_fun(
     kind: Kind,
     bindings: &[(&str, Term)],
 ) -> Result<CompiledSpec, CliError> {
+    let text = without_final_dot(text);
     CompiledSpec::from_fun(text, kind, bindings, &Config::default()).map_err(|e| match e {
         CompileError::Fun(e) => CliError::Fun2ms(e),
         CompileError::Spec(errors) => match fun_spec(text, kind) {
@@ -118,10 +119,20 @@ pub(crate) fn compile_fun(
     })
 }
 
+/// A fun's text without the `.` a file may end it with (a spec file's
+/// term has one; the fun itself, an expression, has none).
+pub(crate) fn without_final_dot(text: &str) -> &str {
+    let trimmed = text.trim_end();
+    match trimmed.strip_suffix('.') {
+        Some(rest) if !rest.ends_with('.') => rest,
+        _ => text,
+    }
+}
+
 /// The spec a fun translates to for `kind` (no bindings).
 pub(crate) fn fun_spec(text: &str, kind: Kind) -> Result<Term, CliError> {
     let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
-    fun2ms(text, dialect, &[]).map_err(CliError::Fun2ms)
+    fun2ms(without_final_dot(text), dialect, &[]).map_err(CliError::Fun2ms)
 }
 
 /// A spec given on the command line: inline text or `@FILE`, either a

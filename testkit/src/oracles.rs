@@ -254,8 +254,8 @@ fn decode(bytes: &[u8]) -> Term {
 }
 
 /// Arbitrary text read as a fun never makes `fun2ms` panic, in either
-/// dialect; every error renders; and every spec it makes has a fun that
-/// translates back to it (`spec_to_fun`, checked again here).
+/// dialect; every error renders; and every valid spec it makes has a fun
+/// that translates back to it (`spec_to_fun`, checked again here).
 pub fn fun2ms(data: &[u8]) -> bool {
     use matchspec::fun2ms::{Dialect, fun2ms, spec_to_fun};
     if data.len() > MAX_INPUT {
@@ -263,7 +263,12 @@ pub fn fun2ms(data: &[u8]) -> bool {
     }
     let text = String::from_utf8_lossy(data);
     for dialect in [Dialect::Table, Dialect::Trace] {
+        let kind = if dialect == Dialect::Table { Kind::Table } else { Kind::Call };
         match fun2ms(&text, dialect, &[]) {
+            // An invalid spec may have no fun (`#{k := A, k := B}` leaves
+            // `'$1'` out of the head and in the guard).
+            Ok(spec)
+                if CompiledSpec::from_term(spec.as_ref(), kind, &Config::default()).is_err() => {}
             Ok(spec) => {
                 let fun = spec_to_fun(spec.as_ref(), dialect)
                     .unwrap_or_else(|no| panic!("{text:?} gives {spec}, and then {no}"));

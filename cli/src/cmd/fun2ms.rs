@@ -9,7 +9,7 @@ use matchspec::term::Term;
 
 use super::KindArg;
 use crate::CliError;
-use crate::input::{compile_fun, read_text};
+use crate::input::{compile_fun, read_text, without_final_dot};
 
 /// Arguments of `msc fun2ms`.
 #[derive(Debug, clap::Args)]
@@ -43,7 +43,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// Prints the spec the fun translates to, after checking it for the kind.
 fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let text = args.fun.as_deref().unwrap_or_default();
+    let text = without_final_dot(args.fun.as_deref().unwrap_or_default());
     let bindings = args.bindings.iter().map(|b| binding(b)).collect::<Result<Vec<_>, _>>()?;
     let named: Vec<(&str, Term)> = bindings.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let kind = Kind::from(args.kind);

@@ -4,7 +4,8 @@
 //! Head variables `'$N'` become `A`, `B`, ...; `'$_'` becomes `object()`
 //! and `'$*'` `bindings()`; `{{...}}` is a tuple and `{F, Args...}` a call
 //! or an operator; `{const, T}` becomes a variable bound to `T` (returned
-//! with the fun, as the shell's bindings would be).
+//! with the fun, as the shell's bindings would be); a list of characters
+//! becomes a string (ms_transform folds lists, not strings).
 //!
 //! Not every spec has such a fun. `ms_transform` numbers head variables in
 //! order of appearance, folds constant operators (`{'+', 1, 2}` is `3`),
@@ -15,7 +16,7 @@
 use std::fmt::Write as _;
 
 use super::{Dialect, fun2ms};
-use crate::term::display::write_atom;
+use crate::term::display::{write_atom, write_quoted};
 use crate::term::{Kind, Term, TermRef};
 
 /// A fun that translates to a given spec, with the bindings it needs.
@@ -151,7 +152,12 @@ impl Printer {
             return Err(no(n, format!("the head {head} is not {want}")));
         }
         out.push('(');
-        self.pattern(head, n, out)?;
+        if head.as_cons().is_some() {
+            // A trace head must be a list to ms_transform, not a string.
+            self.list(head, n, out, |p, e, out| p.pattern(e, n, out))?;
+        } else {
+            self.pattern(head, n, out)?;
+        }
         out.push(')');
         let guards = guards.proper_list().ok_or_else(|| no(n, "the guards are not a list"))?;
         if !guards.is_empty() {
@@ -206,10 +212,11 @@ impl Printer {
                 out.push('}');
                 Ok(())
             }
+            Kind::Cons(_) if string_of(t).is_some() => literal(t, n, out),
             Kind::Cons(_) => self.list(t, n, out, |p, e, out| p.pattern(e, n, out)),
-            Kind::Map(m) => {
+            Kind::Map(_) => {
                 out.push_str("#{");
-                for (i, (k, v)) in m.iter().enumerate() {
+                for (i, (k, v)) in pairs_in_var_order(t).into_iter().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
@@ -287,6 +294,7 @@ impl Printer {
         }
         match t.kind() {
             Kind::Tuple(_) => self.call(t, vars, place, n, out),
+            Kind::Cons(_) if string_of(t).is_some() => literal(t, n, out),
             Kind::Cons(_) => {
                 self.list(t, n, out, |p, e, out| p.expr(e, vars, Place::inner(place), n, out))
             }
@@ -335,10 +343,8 @@ impl Printer {
         };
         let name = name.name();
         if name == "const" && args.len() == 1 {
+            // Always a bound variable: a literal could fold (`'$1' /= 1`).
             let value = args[0];
-            if value.as_atom().is_some_and(|a| a.name().starts_with('$')) {
-                return literal(value, n, out);
-            }
             let var = format!("Const{}", self.bindings.len() + 1);
             self.bindings.push((var.clone(), Term::from(value)));
             out.push_str(&var);
@@ -370,7 +376,12 @@ impl Printer {
                 format!("ms_transform has no {name}/{} {}", args.len(), place.words()),
             ));
         }
-        if name == "is_record" && args.get(1).is_some_and(|r| r.as_atom().is_some()) {
+        // An atom written as an atom (not a variable or `_`) as the record name.
+        let atom_literal = |t: &TermRef<'_>| {
+            t.as_atom().is_some_and(|a| !matches!(a.name(), "$_" | "$*" | "_"))
+                && var_number(*t).is_none()
+        };
+        if name == "is_record" && args.get(1).is_some_and(atom_literal) {
             return Err(no(
                 n,
                 "ms_transform reads is_record(X, Name) as a record test, which needs the record's definition",
@@ -447,6 +458,13 @@ fn literal(t: TermRef<'_>, n: usize, out: &mut String) -> Result<(), NoFun> {
             let _ = write!(out, "{t}");
             Ok(())
         }
+        Kind::Cons(_) => match string_of(t) {
+            Some(text) => {
+                let _ = write_quoted(out, &text, '"');
+                Ok(())
+            }
+            None => Err(no(n, format!("{t} is not a string"))),
+        },
         _ => Err(no(n, format!("{t} has no literal syntax in a fun"))),
     }
 }
@@ -489,8 +507,8 @@ fn head_vars(t: TermRef<'_>, out: &mut Vec<u64>) {
                 stack.push(c.tail());
                 stack.push(c.head());
             }
-            Kind::Map(m) => {
-                for (k, v) in m.iter().rev() {
+            Kind::Map(_) => {
+                for (k, v) in pairs_in_var_order(t).into_iter().rev() {
                     stack.push(v);
                     stack.push(k);
                 }
@@ -498,6 +516,34 @@ fn head_vars(t: TermRef<'_>, out: &mut Vec<u64>) {
             _ => {}
         }
     }
+}
+
+/// A map's pairs in the order to write them in a head: a map's text order
+/// is free, and ms_transform numbers variables in text order, so the pairs
+/// go by the lowest variable number each holds (pairs with none last, all
+/// else in key order).
+fn pairs_in_var_order(map: TermRef<'_>) -> Vec<(TermRef<'_>, TermRef<'_>)> {
+    let Some(m) = map.as_map() else { return Vec::new() };
+    let mut pairs: Vec<(u64, TermRef<'_>, TermRef<'_>)> = m
+        .iter()
+        .map(|(k, v)| {
+            let mut vars = Vec::new();
+            head_vars(k, &mut vars);
+            head_vars(v, &mut vars);
+            (vars.into_iter().min().unwrap_or(u64::MAX), k, v)
+        })
+        .collect();
+    pairs.sort_by_key(|p| p.0);
+    pairs.into_iter().map(|(_, k, v)| (k, v)).collect()
+}
+
+/// The text of a list that can be written as a string: proper, not
+/// empty, every element a character. ms_transform keeps a string literal
+/// as it is where it folds a list (`"a" < "b"` stays, `[97] < [98]` is
+/// `true`), so lists of characters are written as strings.
+fn string_of(t: TermRef<'_>) -> Option<String> {
+    let items = t.proper_list().filter(|items| !items.is_empty())?;
+    items.iter().map(|c| char::from_u32(u32::try_from(c.as_i64()?).ok()?)).collect()
 }
 
 /// `A`, `B`, ... `Z`, then `V27`, ...

@@ -338,12 +338,42 @@ pub(crate) fn clause_parts(
     parts
 }
 
+/// A fun: every clause takes the same number of arguments (else, as
+/// `erl_parse` says, they are two functions).
+pub(crate) fn fun(at: Span, clauses: Vec<Clause>, end: usize) -> Result<Expr, SyntaxError> {
+    same_arity(&clauses)?;
+    let span = Span::new(at.start as usize, end);
+    Ok(Expr::new(ExprKind::Fun(clauses), at, span))
+}
+
+/// The first clause whose arity differs from the first one's is an error.
+fn same_arity<'a>(clauses: impl IntoIterator<Item = &'a Clause>) -> Result<(), SyntaxError> {
+    let mut clauses = clauses.into_iter();
+    let Some(first) = clauses.next() else { return Ok(()) };
+    let arity = first.params.len();
+    match clauses.find(|c| c.params.len() != arity) {
+        None => Ok(()),
+        Some(other) => {
+            let why = format!(
+                "head mismatch: a fun's clauses take {arity} and {} arguments",
+                other.params.len()
+            );
+            Err(SyntaxError::new(
+                ParseErrorKind::BadFun(why),
+                other.at.start as usize,
+                other.at.end as usize,
+            ))
+        }
+    }
+}
+
 /// A named fun: every clause must repeat the same name.
 pub(crate) fn named_fun(
     at: Span,
     clauses: Vec<(Expr, Clause)>,
     end: usize,
 ) -> Result<Expr, SyntaxError> {
+    same_arity(clauses.iter().map(|(_, clause)| clause))?;
     let first = clauses.first().map(|(name, _)| name.kind.clone());
     let mut children = Vec::new();
     for (name, clause) in clauses {

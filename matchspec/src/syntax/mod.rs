@@ -159,24 +159,21 @@ impl Iterator for TermStream<'_> {
     }
 }
 
-/// Parses one Erlang expression (the text of a fun, for `ms_transform`). A
-/// final `.` is optional; a `.` followed by white space anywhere else ends
-/// the expression, as it ends a form in Erlang.
+/// Parses one Erlang expression (the text of a fun, for `ms_transform`),
+/// with no `.` after it (as the argument of `ets:fun2ms/1` has none).
 pub(crate) fn parse_expr(text: &str) -> Result<expr::Expr, ParseError> {
     let mut lexer = Token::lexer(text);
     let mut tokens = Vec::new();
-    let mut end = Span::new(text.len(), text.len());
+    let end = Span::new(text.len(), text.len());
     while let Some(token) = lexer.next() {
         let span = lexer.span();
         match token {
             Ok(Token::Dot) if ends_form(&text[span.end..]) => {
-                if let Some(Ok(_)) = lexer.next() {
-                    let next = lexer.span();
-                    let span = Span::new(next.start, next.end);
-                    return Err(ParseError::new(ParseErrorKind::TrailingInput, span, text));
-                }
-                end = Span::new(span.start, span.end);
-                break;
+                // The text is an expression, as in `ets:fun2ms(Text)`: a
+                // dot would end a form, which is a syntax error there.
+                let why = "a fun's text is one expression, with no `.` after it".to_owned();
+                let span = Span::new(span.start, span.end);
+                return Err(ParseError::new(ParseErrorKind::BadFun(why), span, text));
             }
             Ok(token) => tokens.push((span.start, token, span.end)),
             Err(kind) => return Err(ParseError::new(kind, Span::new(span.start, span.end), text)),

@@ -143,6 +143,8 @@ pub(crate) enum Token<'input> {
 
     #[regex(r"[0-9]+(_[0-9]+)*", decimal)]
     #[regex(r"[0-9]+(_[0-9]+)*#[0-9a-zA-Z]+(_[0-9a-zA-Z]+)*", based)]
+    // `16#` with no digit after it (`1#{`, as `erl_scan` reads it): an error.
+    #[regex(r"[0-9]+(_[0-9]+)*#", based_without_digits)]
     Int(IntLit),
 
     #[regex(r"[0-9]+(_[0-9]+)*\.[0-9]+(_[0-9]+)*([eE][+-]?[0-9]+(_[0-9]+)*)?", float)]
@@ -254,6 +256,15 @@ fn based<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<IntLit, ParseErrorKind> {
         return Err(ParseErrorKind::BadBase(base));
     }
     parse_digits(digits, base)
+}
+
+fn based_without_digits<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<IntLit, ParseErrorKind> {
+    let base = lex.slice().trim_end_matches('#').replace('_', "");
+    match base.parse::<u32>() {
+        Ok(b) if (2..=36).contains(&b) => Err(ParseErrorKind::BadDigit),
+        Ok(b) => Err(ParseErrorKind::BadBase(b)),
+        Err(_) => Err(ParseErrorKind::BadBase(u32::MAX)),
+    }
 }
 
 fn parse_digits(text: &str, base: u32) -> Result<IntLit, ParseErrorKind> {
