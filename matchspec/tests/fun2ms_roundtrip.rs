@@ -44,6 +44,6 @@ fn spec_fun_spec_on_the_conformance_corpus() {
     for (r, n) in &reasons {
         eprintln!("{n:6}  {r}");
     }
-    // 3,568 when this was written: fewer means the inverse lost ground.
-    assert!(with_fun >= 3_568, "only {with_fun} of {total} specs have a fun");
+    // 3,648 when this was written: fewer means the inverse lost ground.
+    assert!(with_fun >= 3_648, "only {with_fun} of {total} specs have a fun");
 }

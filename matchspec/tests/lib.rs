@@ -4,6 +4,7 @@ mod bif;
 mod corpus_roundtrip;
 mod deep;
 mod etf;
+mod fun2ms;
 mod fun2ms_roundtrip;
 mod host;
 mod interp;
