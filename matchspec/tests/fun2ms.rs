@@ -86,3 +86,19 @@ fn systematic() {
 fn random() {
     check("random.cases");
 }
+
+/// ERTS's errors in a translated spec point into the fun's text.
+#[test]
+fn spec_errors_point_into_the_fun() {
+    use matchspec::CompileError;
+    let text = "fun({A, B})\n  when A > B ->\n    {A, get_tcw()}\n  end";
+    let Err(CompileError::Spec(errors)) =
+        CompiledSpec::from_fun(text, Kind::Table, &[], &Config::default())
+    else {
+        panic!("get_tcw/0 is not a table function");
+    };
+    let shown = errors.to_string();
+    assert!(shown.contains("Function get_tcw/0 cannot be called in this context."), "{shown}");
+    assert!(shown.contains(" --> 3:9\n"), "{shown}");
+    assert!(shown.contains("3 |     {A, get_tcw()}"), "{shown}");
+}

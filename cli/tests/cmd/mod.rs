@@ -3,6 +3,7 @@
 mod bench;
 mod dump;
 mod etf;
+mod fun2ms;
 mod parse;
 mod run;
 mod test;
