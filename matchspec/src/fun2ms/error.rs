@@ -261,7 +261,7 @@ impl Fun2msError {
             Fun2msErrorKind::Syntax(e) => e.message(),
             Fun2msErrorKind::Transform(k) => k.to_string(),
             Fun2msErrorKind::Crash { reason, what } => {
-                format!("{what}: ms_transform crashes here ({reason}) instead of translating")
+                format!("{what}: ms_transform crashes on it ({reason}) instead of translating")
             }
         }
     }

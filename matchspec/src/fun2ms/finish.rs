@@ -150,7 +150,7 @@ fn term_of_inner(form: &Form, heap: &mut Heap, map: &mut SourceMap) -> Result<Wo
             _ => {
                 return Err(crash(
                     "function_clause",
-                    "a sign on something not a number literal",
+                    "a sign is evaluated only on a number literal",
                     span,
                 ));
             }
@@ -166,13 +166,17 @@ fn term_of_inner(form: &Form, heap: &mut Heap, map: &mut SourceMap) -> Result<Wo
                 rest = cell.tail();
             }
             if !rest.is_nil() {
-                return Err(crash("badarg", "`++` on something not a proper list", span));
+                return Err(crash("badarg", "`++` is evaluated only on a proper list", span));
             }
             heap.list_with_tail(&items, right)
         }
         FormKind::Var { .. } => return Err(crash("function_clause", "a variable", span)),
         FormKind::Stuck { what, .. } => {
-            return Err(crash("function_clause", &format!("{what} cannot be evaluated"), span));
+            return Err(crash(
+                "function_clause",
+                &format!("{what} cannot be evaluated into a term"),
+                span,
+            ));
         }
     })
 }
@@ -207,7 +211,13 @@ fn binary(segments: &[BinForm], heap: &mut Heap, map: &mut SourceMap) -> Result<
     let mut bits = BitWriter::default();
     for segment in segments {
         let span = segment.value.span;
-        let badarg = || crash("badarg", "a binary segment that cannot be built", span);
+        let badarg = || {
+            crash(
+                "badarg",
+                "this binary segment cannot be built (a value or size of the wrong type)",
+                span,
+            )
+        };
         let value = match &segment.value.kind {
             FormKind::String(s) => SegValue::Str(s.clone()),
             _ => {
