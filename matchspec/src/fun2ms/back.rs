@@ -154,7 +154,7 @@ impl Printer {
         out.push('(');
         if head.as_cons().is_some() {
             // A trace head must be a list to ms_transform, not a string.
-            self.list(head, n, out, |p, e, out| p.pattern(e, n, out))?;
+            self.list(head, out, |p, e, out| p.pattern(e, n, out))?;
         } else {
             self.pattern(head, n, out)?;
         }
@@ -180,13 +180,7 @@ impl Printer {
         n: usize,
         out: &mut String,
     ) -> Result<(), NoFun> {
-        for (i, e) in exprs.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            self.expr(*e, vars, place, n, out)?;
-        }
-        Ok(())
+        self.separated(exprs.iter().copied(), out, |p, e, out| p.expr(e, vars, place, n, out))
     }
 
     /// A head: variables and `_` by name, everything else as a literal.
@@ -203,27 +197,19 @@ impl Printer {
             Kind::Tuple(_) => {
                 let tuple = t.as_tuple().ok_or_else(|| no(n, "bad tuple"))?;
                 out.push('{');
-                for (i, e) in tuple.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.pattern(e, n, out)?;
-                }
+                self.separated(tuple.iter(), out, |p, e, out| p.pattern(e, n, out))?;
                 out.push('}');
                 Ok(())
             }
             Kind::Cons(_) if string_of(t).is_some() => literal(t, n, out),
-            Kind::Cons(_) => self.list(t, n, out, |p, e, out| p.pattern(e, n, out)),
+            Kind::Cons(_) => self.list(t, out, |p, e, out| p.pattern(e, n, out)),
             Kind::Map(_) => {
                 out.push_str("#{");
-                for (i, (k, v)) in pairs_in_var_order(t).into_iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.pattern(k, n, out)?;
+                self.separated(pairs_in_var_order(t), out, |p, (k, v), out| {
+                    p.pattern(k, n, out)?;
                     out.push_str(" := ");
-                    self.pattern(v, n, out)?;
-                }
+                    p.pattern(v, n, out)
+                })?;
                 out.push('}');
                 Ok(())
             }
@@ -231,30 +217,38 @@ impl Printer {
         }
     }
 
+    /// `[A, B | T]`, each element (and the tail) written by `each`.
     fn list<'a>(
         &mut self,
         t: TermRef<'a>,
-        n: usize,
         out: &mut String,
         mut each: impl FnMut(&mut Self, TermRef<'a>, &mut String) -> Result<(), NoFun>,
     ) -> Result<(), NoFun> {
         out.push('[');
         let mut items = t.list_items();
-        let mut first = true;
-        for item in items.by_ref() {
-            if !first {
-                out.push_str(", ");
-            }
-            first = false;
-            each(self, item, out)?;
-        }
+        self.separated(items.by_ref(), out, &mut each)?;
         let tail = items.tail();
         if !tail.is_nil() {
             out.push_str(" | ");
             each(self, tail, out)?;
         }
-        let _ = n;
         out.push(']');
+        Ok(())
+    }
+
+    /// `items`, each written by `each`, separated by `, `.
+    fn separated<T>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        out: &mut String,
+        mut each: impl FnMut(&mut Self, T, &mut String) -> Result<(), NoFun>,
+    ) -> Result<(), NoFun> {
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            each(self, item, out)?;
+        }
         Ok(())
     }
 
@@ -296,18 +290,16 @@ impl Printer {
             Kind::Tuple(_) => self.call(t, vars, place, n, out),
             Kind::Cons(_) if string_of(t).is_some() => literal(t, n, out),
             Kind::Cons(_) => {
-                self.list(t, n, out, |p, e, out| p.expr(e, vars, Place::inner(place), n, out))
+                self.list(t, out, |p, e, out| p.expr(e, vars, Place::inner(place), n, out))
             }
             Kind::Map(m) => {
+                let inner = Place::inner(place);
                 out.push_str("#{");
-                for (i, (k, v)) in m.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.expr(k, vars, Place::inner(place), n, out)?;
+                self.separated(m.iter(), out, |p, (k, v), out| {
+                    p.expr(k, vars, inner, n, out)?;
                     out.push_str(" => ");
-                    self.expr(v, vars, Place::inner(place), n, out)?;
-                }
+                    p.expr(v, vars, inner, n, out)
+                })?;
                 out.push('}');
                 Ok(())
             }
@@ -329,12 +321,8 @@ impl Printer {
         // `{{...}}`: a tuple.
         if let (true, Some(elements)) = (args.is_empty(), first.as_tuple()) {
             out.push('{');
-            for (i, e) in elements.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                self.expr(e, vars, Place::inner(place), n, out)?;
-            }
+            let inner = Place::inner(place);
+            self.separated(elements.iter(), out, |p, e, out| p.expr(e, vars, inner, n, out))?;
             out.push('}');
             return Ok(());
         }
@@ -351,7 +339,8 @@ impl Printer {
             return Ok(());
         }
         let inner = Place::inner(place);
-        if let Some(op) = operator(name, args.len()) {
+        if is_operator(name, args.len()) {
+            let op = name;
             match args.as_slice() {
                 [a] => {
                     out.push_str(op);
@@ -393,12 +382,7 @@ impl Printer {
         }
         write_atom(out, name).ok();
         out.push('(');
-        for (i, a) in args.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            self.expr(*a, vars, inner, n, out)?;
-        }
+        self.separated(args, out, |p, a, out| p.expr(a, vars, inner, n, out))?;
         out.push(')');
         Ok(())
     }
@@ -416,7 +400,7 @@ impl Printer {
             tuple
                 .get(0)
                 .and_then(|f| f.as_atom())
-                .is_some_and(|f| operator(f.name(), tuple.len() - 1).is_some())
+                .is_some_and(|f| is_operator(f.name(), tuple.len() - 1))
         });
         let negative =
             t.as_i64().is_some_and(|v| v < 0) || t.as_f64().is_some_and(|f| f.is_sign_negative());
@@ -555,22 +539,12 @@ fn var_name(n: u64) -> String {
     }
 }
 
-/// The operator a spec's `{Op, ...}` stands for, as written in a fun.
-fn operator(name: &str, arity: usize) -> Option<&'static str> {
-    const BINARY: &[&str] = &[
-        "and", "or", "xor", "andalso", "orelse", "+", "-", "*", "/", "div", "rem", "band", "bor",
-        "bxor", "bsl", "bsr", ">", ">=", "<", "=<", "==", "=:=", "/=", "=/=",
-        // Not ERTS functions, but ms_transform writes every operator it
-        // cannot fold this way (and ERTS then rejects the spec).
-        "++", "--", "!",
-    ];
-    const UNARY: &[&str] = &["not", "+", "-", "bnot"];
-    let table = match arity {
-        1 => UNARY,
-        2 => BINARY,
-        _ => return None,
-    };
-    table.iter().find(|&&op| op == name).copied()
+/// Is a spec's `{Name, ...}` of this arity an operator, written infix or
+/// prefix in a fun? ms_transform's operators, and `++`, `--` and `!`: not
+/// ERTS functions, but ms_transform writes every operator it cannot fold
+/// this way (and ERTS then rejects the spec).
+fn is_operator(name: &str, arity: usize) -> bool {
+    super::guard::is_operator(name, arity) || (arity == 2 && matches!(name, "++" | "--" | "!"))
 }
 
 /// Does ms_transform take `name/arity` as a call here?

@@ -30,35 +30,7 @@ pub(super) fn fix_up(
             form.kind = FormKind::Frozen(value.copy_to(heap));
             continue;
         }
-        match &mut form.kind {
-            FormKind::Cons(h, t) | FormKind::Append(h, t) => {
-                stack.push(t);
-                stack.push(h);
-            }
-            FormKind::Tuple(items) | FormKind::Stuck { children: items, .. } => {
-                stack.extend(items.iter_mut().rev())
-            }
-            FormKind::Map(pairs) => {
-                for (k, v) in pairs.iter_mut().rev() {
-                    stack.push(v);
-                    stack.push(k);
-                }
-            }
-            FormKind::Bin(segments) => {
-                for segment in segments.iter_mut().rev() {
-                    stack.extend(segment.size.as_mut());
-                    stack.push(&mut segment.value);
-                }
-            }
-            FormKind::Sign { operand, .. } => stack.push(operand),
-            FormKind::Atom(_)
-            | FormKind::Int(_)
-            | FormKind::Float(_)
-            | FormKind::String(_)
-            | FormKind::Nil
-            | FormKind::Var { .. }
-            | FormKind::Frozen(_) => {}
-        }
+        stack.extend(form.children_mut().into_iter().rev());
     }
     Ok(())
 }

@@ -120,39 +120,34 @@ impl Drop for Form {
 }
 
 fn take_children(form: &mut Form, out: &mut Vec<Form>) {
-    let mut take = |f: &mut Form| {
-        let span = f.span;
-        out.push(std::mem::replace(f, Form::new(FormKind::Nil, span)));
-    };
-    match &mut form.kind {
-        FormKind::Cons(a, b) | FormKind::Append(a, b) => {
-            take(a);
-            take(b);
-        }
-        FormKind::Sign { operand, .. } => take(operand),
-        FormKind::Tuple(items) | FormKind::Stuck { children: items, .. } => {
-            items.iter_mut().for_each(take)
-        }
-        FormKind::Map(pairs) => {
-            for (k, v) in pairs {
-                take(k);
-                take(v);
+    for child in form.children_mut() {
+        let span = child.span;
+        out.push(std::mem::replace(child, Form::new(FormKind::Nil, span)));
+    }
+}
+
+impl Form {
+    /// The forms directly inside this one, in order (what `fixup_environment`
+    /// and dropping walk).
+    pub(super) fn children_mut(&mut self) -> Vec<&mut Form> {
+        match &mut self.kind {
+            FormKind::Cons(a, b) | FormKind::Append(a, b) => vec![&mut **a, &mut **b],
+            FormKind::Sign { operand, .. } => vec![&mut **operand],
+            FormKind::Tuple(items) | FormKind::Stuck { children: items, .. } => {
+                items.iter_mut().collect()
             }
+            FormKind::Map(pairs) => pairs.iter_mut().flat_map(|(k, v)| [k, v]).collect(),
+            FormKind::Bin(segments) => segments
+                .iter_mut()
+                .flat_map(|s| std::iter::once(&mut s.value).chain(s.size.as_mut()))
+                .collect(),
+            FormKind::Atom(_)
+            | FormKind::Int(_)
+            | FormKind::Float(_)
+            | FormKind::String(_)
+            | FormKind::Nil
+            | FormKind::Var { .. }
+            | FormKind::Frozen(_) => Vec::new(),
         }
-        FormKind::Bin(segments) => {
-            for s in segments {
-                take(&mut s.value);
-                if let Some(size) = &mut s.size {
-                    take(size);
-                }
-            }
-        }
-        FormKind::Atom(_)
-        | FormKind::Int(_)
-        | FormKind::Float(_)
-        | FormKind::String(_)
-        | FormKind::Nil
-        | FormKind::Var { .. }
-        | FormKind::Frozen(_) => {}
     }
 }

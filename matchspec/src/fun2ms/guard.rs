@@ -154,7 +154,8 @@ impl Translator<'_> {
                 if is_operator(name.name(), arity) {
                     // `erlang:'+'(A, B)` is `A + B`.
                     let args: Vec<&Expr> = args.iter().collect();
-                    return self.op(Op(static_name(name.name())), &args, function.at, expr.span);
+                    // An atom's name lives as long as the atom table: `Op` can hold it.
+                    return self.op(Op(name.name()), &args, function.at, expr.span);
                 }
                 // `erlang:f(...)` is `f(...)`, annotated with the call.
                 self.call_named(expr, name, args)
@@ -363,7 +364,7 @@ fn cmp_operator(name: &str, arity: usize) -> bool {
     matches!((name, arity), (">" | ">=" | "<" | "=<" | "==" | "=:=" | "/=" | "=/=", 2))
 }
 
-fn is_operator(name: &str, arity: usize) -> bool {
+pub(super) fn is_operator(name: &str, arity: usize) -> bool {
     bool_operator(name, arity) || arith_operator(name, arity) || cmp_operator(name, arity)
 }
 
@@ -378,13 +379,4 @@ pub(super) fn is_ms_function(name: &str, arity: usize, part: Part) -> bool {
         }
         Part::Guard => guard_function(name, arity) || bool_test(name, arity),
     }
-}
-
-/// The operator's name as a static string (operators are a fixed set).
-fn static_name(name: &str) -> &'static str {
-    const OPS: &[&str] = &[
-        "and", "or", "xor", "andalso", "orelse", "not", "+", "-", "*", "/", "div", "rem", "band",
-        "bor", "bxor", "bnot", "bsl", "bsr", ">", ">=", "<", "=<", "==", "=:=", "/=", "=/=",
-    ];
-    OPS.iter().find(|&&op| op == name).copied().unwrap_or("+")
 }
