@@ -20,7 +20,6 @@ pub(crate) mod pin;
 mod seq_tracer;
 mod sync;
 
-use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -40,7 +39,7 @@ use crate::model::ids::{Mfa, Pid, PortId};
 use crate::model::pattern::OnLoad;
 use crate::model::session::{Session, SessionId, SessionRef};
 use crate::model::tracee::Tracee;
-use crate::model::tracer::{Contained, TracerRef};
+use crate::model::tracer::{Contained, Deferral, TracerRef};
 
 /// How a [`TraceCore`] is set up.
 #[derive(Clone, Debug)]
@@ -72,25 +71,21 @@ pub(crate) struct Generation {
     pub(crate) index: usize,
 }
 
-thread_local! {
-    /// How many breakpoint hits this thread is inside (a tracer callback
-    /// that changed settings would wait for its own hit to end).
-    static HITS: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Marks the current thread as inside a hit while alive.
-pub(crate) struct HitGuard(());
+/// Marks the current thread as inside a hit while alive: commands from it
+/// are refused (a tracer callback that changed settings would wait for its
+/// own hit to end), and messages to tracers that may block are kept until
+/// the outermost hit ends. One thread-local count serves both
+/// ([`Deferral`]).
+pub(crate) struct HitGuard(Deferral);
 
 impl HitGuard {
     pub(crate) fn enter() -> HitGuard {
-        HITS.with(|h| h.set(h.get() + 1));
-        HitGuard(())
+        HitGuard(Deferral::begin())
     }
-}
 
-impl Drop for HitGuard {
-    fn drop(&mut self) {
-        HITS.with(|h| h.set(h.get() - 1));
+    /// Is the current thread inside a hit?
+    fn active() -> bool {
+        Deferral::active()
     }
 }
 
@@ -376,7 +371,7 @@ impl TraceCore {
         &self,
         change: impl FnOnce(&mut Stage<'_>) -> R,
     ) -> Result<R, TraceError> {
-        if HITS.with(Cell::get) > 0 {
+        if HitGuard::active() {
             return Err(TraceError::Reentrant);
         }
         let mut staged = self.staged.lock();

@@ -19,7 +19,6 @@ use crate::model::ids::{Mfa, Pid};
 use crate::model::session::{SessionId, SessionRef};
 use crate::model::trace_spec::TraceSpec;
 use crate::model::tracee::{LinksCache, LinksOf, Tracee, TracerLink};
-use crate::model::tracer::Deferral;
 use crate::model::tracer::{Enabled, TraceCategory, TraceOpts, TraceTag, TraceeId, TracerRef};
 
 mod watched;
@@ -354,9 +353,8 @@ impl Process {
         reach: Reach,
         host: Option<&dyn CallStack>,
     ) {
-        // Messages go out when the hit is over and its pin released: a
-        // tracer that takes its time holds up no commit.
-        let _deferral = Deferral::begin();
+        // Dropped last, after the pin is released: messages kept during the
+        // hit go out then, so a tracer that takes its time holds up no commit.
         let _in_hit = HitGuard::enter();
         let pin = self.pin.take().unwrap_or_else(|| self.core.pins.register());
         let pinned = self.core.pins.pin(pin);

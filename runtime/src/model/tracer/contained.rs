@@ -233,6 +233,11 @@ impl Deferral {
         DEPTH.with(|d| d.set(d.get() + 1));
         Deferral(())
     }
+
+    /// Is this thread deferring (inside a hit)?
+    pub(crate) fn active() -> bool {
+        DEPTH.with(Cell::get) > 0
+    }
 }
 
 impl Drop for Deferral {
