@@ -88,17 +88,7 @@ impl SpecText {
 
 /// Is `text` a fun (its first token `fun`, after white space and comments)?
 pub(crate) fn is_fun(text: &str) -> bool {
-    let mut rest = text;
-    loop {
-        rest = rest.trim_start();
-        match rest.strip_prefix('%') {
-            Some(comment) => rest = comment.split_once('\n').map_or("", |(_, r)| r),
-            None => break,
-        }
-    }
-    rest.strip_prefix("fun").is_some_and(|after| {
-        !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '@')
-    })
+    matchspec::fun2ms::is_fun_text(text)
 }
 
 /// Compiles a fun for `kind`: errors point into the fun, and a spec ERTS

@@ -69,6 +69,30 @@ pub enum Dialect {
     Trace,
 }
 
+/// Does `text` hold a fun rather than a spec term: is its first token
+/// `fun`, after white space and comments? Hosts that take either use this to
+/// choose between [`fun2ms`] and the term parser.
+///
+/// ```
+/// use matchspec::fun2ms::is_fun_text;
+/// assert!(is_fun_text("% keep big ones\nfun({K, V}) when V > 9 -> K end"));
+/// assert!(!is_fun_text("[{'_', [], [true]}]"));
+/// assert!(!is_fun_text("funny"));
+/// ```
+pub fn is_fun_text(text: &str) -> bool {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        match rest.strip_prefix('%') {
+            Some(comment) => rest = comment.split_once('\n').map_or("", |(_, r)| r),
+            None => break,
+        }
+    }
+    rest.strip_prefix("fun").is_some_and(|after| {
+        !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '@')
+    })
+}
+
 /// Translates the text of a fun into a match spec, as `ets:fun2ms/1` or
 /// `dbg:fun2ms/1` would in a shell where `bindings` are bound: a variable
 /// the fun's head does not bind takes its value from there (as

@@ -1,0 +1,22 @@
+//! The NIF behind the `msc` OTP application (`beam/src/*.erl`): match specs
+//! compiled and run by msc, called from Erlang and Elixir.
+//!
+//! The Erlang modules are the API; this crate is their engine room:
+//!
+//! - `convert`: terms across the boundary, directly (no ETF round trip of
+//!   whole terms), with explicit stacks.
+//! - `spec`: `msc:compile/3`, `msc:test/3`, `msc:match_spec_run/2`.
+//! - `error`: compile errors as `[{error, Message, Where}]`.
+//! - `host`: the process `msc:test/3` runs trace specs as (the caller).
+//!
+//! Every NIF runs inside rustler's panic guard: a panic becomes an Erlang
+//! exception (`nif_panicked`), never a crashed VM, so the crate must build
+//! with `panic = "unwind"` (the workspace's profiles do).
+
+mod atoms;
+mod convert;
+mod error;
+mod host;
+mod spec;
+
+rustler::init!("msc_nif");

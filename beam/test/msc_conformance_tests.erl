@@ -1,0 +1,135 @@
+%% Every case of the shared OTP 27 corpus through msc:test/3 gives the
+%% corpus's answer, and msc:match_spec_run/2 agrees with this VM's
+%% ets:match_spec_run/2 wherever this VM's ets compiles the spec.
+%%
+%% The corpus is testdata/conformance/otp27-random-seed1.terms; the Rust
+%% test that starts this VM writes it as ETF (pids and all) to
+%% $MSC_TEST_DATA/conformance.etf, each case {Kind, Spec, Input, Expected}
+%% behind a 4-byte length.
+-module(msc_conformance_tests).
+
+-include_lib("eunit/include/eunit.hrl").
+
+cases() ->
+    %% The corpus's generator (msgen.erl) made the atoms k1..k35 in this
+    %% order. From OTP 26 a small map's layout follows its atoms' ages, and
+    %% error messages print maps in their layout: make them in the same
+    %% order here before the corpus makes them in its own.
+    _ = [list_to_atom("k" ++ integer_to_list(K)) || K <- lists:seq(1, 35)],
+    {ok, Bin} = file:read_file(filename:join(os:getenv("MSC_TEST_DATA"), "conformance.etf")),
+    split(Bin).
+
+-define(OTP, list_to_integer(erlang:system_info(otp_release))).
+
+split(<<Len:32, Case:Len/binary, Rest/binary>>) -> [binary_to_term(Case) | split(Rest)];
+split(<<>>) -> [].
+
+corpus_test_() ->
+    {timeout, 600, fun() ->
+        Cases = cases(),
+        ?assertEqual(20000, length(Cases)),
+        Failed = [{N, Case, Got} || {N, {Kind, Spec, Input, Expected} = Case} <- number(Cases),
+                                    Got <- [answer(Input, Spec, Kind)],
+                                    not agree(Expected, Got)],
+        [io:format(user, "case ~w: ~0p~n  got ~0p~n", [N, C, G]) || {N, C, G} <- lists:sublist(Failed, 10)],
+        %% A large map with atom keys is laid out by its atoms' indices in
+        %% the atom table, which differ between VMs: ERTS's messages print
+        %% it in this VM's layout, not the corpus's VM's. Such cases must
+        %% agree with this VM's own erlang:match_spec_test/3 (OTP 27 and
+        %% later; older ones lay small maps out in key order too).
+        Layout = [N || {N, {Kind, Spec, Input, _}, Got} <- Failed, prints_a_map(Got),
+                       ?OTP < 27 orelse Got =:= live(Input, Spec, Kind)],
+        io:format(user, "OTP ~w: ~w of ~w cases print a map in this VM's layout~n",
+                  [?OTP, length(Layout), length(Failed)]),
+        ?assertEqual(length(Failed), length(Layout))
+    end}.
+
+%% msc:test/3 against this VM's erlang:match_spec_test/3 on every case, in
+%% an OTP 27 VM: the same answers, pids and map layouts included.
+live_test_() ->
+    {timeout, 600, fun() ->
+        case ?OTP >= 27 of
+            false ->
+                io:format(user, "against match_spec_test: not on OTP ~w~n", [?OTP]);
+            true ->
+                Cases = [C || {Kind, _, _, _} = C <- cases(), Kind =:= table orelse Kind =:= trace],
+                Bad = [{Kind, Spec, Input, Live, Got}
+                       || {Kind, Spec, Input, _} <- Cases,
+                          Live <- [live(Input, Spec, Kind)],
+                          Got <- [answer(Input, Spec, Kind)],
+                          Live =/= Got andalso not agree(Live, Got)],
+                [io:format(user, "differ: ~0p~n", [B]) || B <- lists:sublist(Bad, 10)],
+                io:format(user, "against match_spec_test: ~w cases~n", [length(Cases)]),
+                ?assertEqual([], Bad)
+        end
+    end}.
+
+live(Input, Spec, Kind) ->
+    try erlang:match_spec_test(Input, Spec, Kind)
+    catch Class:Reason -> {raised, Class, Reason}
+    end.
+
+prints_a_map({error, [{error, "Match expression part " ++ Rest}]}) -> string:find(Rest, "#{") =/= nomatch;
+prints_a_map(_) -> false.
+
+%% ets:match_spec_run/2 against msc:match_spec_run/2 on each table case's
+%% input, in an OTP 27 VM (older ones answer some specs differently). Specs
+%% ets rejects are counted, not run.
+match_spec_run_test_() ->
+    {timeout, 600, fun against_ets/0}.
+
+against_ets() ->
+    case ?OTP >= 27 of
+        true -> compare_with_ets();
+        false -> io:format(user, "against ets: not on OTP ~w~n", [?OTP])
+    end.
+
+compare_with_ets() ->
+    Table = [{Spec, Input} || {table, Spec, Input, _} <- cases()],
+    Outcomes = [run_both(Spec, Input) || {Spec, Input} <- Table],
+    Ran = [O || O <- Outcomes, O =/= skipped],
+    Bad = [O || {differ, _, _, _} = O <- Ran],
+    [io:format(user, "differ: ~0p~n", [B]) || B <- lists:sublist(Bad, 10)],
+    io:format(user, "match_spec_run: ~w table cases, ~w compared, ~w not compiled by ets~n",
+              [length(Table), length(Ran), length(Outcomes) - length(Ran)]),
+    ?assert(length(Ran) > 6000),
+    ?assertEqual([], Bad).
+
+run_both(Spec, Input) ->
+    Rows = [Input, {Input}, [Input, Input]],
+    case catch ets:match_spec_compile(Spec) of
+        {'EXIT', _} ->
+            skipped;
+        Ets ->
+            {ok, Msc} = msc:compile(Spec, table),
+            Want = ets:match_spec_run(Rows, Ets),
+            case msc:match_spec_run(Rows, Msc) of
+                Want -> same;
+                Got -> {differ, Spec, Want, Got}
+            end
+    end.
+
+answer(Input, Spec, Kind) ->
+    try msc:test(Input, Spec, Kind)
+    catch Class:Reason -> {raised, Class, Reason}
+    end.
+
+number(L) -> lists:zip(lists:seq(1, length(L)), L).
+
+%% compare.escript's rules: pids are equal to each other; for send and
+%% receive, {accept, R} agrees with {ok, R, _, _} and reject with any
+%% error; two "Excessive nesting" errors agree.
+agree(Expected, Got) -> same(no_pids(Expected), no_pids(Got)).
+
+same({accept, R}, {ok, R, _, _}) -> true;
+same({accept, _}, _) -> false;
+same(reject, {error, _}) -> true;
+same(reject, _) -> false;
+same({error, [{error, "Excessive nesting" ++ _} | _]}, {error, [{error, "Excessive nesting" ++ _} | _]}) -> true;
+same(Expected, Got) -> Expected =:= Got.
+
+no_pids(P) when is_pid(P) -> 'PID';
+no_pids([H | T]) -> [no_pids(H) | no_pids(T)];
+no_pids(T) when is_tuple(T) -> list_to_tuple(no_pids(tuple_to_list(T)));
+no_pids(M) when is_map(M) -> maps:from_list(no_pids(maps:to_list(M)));
+no_pids(X) -> X.

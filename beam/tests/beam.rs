@@ -1,0 +1,163 @@
+//! The BEAM library's tests, in a real BEAM.
+//!
+//! Lays the application out in a temporary directory (the NIF cargo built
+//! for this test in `priv/`, the modules of `src/` and the EUnit suites of
+//! `test/` compiled by `erlc` into `ebin/`) and runs each suite in its own
+//! `erl`, in every Erlang this machine has:
+//!
+//! - the `erl` on the `PATH` (Debian's `erlang-nox`: OTP 25 on bookworm),
+//!   which shows that the NIF loads on an older OTP;
+//! - an Erlang installed in the root directory `MSC_OTP_ROOT` (run with
+//!   `chroot`; `.ci/run` makes one with OTP 27 by debootstrap), where the
+//!   corpus's answers, which are OTP 27's, must match exactly.
+//!
+//! Without any Erlang the tests say so and pass, unless `MSC_REQUIRE_BEAM`
+//! is set (`.ci/run` sets it), where a missing one fails them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// An Erlang to run the suites in, with the application laid out for it.
+struct Vm {
+    /// The root directory it runs in (`/` for the host's).
+    root: PathBuf,
+    /// The application's directory, as the VM sees it.
+    dir: PathBuf,
+}
+
+impl Vm {
+    fn command(&self, program: &str) -> Command {
+        if self.root == Path::new("/") {
+            Command::new(program)
+        } else {
+            let mut command = Command::new("chroot");
+            command.arg(&self.root).arg(program);
+            command
+        }
+    }
+
+    /// `path` as the host sees it.
+    fn host_path(&self, path: &Path) -> PathBuf {
+        self.root.join(path.strip_prefix("/").unwrap())
+    }
+
+    fn run(&self, program: &str, args: &[&str]) -> Output {
+        self.command(program)
+            .args(args)
+            .env("MSC_TEST_DATA", &self.dir)
+            .output()
+            .unwrap_or_else(|e| panic!("running {program} in {}: {e}", self.root.display()))
+    }
+}
+
+/// The Erlangs to test in.
+fn vms() -> &'static [Vm] {
+    static VMS: OnceLock<Vec<Vm>> = OnceLock::new();
+    VMS.get_or_init(|| {
+        let mut roots = Vec::new();
+        let host_erl = Command::new("erl").args(["-noshell", "-eval", "halt()."]).output();
+        if host_erl.is_ok_and(|o| o.status.success()) {
+            roots.push(PathBuf::from("/"));
+        }
+        if let Some(root) = std::env::var_os("MSC_OTP_ROOT") {
+            roots.push(PathBuf::from(root));
+        }
+        if roots.is_empty() {
+            assert!(
+                std::env::var_os("MSC_REQUIRE_BEAM").is_none(),
+                "MSC_REQUIRE_BEAM is set but there is no Erlang (no `erl`, no MSC_OTP_ROOT)"
+            );
+            eprintln!("skipped: no Erlang here (install erlang-nox to run the BEAM tests)");
+        }
+        roots.into_iter().map(lay_out).collect()
+    })
+}
+
+/// Lays the application and the test data out under `root`'s `/tmp`.
+fn lay_out(root: PathBuf) -> Vm {
+    let beam = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = PathBuf::from(format!("/tmp/msc-beam-test-{}", std::process::id()));
+    let vm = Vm { root, dir };
+    let host_dir = vm.host_path(&vm.dir);
+    let _ = std::fs::remove_dir_all(&host_dir);
+    for sub in ["msc/ebin", "msc/priv", "src"] {
+        std::fs::create_dir_all(host_dir.join(sub)).unwrap();
+    }
+
+    // Cargo leaves the cdylib it built for this test beside the test
+    // executable, in `deps/`.
+    let exe = std::env::current_exe().unwrap();
+    let name = format!("{}msc_nif{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+    let nif = exe.with_file_name(name);
+    std::fs::copy(&nif, host_dir.join("msc/priv/libmsc_nif.so"))
+        .unwrap_or_else(|e| panic!("copying {}: {e}", nif.display()));
+    std::fs::copy(beam.join("src/msc.app.src"), host_dir.join("msc/ebin/msc.app")).unwrap();
+
+    let mut args = vec!["-Wall".to_owned(), "-Werror".to_owned(), "-o".to_owned()];
+    args.push(vm.dir.join("msc/ebin").display().to_string());
+    for folder in ["src", "test"] {
+        for entry in std::fs::read_dir(beam.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "erl") {
+                let name = path.file_name().unwrap();
+                std::fs::copy(&path, host_dir.join("src").join(name)).unwrap();
+                args.push(vm.dir.join("src").join(name).display().to_string());
+            }
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let compiled = vm.run("erlc", &args);
+    assert!(
+        compiled.status.success(),
+        "erlc failed:\n{}",
+        String::from_utf8_lossy(&compiled.stdout)
+    );
+
+    write_corpus(&beam.join("../testdata/conformance/otp27-random-seed1.terms"), &host_dir);
+    vm
+}
+
+/// The shared corpus as ETF, each case behind a 4-byte length, so the
+/// Erlang side gets its pids as pids.
+fn write_corpus(text: &Path, dir: &Path) {
+    let text = std::fs::read_to_string(text).unwrap();
+    let mut heap = msc::Heap::new();
+    let cases = msc::parse_terms_into(&text, &mut heap).unwrap();
+    let mut out = Vec::new();
+    for case in cases {
+        let bytes = msc::etf::encode(heap.view(case)).unwrap();
+        out.extend_from_slice(&u32::try_from(bytes.len()).unwrap().to_be_bytes());
+        out.extend_from_slice(&bytes);
+    }
+    std::fs::write(dir.join("conformance.etf"), out).unwrap();
+}
+
+/// Runs the EUnit suite `module` in every Erlang there is; fails with its
+/// output if any test fails in any of them.
+fn eunit(module: &str) {
+    for vm in vms() {
+        let ebin = vm.dir.join("msc/ebin").display().to_string();
+        let eval =
+            format!("case eunit:test({module}, [verbose]) of ok -> halt(0); _ -> halt(1) end.");
+        let output = vm.run("erl", &["-noshell", "-pa", &ebin, "-eval", &eval]);
+        let text = String::from_utf8_lossy(&output.stdout);
+        let errors = String::from_utf8_lossy(&output.stderr);
+        let root = vm.root.display();
+        assert!(
+            output.status.success(),
+            "EUnit {module} failed in the Erlang at {root}:\n{text}\n{errors}"
+        );
+        eprintln!("Erlang at {root}:\n{text}");
+    }
+}
+
+#[test]
+fn msc_module() {
+    eunit("msc_tests");
+}
+
+#[test]
+fn conformance_corpus_and_ets() {
+    eunit("msc_conformance_tests");
+}
