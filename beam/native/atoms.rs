@@ -20,4 +20,7 @@ rustler::atoms! {
     auto,
     native,
     msc,
+    done,
+    set,
+    bag,
 }

@@ -6,6 +6,7 @@
 //! - `convert`: terms across the boundary, directly (no ETF round trip of
 //!   whole terms), with explicit stacks.
 //! - `spec`: `msc:compile/3`, `msc:test/3`, `msc:match_spec_run/2`.
+//! - `table`: `msc_table`, resident tables (`msc::table`).
 //! - `error`: compile errors as `[{error, Message, Where}]`.
 //! - `host`: the process `msc:test/3` runs trace specs as (the caller).
 //!
@@ -13,10 +14,16 @@
 //! exception (`nif_panicked`), never a crashed VM, so the crate must build
 //! with `panic = "unwind"` (the workspace's profiles do).
 
+// The NIF API's symbols come from the VM that loads the library, so no test
+// executable can link this code: a unit-test build (which `cargo test`
+// makes when given a test name, despite `test = false`) is empty.
+#![cfg(not(test))]
+
 mod atoms;
 mod convert;
 mod error;
 mod host;
 mod spec;
+mod table;
 
 rustler::init!("msc_nif");

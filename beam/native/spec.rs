@@ -95,7 +95,7 @@ fn test<'a>(env: Env<'a>, input: Term<'a>, spec: Term<'a>, kind: Term<'a>) -> Ni
 }
 
 /// The host whose process is the NIF's caller.
-fn caller_host(env: Env<'_>) -> NifResult<CallerHost> {
+pub fn caller_host(env: Env<'_>) -> NifResult<CallerHost> {
     let mut heap = Heap::new();
     let pid = import(env.pid().encode(env), &mut heap).map_err(import_error)?;
     Ok(CallerHost::new(msc::Term::from_parts(heap, pid)))

@@ -10,6 +10,8 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
+-export([cases/0]).
+
 cases() ->
     %% The corpus's generator (msgen.erl) made the atoms k1..k35 in this
     %% order. From OTP 26 a small map's layout follows its atoms' ages, and

@@ -161,3 +161,13 @@ fn msc_module() {
 fn conformance_corpus_and_ets() {
     eunit("msc_conformance_tests");
 }
+
+#[test]
+fn msc_table_against_ets() {
+    eunit("msc_table_tests");
+}
+
+#[test]
+fn msc_table_keeps_schedulers_free() {
+    eunit("msc_table_latency_tests");
+}

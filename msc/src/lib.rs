@@ -45,6 +45,7 @@
 mod engine;
 mod spec;
 pub mod stream;
+pub mod table;
 
 pub use engine::{AUTO_THRESHOLD, Engine, UnknownEngine};
 pub use spec::{Builder, Spec};

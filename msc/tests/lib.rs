@@ -5,3 +5,4 @@ mod corpus;
 mod dbg;
 mod run_api;
 mod stream;
+mod table;

@@ -104,6 +104,11 @@ impl Heap {
         self.words.len()
     }
 
+    /// How many words the heap can hold before it grows.
+    pub fn capacity(&self) -> usize {
+        self.words.capacity()
+    }
+
     /// Is the heap empty?
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()

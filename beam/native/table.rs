@@ -1,0 +1,335 @@
+//! The NIFs of `msc_table`: a resident [`Table`] per resource.
+//!
+//! Each call that scans the table has a twin on a dirty CPU scheduler
+//! (`_dirty`); `msc_table.erl` picks it for tables or lists large enough
+//! that the call could hold a normal scheduler for about a millisecond.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use msc::table::{Cursor, Table, TableError, TableKind, TableOptions};
+use msc::{Engine, Heap, Kind, Scratch, Spec, Word};
+use rustler::{Encoder, Env, Error, NifResult, ResourceArc, Term};
+
+use crate::atoms;
+use crate::convert::{export, import};
+use crate::spec::{Compiled, caller_host, export_error, import_error};
+
+/// Tables alive in this VM (for tests that show tables are freed).
+static LIVE_TABLES: AtomicUsize = AtomicUsize::new(0);
+
+/// A table held by the VM: freed when no process refers to it.
+pub struct TableResource {
+    table: Table,
+}
+
+#[rustler::resource_impl]
+impl rustler::Resource for TableResource {}
+
+impl Drop for TableResource {
+    fn drop(&mut self) {
+        LIVE_TABLES.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+fn table_error(e: TableError) -> Error {
+    match e {
+        TableError::NotAnObject { .. }
+        | TableError::NotATableSpec(_)
+        | TableError::CannotReplace(_)
+        | TableError::BadKeypos => Error::BadArg,
+        _ => Error::BadArg,
+    }
+}
+
+#[rustler::nif]
+fn table_new<'a>(env: Env<'a>, kind: Term<'a>, keypos: usize) -> NifResult<Term<'a>> {
+    let kind = match kind.atom_to_string().map_err(|_| Error::BadArg)?.as_str() {
+        "set" => TableKind::Set,
+        "bag" => TableKind::Bag,
+        _ => return Err(Error::BadArg),
+    };
+    let table = Table::try_new(TableOptions { kind, keypos }).map_err(table_error)?;
+    LIVE_TABLES.fetch_add(1, Ordering::Relaxed);
+    Ok(ResourceArc::new(TableResource { table }).encode(env))
+}
+
+#[rustler::nif]
+fn table_live_count() -> usize {
+    LIVE_TABLES.load(Ordering::Relaxed)
+}
+
+/// The objects of `objects`: one object, or a proper list of them.
+fn import_objects(objects: Term<'_>, heap: &mut Heap) -> NifResult<Vec<Word>> {
+    if objects.is_list() || objects.is_empty_list() {
+        let mut words = Vec::new();
+        let mut rest = objects;
+        while let Ok((head, tail)) = rest.list_get_cell() {
+            words.push(import(head, heap).map_err(import_error)?);
+            rest = tail;
+        }
+        if !rest.is_empty_list() {
+            return Err(Error::BadArg);
+        }
+        Ok(words)
+    } else {
+        Ok(vec![import(objects, heap).map_err(import_error)?])
+    }
+}
+
+fn insert<'a>(env: Env<'a>, table: &TableResource, objects: Term<'a>) -> NifResult<Term<'a>> {
+    let mut heap = Heap::new();
+    let words = import_objects(objects, &mut heap)?;
+    let terms: Vec<_> = words.iter().map(|&w| heap.view(w)).collect();
+    table.table.insert_all(&terms).map_err(table_error)?;
+    Ok(true.encode(env))
+}
+
+#[rustler::nif]
+fn table_insert<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    objects: Term<'a>,
+) -> NifResult<Term<'a>> {
+    insert(env, &table, objects)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn table_insert_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    objects: Term<'a>,
+) -> NifResult<Term<'a>> {
+    insert(env, &table, objects)
+}
+
+#[rustler::nif]
+fn table_insert_new<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    objects: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let mut heap = Heap::new();
+    let words = import_objects(objects, &mut heap)?;
+    let terms: Vec<_> = words.iter().map(|&w| heap.view(w)).collect();
+    Ok(table.table.insert_new(&terms).map_err(table_error)?.encode(env))
+}
+
+#[rustler::nif]
+fn table_lookup<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    key: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let mut heap = Heap::new();
+    let key = import(key, &mut heap).map_err(import_error)?;
+    let mut found = Ok(Vec::new());
+    table.table.lookup(heap.view(key), |object| push(env, &mut found, object));
+    Ok(found?.encode(env))
+}
+
+fn push<'a>(env: Env<'a>, out: &mut NifResult<Vec<Term<'a>>>, term: msc::TermRef<'_>) {
+    if let Ok(list) = out {
+        match export(env, term) {
+            Ok(t) => list.push(t),
+            Err(e) => *out = Err(export_error(e)),
+        }
+    }
+}
+
+#[rustler::nif]
+fn table_delete<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    key: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let mut heap = Heap::new();
+    let key = import(key, &mut heap).map_err(import_error)?;
+    table.table.delete(heap.view(key));
+    Ok(true.encode(env))
+}
+
+#[rustler::nif]
+fn table_delete_object<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    object: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let mut heap = Heap::new();
+    let object = import(object, &mut heap).map_err(import_error)?;
+    table.table.delete_object(heap.view(object)).map_err(table_error)?;
+    Ok(true.encode(env))
+}
+
+/// A table spec: a compiled one, or a term compiled now (`badarg` if it
+/// does not compile, as ETS raises).
+fn spec_of(spec: Term<'_>) -> NifResult<SpecRef> {
+    if let Ok(compiled) = spec.decode::<ResourceArc<Compiled>>() {
+        return Ok(SpecRef::Compiled(compiled));
+    }
+    let mut heap = Heap::new();
+    let term = import(spec, &mut heap).map_err(import_error)?;
+    let spec = Spec::builder()
+        .engine(Engine::Auto)
+        .build_from_term(heap.view(term), Kind::Table)
+        .map_err(|_| Error::BadArg)?;
+    Ok(SpecRef::Fresh(Box::new(spec)))
+}
+
+enum SpecRef {
+    Compiled(ResourceArc<Compiled>),
+    Fresh(Box<Spec>),
+}
+
+impl SpecRef {
+    fn spec(&self) -> &Spec {
+        match self {
+            SpecRef::Compiled(c) => c.spec(),
+            SpecRef::Fresh(s) => s,
+        }
+    }
+}
+
+fn select<'a>(env: Env<'a>, table: &TableResource, spec: Term<'a>) -> NifResult<Term<'a>> {
+    let spec = spec_of(spec)?;
+    let mut host = caller_host(env)?;
+    let mut found = Ok(Vec::new());
+    table
+        .table
+        .select(spec.spec(), &mut Scratch::new(), &mut host, |r| push(env, &mut found, r))
+        .map_err(table_error)?;
+    Ok(found?.encode(env))
+}
+
+#[rustler::nif]
+fn table_select<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+) -> NifResult<Term<'a>> {
+    select(env, &table, spec)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn table_select_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+) -> NifResult<Term<'a>> {
+    select(env, &table, spec)
+}
+
+/// `{Matches, Shard, Slot}` to go on from, or `{Matches, done}`.
+fn select_limit<'a>(
+    env: Env<'a>,
+    table: &TableResource,
+    spec: Term<'a>,
+    shard: u64,
+    slot: u64,
+    limit: usize,
+) -> NifResult<Term<'a>> {
+    if limit == 0 {
+        return Err(Error::BadArg);
+    }
+    let spec = spec_of(spec)?;
+    let from = Cursor::from_parts(shard, slot).ok_or(Error::BadArg)?;
+    let mut host = caller_host(env)?;
+    let mut found = Ok(Vec::new());
+    let next = table
+        .table
+        .select_limit(spec.spec(), from, limit, &mut Scratch::new(), &mut host, |r| {
+            push(env, &mut found, r)
+        })
+        .map_err(table_error)?;
+    let found = found?.encode(env);
+    Ok(match next {
+        Some(cursor) => {
+            let (shard, slot) = cursor.to_parts();
+            (found, shard, slot).encode(env)
+        }
+        None => (found, atoms::done()).encode(env),
+    })
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn table_select_limit<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+    shard: u64,
+    slot: u64,
+    limit: usize,
+) -> NifResult<Term<'a>> {
+    select_limit(env, &table, spec, shard, slot, limit)
+}
+
+/// `select_count`, `select_delete` or `select_replace` (by `op`).
+fn count<'a>(
+    env: Env<'a>,
+    table: &TableResource,
+    spec_term: Term<'a>,
+    op: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let spec = spec_of(spec_term)?;
+    let mut host = caller_host(env)?;
+    let mut scratch = Scratch::new();
+    let t = &table.table;
+    let n = match op.atom_to_string().map_err(|_| Error::BadArg)?.as_str() {
+        "select_count" => t.select_count(spec.spec(), &mut scratch, &mut host),
+        "select_delete" => t.select_delete(spec.spec(), &mut scratch, &mut host),
+        "select_replace" => {
+            let mut heap = Heap::new();
+            let term = import(spec_term, &mut heap).map_err(import_error)?;
+            t.select_replace(spec.spec(), heap.view(term), &mut scratch, &mut host)
+        }
+        _ => return Err(Error::BadArg),
+    }
+    .map_err(table_error)?;
+    Ok(n.encode(env))
+}
+
+#[rustler::nif]
+fn table_count<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+    op: Term<'a>,
+) -> NifResult<Term<'a>> {
+    count(env, &table, spec, op)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn table_count_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+    op: Term<'a>,
+) -> NifResult<Term<'a>> {
+    count(env, &table, spec, op)
+}
+
+#[rustler::nif(schedule = "DirtyCpu")]
+fn table_to_list<'a>(env: Env<'a>, table: ResourceArc<TableResource>) -> NifResult<Term<'a>> {
+    let mut found = Ok(Vec::new());
+    table.table.for_each(|object| push(env, &mut found, object));
+    Ok(found?.encode(env))
+}
+
+/// `size` (objects), `memory` (words, as ETS counts), `type`, `keypos`.
+#[rustler::nif]
+fn table_info<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    item: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let t = &table.table;
+    Ok(match item.atom_to_string().map_err(|_| Error::BadArg)?.as_str() {
+        "size" => t.len().encode(env),
+        "memory" => (t.memory() / size_of::<usize>()).encode(env),
+        "type" => match t.options().kind {
+            TableKind::Set => atoms::set().encode(env),
+            TableKind::Bag => atoms::bag().encode(env),
+        },
+        "keypos" => t.options().keypos.encode(env),
+        _ => return Err(Error::BadArg),
+    })
+}

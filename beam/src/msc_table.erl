@@ -1,0 +1,173 @@
+%% @doc Resident tables: objects kept in Rust, selected by msc's compiled
+%% match specs. The operations and answers of ets `set' and `bag' tables
+%% (up to order where ets gives none), with selects many times faster.
+%%
+%% A table is a reference: it lives while any process holds it, and is
+%% freed when none does. Any number of processes read at once; writers lock
+%% one shard of the table for one object. Calls that scan the table or take
+%% long lists run on dirty schedulers, so none holds a normal scheduler for
+%% more than about a millisecond.
+%%
+%% ```
+%% 1> T = msc_table:new(users, [set]).
+%% 2> msc_table:insert(T, [{ann, 150}, {bob, 20}]).
+%% 3> msc_table:select(T, [{{'$1', '$2'}, [{'>', '$2', 100}], ['$1']}]).
+%% [ann]
+%% '''
+-module(msc_table).
+
+-export([new/2, insert/2, insert_new/2, lookup/2, delete/2, delete_object/2,
+         select/1, select/2, select/3, select_count/2, select_delete/2,
+         select_replace/2, match_object/2, tab2list/1, info/2]).
+-export_type([table/0, continuation/0]).
+
+-opaque table() :: reference().
+-opaque continuation() :: {msc_table_select, table(), msc:compiled(),
+                           non_neg_integer(), non_neg_integer(), pos_integer()}
+                        | {msc_table_select, done}.
+
+%% Tables larger than this are scanned, and lists longer than this
+%% inserted, on a dirty scheduler: about a millisecond of work.
+-define(DIRTY_ROWS, 2000).
+
+%% @doc A new table. Options: `set' (the default) or `bag', `{keypos, N}',
+%% and, accepted for ets compatibility and ignored (every msc table is
+%% shared and concurrent): `public', `protected', `private',
+%% `{read_concurrency, _}', `{write_concurrency, _}',
+%% `{decentralized_counters, _}'. `Name' names nothing: the table is only
+%% reached through the returned reference.
+-spec new(atom(), [term()]) -> table().
+new(Name, Options) when is_atom(Name), is_list(Options) ->
+    {Type, Keypos} = options(Options, set, 1, {Name, Options}),
+    msc_nif:table_new(Type, Keypos);
+new(Name, Options) ->
+    erlang:error(badarg, [Name, Options]).
+
+options([], Type, Keypos, _) -> {Type, Keypos};
+options([set | T], _, K, A) -> options(T, set, K, A);
+options([bag | T], _, K, A) -> options(T, bag, K, A);
+options([{keypos, K} | T], Type, _, A) when is_integer(K), K >= 1 -> options(T, Type, K, A);
+options([Access | T], Type, K, A) when Access =:= public; Access =:= protected; Access =:= private ->
+    options(T, Type, K, A);
+options([{Tune, B} | T], Type, K, A)
+  when (Tune =:= read_concurrency orelse Tune =:= write_concurrency
+        orelse Tune =:= decentralized_counters), is_boolean(B) orelse B =:= auto ->
+    options(T, Type, K, A);
+options(_, _, _, {Name, Options}) ->
+    erlang:error(badarg, [Name, Options]).
+
+%% @doc Inserts an object or a list of objects (tuples at least `keypos'
+%% long); a set replaces the object with the same key. A bad object in a
+%% list inserts none of them.
+-spec insert(table(), tuple() | [tuple()]) -> true.
+insert(T, Objects) when is_list(Objects) ->
+    case shorter_than(Objects, ?DIRTY_ROWS) of
+        true -> msc_nif:table_insert(T, Objects);
+        false -> msc_nif:table_insert_dirty(T, Objects)
+    end;
+insert(T, Object) ->
+    msc_nif:table_insert(T, Object).
+
+%% @doc Inserts the objects only if none of their keys is in the table.
+-spec insert_new(table(), tuple() | [tuple()]) -> boolean().
+insert_new(T, Objects) ->
+    msc_nif:table_insert_new(T, Objects).
+
+%% @doc The objects with key `Key' (a bag's in insertion order).
+-spec lookup(table(), term()) -> [tuple()].
+lookup(T, Key) ->
+    msc_nif:table_lookup(T, Key).
+
+%% @doc Deletes the objects with key `Key'.
+-spec delete(table(), term()) -> true.
+delete(T, Key) ->
+    msc_nif:table_delete(T, Key).
+
+%% @doc Deletes the objects exactly equal to `Object'.
+-spec delete_object(table(), tuple()) -> true.
+delete_object(T, Object) ->
+    msc_nif:table_delete_object(T, Object).
+
+%% @doc The result of each object a clause of `Spec' matches. `Spec' is a
+%% match spec, or one compiled by msc:compile/2,3 for `table' (compile
+%% once, select many times).
+-spec select(table(), term() | msc:compiled()) -> [term()].
+select(T, Spec) ->
+    case large(T) of
+        false -> msc_nif:table_select(T, Spec);
+        true -> msc_nif:table_select_dirty(T, Spec)
+    end.
+
+%% @doc At most `Limit' results, and a continuation for select/1, or
+%% `'$end_of_table'' if there are none.
+-spec select(table(), term() | msc:compiled(), pos_integer()) ->
+    {[term()], continuation()} | '$end_of_table'.
+select(T, Spec, Limit) when is_integer(Limit), Limit > 0 ->
+    Compiled = case msc:compile(Spec, table) of
+                   {ok, C} -> C;
+                   {error, _} -> erlang:error(badarg, [T, Spec, Limit])
+               end,
+    chunk(T, Compiled, 0, 0, Limit);
+select(T, Spec, Limit) ->
+    erlang:error(badarg, [T, Spec, Limit]).
+
+%% @doc The next chunk of a select/3.
+-spec select(continuation() | '$end_of_table') -> {[term()], continuation()} | '$end_of_table'.
+select({msc_table_select, T, Compiled, Shard, Slot, Limit}) ->
+    chunk(T, Compiled, Shard, Slot, Limit);
+select({msc_table_select, done}) ->
+    '$end_of_table';
+select('$end_of_table') ->
+    '$end_of_table';
+select(Other) ->
+    erlang:error(badarg, [Other]).
+
+chunk(T, Compiled, Shard, Slot, Limit) ->
+    case msc_nif:table_select_limit(T, Compiled, Shard, Slot, Limit) of
+        {[], done} -> '$end_of_table';
+        {Matches, done} -> {Matches, {msc_table_select, done}};
+        {Matches, NextShard, NextSlot} ->
+            {Matches, {msc_table_select, T, Compiled, NextShard, NextSlot, Limit}}
+    end.
+
+%% @doc How many objects `Spec' returns `true' for.
+-spec select_count(table(), term() | msc:compiled()) -> non_neg_integer().
+select_count(T, Spec) -> count(T, Spec, select_count).
+
+%% @doc Deletes the objects `Spec' returns `true' for; how many.
+-spec select_delete(table(), term() | msc:compiled()) -> non_neg_integer().
+select_delete(T, Spec) -> count(T, Spec, select_delete).
+
+%% @doc Replaces each object `Spec' matches with its result; how many. As
+%% in ets, `Spec' must be a term whose every clause keeps the key, and the
+%% table a set.
+-spec select_replace(table(), term()) -> non_neg_integer().
+select_replace(T, Spec) -> count(T, Spec, select_replace).
+
+count(T, Spec, Op) ->
+    case large(T) of
+        false -> msc_nif:table_count(T, Spec, Op);
+        true -> msc_nif:table_count_dirty(T, Spec, Op)
+    end.
+
+%% @doc The objects matching `Pattern' (`_' and `$N' match anything).
+-spec match_object(table(), term()) -> [tuple()].
+match_object(T, Pattern) ->
+    select(T, [{Pattern, [], ['$_']}]).
+
+%% @doc Every object.
+-spec tab2list(table()) -> [tuple()].
+tab2list(T) ->
+    msc_nif:table_to_list(T).
+
+%% @doc `size' (objects), `memory' (words, as ets counts), `type', `keypos'.
+-spec info(table(), size | memory | type | keypos) -> term().
+info(T, Item) ->
+    msc_nif:table_info(T, Item).
+
+large(T) ->
+    msc_nif:table_info(T, size) > ?DIRTY_ROWS.
+
+shorter_than([_ | T], N) when N > 0 -> shorter_than(T, N - 1);
+shorter_than([], _) -> true;
+shorter_than(_, _) -> false.
