@@ -6,6 +6,7 @@
 //! - `convert`: terms across the boundary, directly (no ETF round trip of
 //!   whole terms), with explicit stacks.
 //! - `spec`: `msc:compile/3`, `msc:test/3`, `msc:match_spec_run/2`.
+//! - `tracer`: `msc_tracer`, an `erl_tracer` with sinks and overload policies.
 //! - `table`: `msc_table`, resident tables (`msc::table`).
 //! - `error`: compile errors as `[{error, Message, Where}]`.
 //! - `host`: the process `msc:test/3` runs trace specs as (the caller).
@@ -25,5 +26,6 @@ mod error;
 mod host;
 mod spec;
 mod table;
+mod tracer;
 
-rustler::init!("msc_nif");
+rustler::init!("msc_tracer");

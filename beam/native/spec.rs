@@ -59,7 +59,7 @@ pub fn build_spec(
 /// `msc:compile/3`: `{ok, Compiled}` or `{error, Errors}`. Compiling to
 /// machine code can take most of a millisecond, so this runs on a dirty
 /// scheduler.
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_compile", schedule = "DirtyCpu")]
 fn compile<'a>(
     env: Env<'a>,
     spec: Term<'a>,
@@ -76,7 +76,7 @@ fn compile<'a>(
 
 /// `msc:test/3`: what `erlang:match_spec_test/3` returns in OTP 27, with
 /// `{raised, Class, Reason}` where it raises.
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_test", schedule = "DirtyCpu")]
 fn test<'a>(env: Env<'a>, input: Term<'a>, spec: Term<'a>, kind: Term<'a>) -> NifResult<Term<'a>> {
     let kind = kind_of(kind)?;
     let mut heap = Heap::new();
@@ -102,7 +102,7 @@ pub fn caller_host(env: Env<'_>) -> NifResult<CallerHost> {
 }
 
 /// `msc:match_spec_run/2` on a short list (a normal scheduler).
-#[rustler::nif(name = "match_spec_run")]
+#[rustler::nif(name = "nif_match_spec_run")]
 fn match_spec_run<'a>(
     env: Env<'a>,
     list: Term<'a>,
@@ -112,7 +112,7 @@ fn match_spec_run<'a>(
 }
 
 /// `msc:match_spec_run/2` on a long list (a dirty scheduler).
-#[rustler::nif(name = "match_spec_run_dirty", schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_match_spec_run_dirty", schedule = "DirtyCpu")]
 fn match_spec_run_dirty<'a>(
     env: Env<'a>,
     list: Term<'a>,
@@ -151,7 +151,7 @@ fn run_list<'a>(env: Env<'a>, list: Term<'a>, compiled: &Compiled) -> NifResult<
 }
 
 /// `msc:info/1`: the kind, the engine, and whether it runs as machine code.
-#[rustler::nif]
+#[rustler::nif(name = "nif_info")]
 fn info<'a>(env: Env<'a>, compiled: ResourceArc<Compiled>) -> NifResult<Term<'a>> {
     let spec = compiled.spec();
     let kind = rustler::Atom::from_str(env, spec.kind().name())?;

@@ -41,7 +41,7 @@ fn table_error(e: TableError) -> Error {
     }
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_new")]
 fn table_new<'a>(env: Env<'a>, kind: Term<'a>, keypos: usize) -> NifResult<Term<'a>> {
     let kind = match kind.atom_to_string().map_err(|_| Error::BadArg)?.as_str() {
         "set" => TableKind::Set,
@@ -53,7 +53,7 @@ fn table_new<'a>(env: Env<'a>, kind: Term<'a>, keypos: usize) -> NifResult<Term<
     Ok(ResourceArc::new(TableResource { table }).encode(env))
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_live_count")]
 fn table_live_count() -> usize {
     LIVE_TABLES.load(Ordering::Relaxed)
 }
@@ -84,7 +84,7 @@ fn insert<'a>(env: Env<'a>, table: &TableResource, objects: Term<'a>) -> NifResu
     Ok(true.encode(env))
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_insert")]
 fn table_insert<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -93,7 +93,7 @@ fn table_insert<'a>(
     insert(env, &table, objects)
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_table_insert_dirty", schedule = "DirtyCpu")]
 fn table_insert_dirty<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -102,7 +102,7 @@ fn table_insert_dirty<'a>(
     insert(env, &table, objects)
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_insert_new")]
 fn table_insert_new<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -114,7 +114,7 @@ fn table_insert_new<'a>(
     Ok(table.table.insert_new(&terms).map_err(table_error)?.encode(env))
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_lookup")]
 fn table_lookup<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -136,7 +136,7 @@ fn push<'a>(env: Env<'a>, out: &mut NifResult<Vec<Term<'a>>>, term: msc::TermRef
     }
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_delete")]
 fn table_delete<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -148,7 +148,7 @@ fn table_delete<'a>(
     Ok(true.encode(env))
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_delete_object")]
 fn table_delete_object<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -200,7 +200,7 @@ fn select<'a>(env: Env<'a>, table: &TableResource, spec: Term<'a>) -> NifResult<
     Ok(found?.encode(env))
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_select")]
 fn table_select<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -209,7 +209,7 @@ fn table_select<'a>(
     select(env, &table, spec)
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_table_select_dirty", schedule = "DirtyCpu")]
 fn table_select_dirty<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -250,7 +250,7 @@ fn select_limit<'a>(
     })
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_table_select_limit", schedule = "DirtyCpu")]
 fn table_select_limit<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -287,7 +287,7 @@ fn count<'a>(
     Ok(n.encode(env))
 }
 
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_count")]
 fn table_count<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -297,7 +297,7 @@ fn table_count<'a>(
     count(env, &table, spec, op)
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_table_count_dirty", schedule = "DirtyCpu")]
 fn table_count_dirty<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -307,7 +307,7 @@ fn table_count_dirty<'a>(
     count(env, &table, spec, op)
 }
 
-#[rustler::nif(schedule = "DirtyCpu")]
+#[rustler::nif(name = "nif_table_to_list", schedule = "DirtyCpu")]
 fn table_to_list<'a>(env: Env<'a>, table: ResourceArc<TableResource>) -> NifResult<Term<'a>> {
     let mut found = Ok(Vec::new());
     table.table.for_each(|object| push(env, &mut found, object));
@@ -315,7 +315,7 @@ fn table_to_list<'a>(env: Env<'a>, table: ResourceArc<TableResource>) -> NifResu
 }
 
 /// `size` (objects), `memory` (words, as ETS counts), `type`, `keypos`.
-#[rustler::nif]
+#[rustler::nif(name = "nif_table_info")]
 fn table_info<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,

@@ -44,7 +44,7 @@ compile(Spec, Kind) ->
 -spec compile(Spec :: term() | binary(), kind(), [{engine, engine()}]) ->
     {ok, compiled()} | {error, [error_info()]}.
 compile(Spec, Kind, Opts) when is_list(Opts) ->
-    msc_nif:compile(Spec, Kind, option(engine, Opts, auto));
+    msc_tracer:nif_compile(Spec, Kind, option(engine, Opts, auto));
 compile(Spec, Kind, Opts) ->
     erlang:error(badarg, [Spec, Kind, Opts]).
 
@@ -53,7 +53,7 @@ compile(Spec, Kind, Opts) ->
 -spec test(Input :: term(), Spec :: term(), kind()) ->
     {ok, term(), [return_trace | exception_trace], []} | {error, [{error, string()}]}.
 test(Input, Spec, Kind) ->
-    case msc_nif:test(Input, Spec, Kind) of
+    case msc_tracer:nif_test(Input, Spec, Kind) of
         {raised, Class, Reason} -> erlang:raise(Class, Reason, [{?MODULE, test, [Input, Spec, Kind], []}]);
         Answer -> Answer
     end.
@@ -63,8 +63,8 @@ test(Input, Spec, Kind) ->
 -spec match_spec_run([term()], compiled()) -> [term()].
 match_spec_run(List, Compiled) when is_list(List) ->
     case shorter_than(List, ?DIRTY_RUN_LENGTH) of
-        true -> msc_nif:match_spec_run(List, Compiled);
-        false -> msc_nif:match_spec_run_dirty(List, Compiled)
+        true -> msc_tracer:nif_match_spec_run(List, Compiled);
+        false -> msc_tracer:nif_match_spec_run_dirty(List, Compiled)
     end;
 match_spec_run(List, Compiled) ->
     erlang:error(badarg, [List, Compiled]).
@@ -72,7 +72,7 @@ match_spec_run(List, Compiled) ->
 %% @doc The kind, the engine and whether the spec runs as machine code now.
 -spec info(compiled()) -> #{kind := kind(), engine := engine(), native := boolean()}.
 info(Compiled) ->
-    msc_nif:info(Compiled).
+    msc_tracer:nif_info(Compiled).
 
 option(Key, Opts, Default) ->
     case lists:keyfind(Key, 1, Opts) of

@@ -39,7 +39,7 @@
 -spec new(atom(), [term()]) -> table().
 new(Name, Options) when is_atom(Name), is_list(Options) ->
     {Type, Keypos} = options(Options, set, 1, {Name, Options}),
-    msc_nif:table_new(Type, Keypos);
+    msc_tracer:nif_table_new(Type, Keypos);
 new(Name, Options) ->
     erlang:error(badarg, [Name, Options]).
 
@@ -62,31 +62,31 @@ options(_, _, _, {Name, Options}) ->
 -spec insert(table(), tuple() | [tuple()]) -> true.
 insert(T, Objects) when is_list(Objects) ->
     case shorter_than(Objects, ?DIRTY_ROWS) of
-        true -> msc_nif:table_insert(T, Objects);
-        false -> msc_nif:table_insert_dirty(T, Objects)
+        true -> msc_tracer:nif_table_insert(T, Objects);
+        false -> msc_tracer:nif_table_insert_dirty(T, Objects)
     end;
 insert(T, Object) ->
-    msc_nif:table_insert(T, Object).
+    msc_tracer:nif_table_insert(T, Object).
 
 %% @doc Inserts the objects only if none of their keys is in the table.
 -spec insert_new(table(), tuple() | [tuple()]) -> boolean().
 insert_new(T, Objects) ->
-    msc_nif:table_insert_new(T, Objects).
+    msc_tracer:nif_table_insert_new(T, Objects).
 
 %% @doc The objects with key `Key' (a bag's in insertion order).
 -spec lookup(table(), term()) -> [tuple()].
 lookup(T, Key) ->
-    msc_nif:table_lookup(T, Key).
+    msc_tracer:nif_table_lookup(T, Key).
 
 %% @doc Deletes the objects with key `Key'.
 -spec delete(table(), term()) -> true.
 delete(T, Key) ->
-    msc_nif:table_delete(T, Key).
+    msc_tracer:nif_table_delete(T, Key).
 
 %% @doc Deletes the objects exactly equal to `Object'.
 -spec delete_object(table(), tuple()) -> true.
 delete_object(T, Object) ->
-    msc_nif:table_delete_object(T, Object).
+    msc_tracer:nif_table_delete_object(T, Object).
 
 %% @doc The result of each object a clause of `Spec' matches. `Spec' is a
 %% match spec, or one compiled by msc:compile/2,3 for `table' (compile
@@ -94,8 +94,8 @@ delete_object(T, Object) ->
 -spec select(table(), term() | msc:compiled()) -> [term()].
 select(T, Spec) ->
     case large(T) of
-        false -> msc_nif:table_select(T, Spec);
-        true -> msc_nif:table_select_dirty(T, Spec)
+        false -> msc_tracer:nif_table_select(T, Spec);
+        true -> msc_tracer:nif_table_select_dirty(T, Spec)
     end.
 
 %% @doc At most `Limit' results, and a continuation for select/1, or
@@ -123,7 +123,7 @@ select(Other) ->
     erlang:error(badarg, [Other]).
 
 chunk(T, Compiled, Shard, Slot, Limit) ->
-    case msc_nif:table_select_limit(T, Compiled, Shard, Slot, Limit) of
+    case msc_tracer:nif_table_select_limit(T, Compiled, Shard, Slot, Limit) of
         {[], done} -> '$end_of_table';
         {Matches, done} -> {Matches, {msc_table_select, done}};
         {Matches, NextShard, NextSlot} ->
@@ -146,8 +146,8 @@ select_replace(T, Spec) -> count(T, Spec, select_replace).
 
 count(T, Spec, Op) ->
     case large(T) of
-        false -> msc_nif:table_count(T, Spec, Op);
-        true -> msc_nif:table_count_dirty(T, Spec, Op)
+        false -> msc_tracer:nif_table_count(T, Spec, Op);
+        true -> msc_tracer:nif_table_count_dirty(T, Spec, Op)
     end.
 
 %% @doc The objects matching `Pattern' (`_' and `$N' match anything).
@@ -158,15 +158,15 @@ match_object(T, Pattern) ->
 %% @doc Every object.
 -spec tab2list(table()) -> [tuple()].
 tab2list(T) ->
-    msc_nif:table_to_list(T).
+    msc_tracer:nif_table_to_list(T).
 
 %% @doc `size' (objects), `memory' (words, as ets counts), `type', `keypos'.
 -spec info(table(), size | memory | type | keypos) -> term().
 info(T, Item) ->
-    msc_nif:table_info(T, Item).
+    msc_tracer:nif_table_info(T, Item).
 
 large(T) ->
-    msc_nif:table_info(T, size) > ?DIRTY_ROWS.
+    msc_tracer:nif_table_info(T, size) > ?DIRTY_ROWS.
 
 shorter_than([_ | T], N) when N > 0 -> shorter_than(T, N - 1);
 shorter_than([], _) -> true;

@@ -157,7 +157,7 @@ freed_when_unreferenced_test() ->
     Pid = spawn(fun() ->
         T = msc_table:new(t, [set]),
         msc_table:insert(T, [{N, N} || N <- lists:seq(1, 10000)]),
-        Parent ! {made, msc_nif:table_live_count()},
+        Parent ! {made, msc_tracer:nif_table_live_count()},
         receive stop -> ok end
     end),
     During = receive {made, Count} -> Count end,
@@ -170,7 +170,7 @@ freed_when_unreferenced_test() ->
 
 freed_below(_, 0) -> false;
 freed_below(During, N) ->
-    case msc_nif:table_live_count() < During of
+    case msc_tracer:nif_table_live_count() < During of
         true -> true;
         false -> timer:sleep(10), freed_below(During, N - 1)
     end.

@@ -171,3 +171,25 @@ fn msc_table_against_ets() {
 fn msc_table_keeps_schedulers_free() {
     eunit("msc_table_latency_tests");
 }
+
+#[test]
+fn msc_tracer_sinks_and_policies() {
+    eunit("msc_tracer_tests");
+    // The file sink's file, as `msc run --format dbg` reads it.
+    for vm in vms() {
+        let path = vm.host_path(&vm.dir.join("tracer_file.trace"));
+        let count: u64 =
+            std::fs::read_to_string(path.with_extension("trace.count")).unwrap().parse().unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut reader = msc::stream::EtfReader::new(file).framing(msc::stream::Framing::DbgTrace);
+        let mut heap = msc::Heap::new();
+        let mut read = 0;
+        while let Some(entry) = reader.next_into(&mut heap) {
+            let message = heap.view(entry.unwrap()).to_string();
+            assert!(message.starts_with("{trace,"), "{message}");
+            read += 1;
+            heap.clear();
+        }
+        assert_eq!(read, count, "{}", path.display());
+    }
+}
