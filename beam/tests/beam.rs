@@ -193,3 +193,28 @@ fn msc_tracer_sinks_and_policies() {
         assert_eq!(read, count, "{}", path.display());
     }
 }
+
+#[test]
+fn msc_tracer_across_a_cluster() {
+    eunit("msc_cluster_tests");
+    // `msc run --input a.trace --input b.trace`: the nodes' files read as
+    // one stream, every message a trace message.
+    for vm in vms() {
+        let dir = vm.host_path(&vm.dir.join("cluster"));
+        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        assert_eq!(files.len(), 2, "{files:?}");
+        let mut heap = msc::Heap::new();
+        let mut calls = 0;
+        for path in &files {
+            let mut reader = msc::stream::EtfReader::new(std::fs::File::open(path).unwrap())
+                .framing(msc::stream::Framing::DbgTrace);
+            while let Some(entry) = reader.next_into(&mut heap) {
+                let message = heap.view(entry.unwrap()).to_string();
+                calls += usize::from(message.contains(",call,{msc_tracer_tests,f,"));
+                heap.clear();
+            }
+        }
+        assert_eq!(calls, 80);
+    }
+}
