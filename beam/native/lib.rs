@@ -1,4 +1,4 @@
-//! The NIF behind the `msc` OTP application (`beam/src/*.erl`): match specs
+//! The NIF behind the `msc` OTP application (`beam/msc/src/*.erl`): match specs
 //! compiled and run by msc, called from Erlang and Elixir.
 //!
 //! The Erlang modules are the API; this crate is their engine room:

@@ -1,8 +1,8 @@
 //! The BEAM library's tests, in a real BEAM.
 //!
 //! Lays the application out in a temporary directory (the NIF cargo built
-//! for this test in `priv/`, the modules of `src/` and the EUnit suites of
-//! `test/` compiled by `erlc` into `ebin/`) and runs each suite in its own
+//! for this test in `priv/`, the modules of `msc/src/` and the EUnit suites
+//! of `msc/test/` compiled by `erlc` into `ebin/`) and runs each suite in its own
 //! `erl`, in every Erlang this machine has:
 //!
 //! - the `erl` on the `PATH` (Debian's `erlang-nox`: OTP 25 on bookworm),
@@ -92,11 +92,11 @@ fn lay_out(root: PathBuf) -> Vm {
     let nif = exe.with_file_name(name);
     std::fs::copy(&nif, host_dir.join("msc/priv/libmsc_nif.so"))
         .unwrap_or_else(|e| panic!("copying {}: {e}", nif.display()));
-    std::fs::copy(beam.join("src/msc.app.src"), host_dir.join("msc/ebin/msc.app")).unwrap();
+    std::fs::copy(beam.join("msc/src/msc.app.src"), host_dir.join("msc/ebin/msc.app")).unwrap();
 
     let mut args = vec!["-Wall".to_owned(), "-Werror".to_owned(), "-o".to_owned()];
     args.push(vm.dir.join("msc/ebin").display().to_string());
-    for folder in ["src", "test"] {
+    for folder in ["msc/src", "msc/test"] {
         for entry in std::fs::read_dir(beam.join(folder)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "erl") {

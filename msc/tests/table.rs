@@ -1,6 +1,6 @@
 //! `msc::table`: set and bag semantics, scans with cursors, deletes that
 //! compact, and readers beside a writer. (Agreement with ETS itself is
-//! tested in a real BEAM: beam/test/msc_table_tests.erl.)
+//! tested in a real BEAM: beam/msc/test/msc_table_tests.erl.)
 
 use std::collections::BTreeSet;
 
