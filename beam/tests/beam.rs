@@ -201,7 +201,8 @@ fn msc_tracer_across_a_cluster() {
     // one stream, every message a trace message.
     for vm in vms() {
         let dir = vm.host_path(&vm.dir.join("cluster"));
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();
         assert_eq!(files.len(), 2, "{files:?}");
         let mut heap = msc::Heap::new();
