@@ -176,3 +176,10 @@ pub fn import_error(e: crate::convert::ImportError) -> Error {
 pub fn export_error(e: crate::convert::ExportError) -> Error {
     Error::RaiseTerm(Box::new((atoms::msc(), e.0)))
 }
+
+/// Panics on purpose: the test that a Rust panic in a NIF is an Erlang
+/// exception (`nif_panicked`), never a crashed VM.
+#[rustler::nif(name = "nif_panic")]
+fn panic_on_purpose() -> bool {
+    panic!("msc_tracer:nif_panic/0 panics on purpose")
+}

@@ -108,6 +108,19 @@ fn table_insert_new<'a>(
     table: ResourceArc<TableResource>,
     objects: Term<'a>,
 ) -> NifResult<Term<'a>> {
+    insert_new(env, &table, objects)
+}
+
+#[rustler::nif(name = "nif_table_insert_new_dirty", schedule = "DirtyCpu")]
+fn table_insert_new_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    objects: Term<'a>,
+) -> NifResult<Term<'a>> {
+    insert_new(env, &table, objects)
+}
+
+fn insert_new<'a>(env: Env<'a>, table: &TableResource, objects: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let words = import_objects(objects, &mut heap)?;
     let terms: Vec<_> = words.iter().map(|&w| heap.view(w)).collect();
@@ -120,6 +133,19 @@ fn table_lookup<'a>(
     table: ResourceArc<TableResource>,
     key: Term<'a>,
 ) -> NifResult<Term<'a>> {
+    lookup(env, &table, key)
+}
+
+#[rustler::nif(name = "nif_table_lookup_dirty", schedule = "DirtyCpu")]
+fn table_lookup_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    key: Term<'a>,
+) -> NifResult<Term<'a>> {
+    lookup(env, &table, key)
+}
+
+fn lookup<'a>(env: Env<'a>, table: &TableResource, key: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let key = import(key, &mut heap).map_err(import_error)?;
     let mut found = Ok(Vec::new());
@@ -142,6 +168,19 @@ fn table_delete<'a>(
     table: ResourceArc<TableResource>,
     key: Term<'a>,
 ) -> NifResult<Term<'a>> {
+    delete(env, &table, key)
+}
+
+#[rustler::nif(name = "nif_table_delete_dirty", schedule = "DirtyCpu")]
+fn table_delete_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    key: Term<'a>,
+) -> NifResult<Term<'a>> {
+    delete(env, &table, key)
+}
+
+fn delete<'a>(env: Env<'a>, table: &TableResource, key: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let key = import(key, &mut heap).map_err(import_error)?;
     table.table.delete(heap.view(key));
@@ -154,6 +193,19 @@ fn table_delete_object<'a>(
     table: ResourceArc<TableResource>,
     object: Term<'a>,
 ) -> NifResult<Term<'a>> {
+    delete_object(env, &table, object)
+}
+
+#[rustler::nif(name = "nif_table_delete_object_dirty", schedule = "DirtyCpu")]
+fn table_delete_object_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    object: Term<'a>,
+) -> NifResult<Term<'a>> {
+    delete_object(env, &table, object)
+}
+
+fn delete_object<'a>(env: Env<'a>, table: &TableResource, object: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let object = import(object, &mut heap).map_err(import_error)?;
     table.table.delete_object(heap.view(object)).map_err(table_error)?;

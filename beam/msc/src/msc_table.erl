@@ -21,14 +21,18 @@
          select_replace/2, match_object/2, tab2list/1, info/2]).
 -export_type([table/0, continuation/0]).
 
--opaque table() :: reference().
+-opaque table() :: {msc_table, reference(), set | bag}.
 -opaque continuation() :: {msc_table_select, table(), msc:compiled(),
                            non_neg_integer(), non_neg_integer(), pos_integer()}
                         | {msc_table_select, done}.
 
 %% Tables larger than this are scanned, and lists longer than this
-%% inserted, on a dirty scheduler: about a millisecond of work.
+%% inserted, on a dirty scheduler: about a millisecond of work. A bag's
+%% lookups and deletes go there too: one key may have any number of objects.
 -define(DIRTY_ROWS, 2000).
+
+%% The table's reference, or badarg (as ets raises for a bad table).
+-define(REF(T), ref(T, ?FUNCTION_NAME, [T])).
 
 %% @doc A new table. Options: `set' (the default) or `bag', `{keypos, N}',
 %% and, accepted for ets compatibility and ignored (every msc table is
@@ -39,7 +43,7 @@
 -spec new(atom(), [term()]) -> table().
 new(Name, Options) when is_atom(Name), is_list(Options) ->
     {Type, Keypos} = options(Options, set, 1, {Name, Options}),
-    msc_tracer:nif_table_new(Type, Keypos);
+    {msc_table, msc_tracer:nif_table_new(Type, Keypos), Type};
 new(Name, Options) ->
     erlang:error(badarg, [Name, Options]).
 
@@ -62,40 +66,52 @@ options(_, _, _, {Name, Options}) ->
 -spec insert(table(), tuple() | [tuple()]) -> true.
 insert(T, Objects) when is_list(Objects) ->
     case shorter_than(Objects, ?DIRTY_ROWS) of
-        true -> msc_tracer:nif_table_insert(T, Objects);
-        false -> msc_tracer:nif_table_insert_dirty(T, Objects)
+        true -> msc_tracer:nif_table_insert(?REF(T), Objects);
+        false -> msc_tracer:nif_table_insert_dirty(?REF(T), Objects)
     end;
 insert(T, Object) ->
-    msc_tracer:nif_table_insert(T, Object).
+    msc_tracer:nif_table_insert(?REF(T), Object).
 
 %% @doc Inserts the objects only if none of their keys is in the table.
 -spec insert_new(table(), tuple() | [tuple()]) -> boolean().
-insert_new(T, Objects) ->
-    msc_tracer:nif_table_insert_new(T, Objects).
+insert_new(T, Objects) when is_list(Objects) ->
+    case shorter_than(Objects, ?DIRTY_ROWS) of
+        true -> msc_tracer:nif_table_insert_new(?REF(T), Objects);
+        false -> msc_tracer:nif_table_insert_new_dirty(?REF(T), Objects)
+    end;
+insert_new(T, Object) ->
+    msc_tracer:nif_table_insert_new(?REF(T), Object).
 
 %% @doc The objects with key `Key' (a bag's in insertion order).
 -spec lookup(table(), term()) -> [tuple()].
+lookup({msc_table, Ref, bag}, Key) ->
+    msc_tracer:nif_table_lookup_dirty(Ref, Key);
 lookup(T, Key) ->
-    msc_tracer:nif_table_lookup(T, Key).
+    msc_tracer:nif_table_lookup(?REF(T), Key).
 
 %% @doc Deletes the objects with key `Key'.
 -spec delete(table(), term()) -> true.
+delete({msc_table, Ref, bag}, Key) ->
+    msc_tracer:nif_table_delete_dirty(Ref, Key);
 delete(T, Key) ->
-    msc_tracer:nif_table_delete(T, Key).
+    msc_tracer:nif_table_delete(?REF(T), Key).
 
 %% @doc Deletes the objects exactly equal to `Object'.
 -spec delete_object(table(), tuple()) -> true.
+delete_object({msc_table, Ref, bag}, Object) ->
+    msc_tracer:nif_table_delete_object_dirty(Ref, Object);
 delete_object(T, Object) ->
-    msc_tracer:nif_table_delete_object(T, Object).
+    msc_tracer:nif_table_delete_object(?REF(T), Object).
 
 %% @doc The result of each object a clause of `Spec' matches. `Spec' is a
 %% match spec, or one compiled by msc:compile/2,3 for `table' (compile
 %% once, select many times).
 -spec select(table(), term() | msc:compiled()) -> [term()].
 select(T, Spec) ->
-    case large(T) of
-        false -> msc_tracer:nif_table_select(T, Spec);
-        true -> msc_tracer:nif_table_select_dirty(T, Spec)
+    Ref = ?REF(T),
+    case large(Ref) of
+        false -> msc_tracer:nif_table_select(Ref, Spec);
+        true -> msc_tracer:nif_table_select_dirty(Ref, Spec)
     end.
 
 %% @doc At most `Limit' results, and a continuation for select/1, or
@@ -123,7 +139,7 @@ select(Other) ->
     erlang:error(badarg, [Other]).
 
 chunk(T, Compiled, Shard, Slot, Limit) ->
-    case msc_tracer:nif_table_select_limit(T, Compiled, Shard, Slot, Limit) of
+    case msc_tracer:nif_table_select_limit(?REF(T), Compiled, Shard, Slot, Limit) of
         {[], done} -> '$end_of_table';
         {Matches, done} -> {Matches, {msc_table_select, done}};
         {Matches, NextShard, NextSlot} ->
@@ -145,9 +161,10 @@ select_delete(T, Spec) -> count(T, Spec, select_delete).
 select_replace(T, Spec) -> count(T, Spec, select_replace).
 
 count(T, Spec, Op) ->
-    case large(T) of
-        false -> msc_tracer:nif_table_count(T, Spec, Op);
-        true -> msc_tracer:nif_table_count_dirty(T, Spec, Op)
+    Ref = ref(T, Op, [T, Spec]),
+    case large(Ref) of
+        false -> msc_tracer:nif_table_count(Ref, Spec, Op);
+        true -> msc_tracer:nif_table_count_dirty(Ref, Spec, Op)
     end.
 
 %% @doc The objects matching `Pattern' (`_' and `$N' match anything).
@@ -158,15 +175,18 @@ match_object(T, Pattern) ->
 %% @doc Every object.
 -spec tab2list(table()) -> [tuple()].
 tab2list(T) ->
-    msc_tracer:nif_table_to_list(T).
+    msc_tracer:nif_table_to_list(?REF(T)).
 
 %% @doc `size' (objects), `memory' (words, as ets counts), `type', `keypos'.
 -spec info(table(), size | memory | type | keypos) -> term().
 info(T, Item) ->
-    msc_tracer:nif_table_info(T, Item).
+    msc_tracer:nif_table_info(?REF(T), Item).
 
-large(T) ->
-    msc_tracer:nif_table_info(T, size) > ?DIRTY_ROWS.
+large(Ref) ->
+    msc_tracer:nif_table_info(Ref, size) > ?DIRTY_ROWS.
+
+ref({msc_table, Ref, _}, _, _) -> Ref;
+ref(_, _Function, Args) -> erlang:error(badarg, Args).
 
 shorter_than([_ | T], N) when N > 0 -> shorter_than(T, N - 1);
 shorter_than([], _) -> true;

@@ -38,10 +38,11 @@
 %% The NIFs of msc and msc_table.
 -export([nif_compile/3, nif_test/3, nif_match_spec_run/2, nif_match_spec_run_dirty/2,
          nif_info/1, nif_table_new/2, nif_table_live_count/0, nif_table_insert/2,
-         nif_table_insert_dirty/2, nif_table_insert_new/2, nif_table_lookup/2,
+         nif_table_insert_dirty/2, nif_table_insert_new/2, nif_table_insert_new_dirty/2, nif_table_lookup/2,
+         nif_table_lookup_dirty/2, nif_table_delete_dirty/2, nif_table_delete_object_dirty/2,
          nif_table_delete/2, nif_table_delete_object/2, nif_table_select/2,
          nif_table_select_dirty/2, nif_table_select_limit/5, nif_table_count/3,
-         nif_table_count_dirty/3, nif_table_to_list/1, nif_table_info/2]).
+         nif_table_count_dirty/3, nif_table_to_list/1, nif_table_info/2, nif_panic/0]).
 -export([nif_tracer_new/7, nif_tracer_congested/2, nif_tracer_stop/1, nif_tracer_stats/1,
          nif_tracer_ring/1, nif_tracer_ring_select/2]).
 -export_type([tracer/0]).
@@ -193,7 +194,12 @@ nif_table_live_count() -> ?NOT_LOADED.
 nif_table_insert(_T, _Objects) -> ?NOT_LOADED.
 nif_table_insert_dirty(_T, _Objects) -> ?NOT_LOADED.
 nif_table_insert_new(_T, _Objects) -> ?NOT_LOADED.
+nif_table_insert_new_dirty(_T, _Objects) -> ?NOT_LOADED.
 nif_table_lookup(_T, _Key) -> ?NOT_LOADED.
+nif_table_lookup_dirty(_T, _Key) -> ?NOT_LOADED.
+nif_table_delete_dirty(_T, _Key) -> ?NOT_LOADED.
+nif_table_delete_object_dirty(_T, _Object) -> ?NOT_LOADED.
+nif_panic() -> ?NOT_LOADED.
 nif_table_delete(_T, _Key) -> ?NOT_LOADED.
 nif_table_delete_object(_T, _Object) -> ?NOT_LOADED.
 nif_table_select(_T, _Spec) -> ?NOT_LOADED.

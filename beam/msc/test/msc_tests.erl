@@ -101,3 +101,8 @@ compiled_specs_are_shared_test() ->
             || N <- lists:seq(1, 20)],
     ?assertEqual([[N] || N <- lists:seq(1, 20)],
                  [receive {P, R} -> R end || P <- Pids]).
+
+%% A Rust panic in a NIF is an Erlang exception, and the VM goes on.
+panics_are_exceptions_test() ->
+    ?assertError(nif_panicked, msc_tracer:nif_panic()),
+    ?assertEqual({ok, a, [], []}, msc:test([a], [{['$1'], [], [{message, '$1'}]}], trace)).
