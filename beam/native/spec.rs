@@ -168,7 +168,9 @@ fn info<'a>(env: Env<'a>, compiled: ResourceArc<Compiled>) -> NifResult<Term<'a>
 pub fn import_error(e: crate::convert::ImportError) -> Error {
     match e {
         crate::convert::ImportError::AtomTableFull => Error::RaiseAtom("system_limit"),
-        crate::convert::ImportError::Unsupported(_) => Error::BadArg,
+        crate::convert::ImportError::Unsupported(_) | crate::convert::ImportError::Unreadable => {
+            Error::BadArg
+        }
     }
 }
 

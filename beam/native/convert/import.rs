@@ -12,8 +12,10 @@ pub enum ImportError {
     /// msc's atom table is full.
     AtomTableFull,
     /// The VM gave a term msc's ETF decoder refused (a kind it does not
-    /// model); the message names the subterm's ETF tag.
+    /// model); the subterm's ETF tag.
     Unsupported(u8),
+    /// The NIF API would not take apart a term it called a tuple or a map.
+    Unreadable,
 }
 
 /// What is left to do, most recent last.
@@ -45,7 +47,7 @@ pub fn import(term: Term<'_>, heap: &mut Heap) -> Result<Word, ImportError> {
                 match t.get_type() {
                     TermType::Tuple => {
                         let elements = rustler::types::tuple::get_tuple(t)
-                            .map_err(|_| ImportError::Unsupported(0))?;
+                            .map_err(|_| ImportError::Unreadable)?;
                         tasks.push(Task::Tuple(elements.len()));
                         tasks.extend(elements.into_iter().rev().map(Task::Visit));
                     }
@@ -61,7 +63,7 @@ pub fn import(term: Term<'_>, heap: &mut Heap) -> Result<Word, ImportError> {
                     }
                     TermType::Map => {
                         let pairs = rustler::types::map::MapIterator::new(t)
-                            .ok_or(ImportError::Unsupported(0))?;
+                            .ok_or(ImportError::Unreadable)?;
                         for (k, v) in pairs {
                             children.push(k);
                             children.push(v);

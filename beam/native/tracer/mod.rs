@@ -43,6 +43,8 @@ impl rustler::Resource for TracerResource {}
 
 impl Drop for TracerResource {
     fn drop(&mut self) {
+        // The last reference is gone: nobody is left to hear of a failed
+        // final write, so the writer is closed and joined regardless.
         if let Sink::File(file) = &self.sink {
             let _ = file.close();
         }
