@@ -8,6 +8,12 @@
 %% long lists run on dirty schedulers, so none holds a normal scheduler for
 %% more than about a millisecond.
 %%
+%% Where ets promises more under concurrency, msc does not (yet): an
+%% insert/2 of a list is checked as a whole (a bad object inserts none) but
+%% not isolated (a reader may see part of it), and a select/3 continuation
+%% may miss or repeat objects that other processes delete meanwhile, as an
+%% ets select without safe_fixtable may. insert_new/2 is isolated.
+%%
 %% ```
 %% 1> T = msc_table:new(users, [set]).
 %% 2> msc_table:insert(T, [{ann, 150}, {bob, 20}]).
