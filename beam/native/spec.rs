@@ -26,7 +26,7 @@ impl Compiled {
 }
 
 /// The event kind named by the atom `kind`.
-pub fn kind_of(kind: Term<'_>) -> NifResult<Kind> {
+fn kind_of(kind: Term<'_>) -> NifResult<Kind> {
     let name = kind.atom_to_string().map_err(|_| Error::BadArg)?;
     Kind::from_name(&name).ok_or(Error::BadArg)
 }

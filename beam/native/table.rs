@@ -31,14 +31,9 @@ impl Drop for TableResource {
     }
 }
 
-fn table_error(e: TableError) -> Error {
-    match e {
-        TableError::NotAnObject { .. }
-        | TableError::NotATableSpec(_)
-        | TableError::CannotReplace(_)
-        | TableError::BadKeypos => Error::BadArg,
-        _ => Error::BadArg,
-    }
+/// Every refusal of a table is `badarg`, as ets raises.
+fn table_error(_: TableError) -> Error {
+    Error::BadArg
 }
 
 #[rustler::nif(name = "nif_table_new")]
