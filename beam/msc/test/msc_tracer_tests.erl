@@ -190,3 +190,24 @@ drop_entries_in_a_file_test() ->
     Read = [M || {message, M} <- flush()],
     ?assertEqual([{drop, 950}], [M || {drop, _} = M <- Read]),
     ?assertEqual(60, length(Read) - 1).
+
+%% A file sink whose queue is full drops: the file then holds every
+%% message it kept and {drop, N} entries for all the others, the last ones
+%% written when the tracer stops.
+file_queue_drops_are_all_reported_test() ->
+    erlang:trace_pattern({?MODULE, f, 1}, true, [local]),
+    Path = filename:join(os:getenv("MSC_TEST_DATA"), "tracer_queue.trace"),
+    {ok, T} = msc_tracer:new({file, Path}, [{max_queue, 10}]),
+    [] = traced(fun(P, F) -> msc_tracer:trace(T, P, F) end, 100000, [call]),
+    ok = msc_tracer:stop(T),
+    #{kept := Kept, dropped := Dropped} = msc_tracer:stats(T),
+    ?assert(Dropped > 0),
+    ?assertEqual(100000, Kept + Dropped),
+    Self = self(),
+    dbg:trace_client(file, Path, {fun(end_of_trace, N) -> Self ! {read, N}, N;
+                                     (M, N) -> Self ! {message, M}, N + 1 end, 0}),
+    receive {read, _} -> ok after 10000 -> error(timeout) end,
+    Read = [M || {message, M} <- flush()],
+    Drops = lists:sum([N || {drop, N} <- Read]),
+    Calls = length([M || {trace, _, call, _} = M <- Read]),
+    ?assertEqual({Kept, Dropped}, {Calls, Drops}).

@@ -22,14 +22,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use msc::{Heap, Kind, Run, Scratch, Spec, TestHost};
 use rustler::types::tuple::make_tuple;
-use rustler::{Binary, Encoder, Env, Error, LocalPid, NifResult, ResourceArc, Term};
+use rustler::{Binary, Encoder, Env, Error, LocalPid, NifResult, OwnedBinary, ResourceArc, Term};
 
 use crate::atoms;
-use crate::convert::{export, import};
+use crate::convert::export;
 use crate::spec::{build_spec, export_error};
 pub use policy::Limits;
 use policy::{Meter, Verdict};
-use sink::{DEFAULT_FILE_QUEUE, FileSink, Ring, Sink, drop_entry, message_entry};
+use sink::{DEFAULT_FILE_QUEUE, Entry, FileSink, Ring, Sink};
 
 /// A tracer: the state `{tracer, msc_tracer, State}` names.
 pub struct TracerResource {
@@ -46,13 +46,13 @@ impl Drop for TracerResource {
         // The last reference is gone: nobody is left to hear of a failed
         // final write, so the writer is closed and joined regardless.
         if let Sink::File(file) = &self.sink {
-            let _ = file.close();
+            let _ = file.close(None);
         }
     }
 }
 
 thread_local! {
-    /// Where the filter spec reads messages: one per scheduler thread.
+    /// Where the filter spec decodes messages: one per scheduler thread.
     static FILTER_SPACE: RefCell<(Heap, Scratch)> = RefCell::new((Heap::new(), Scratch::new()));
 }
 
@@ -141,13 +141,16 @@ fn trace<'a>(
         Verdict::Skip | Verdict::Drop => return ok,
     }
     let message = build_message(env, tag, tracee, term, opts);
-    if let Some(spec) = &tracer.filter
-        && !keeps(spec, message)
-    {
-        meter.filtered.fetch_add(1, Ordering::Relaxed);
-        return ok;
+    let mut encoded = None;
+    if let Some(spec) = &tracer.filter {
+        let etf = message.to_binary();
+        if !keeps(spec, etf.as_slice()) {
+            meter.filtered.fetch_add(1, Ordering::Relaxed);
+            return ok;
+        }
+        encoded = Some(etf);
     }
-    deliver(env, &tracer, message);
+    deliver(env, &tracer, message, encoded);
     ok
 }
 
@@ -191,18 +194,29 @@ fn timestamp_of<'a>(env: Env<'a>, kind: Term<'a>) -> Term<'a> {
     }
 }
 
-/// Does the filter spec match `message`?
-fn keeps(spec: &Spec, message: Term<'_>) -> bool {
+/// Does the filter spec match the message encoded as `etf`? It runs on the
+/// bytes (`run_encoded`): a message every clause's head rejects is never
+/// decoded, and a kept one goes to a file or ring sink as it is.
+fn keeps(spec: &Spec, etf: &[u8]) -> bool {
     FILTER_SPACE.with_borrow_mut(|(heap, scratch)| {
         heap.clear();
-        let Ok(word) = import(message, heap) else { return true };
-        let outcome = spec.run(heap.view(word), scratch, &mut TestHost::default());
-        matches!(outcome, Ok(o) if o.result().is_some())
+        match spec.run_encoded(etf, heap, scratch, &mut TestHost::default()) {
+            Ok(Ok(outcome)) => outcome.result().is_some(),
+            // A message msc cannot decode is kept: the filter only drops
+            // what it has read.
+            _ => true,
+        }
     })
 }
 
-/// Hands `message` to the sink, after a `{drop, N}` for what was lost.
-fn deliver<'a>(env: Env<'a>, tracer: &TracerResource, message: Term<'a>) {
+/// Hands `message` (and its encoding, if the filter made it) to the sink,
+/// after a `{drop, N}` for what was lost.
+fn deliver<'a>(
+    env: Env<'a>,
+    tracer: &TracerResource,
+    message: Term<'a>,
+    encoded: Option<OwnedBinary>,
+) {
     let meter = &tracer.meter;
     match &tracer.sink {
         Sink::Process { pid, congested } => {
@@ -224,20 +238,20 @@ fn deliver<'a>(env: Env<'a>, tracer: &TracerResource, message: Term<'a>) {
         Sink::File(file) => {
             let lost = meter.unreported.load(Ordering::Relaxed);
             if lost > 0 {
-                if !file.offer(drop_entry(lost)) {
+                if !file.offer(Entry::Drop(lost)) {
                     meter.count_drop();
                     return;
                 }
                 meter.unreported.fetch_sub(lost, Ordering::Relaxed);
             }
-            if file.offer(message_entry(message.to_binary().as_slice())) {
+            if file.offer(Entry::Message(encoded.unwrap_or_else(|| message.to_binary()))) {
                 meter.count_kept();
             } else {
                 meter.count_drop();
             }
         }
         Sink::Ring(ring) => {
-            ring.lock().push(message.to_binary().as_slice().to_vec());
+            ring.lock().push(encoded.unwrap_or_else(|| message.to_binary()));
             meter.count_kept();
         }
     }
@@ -256,8 +270,10 @@ fn tracer_congested(tracer: ResourceArc<TracerResource>, congested: bool) -> boo
 #[rustler::nif(name = "nif_tracer_stop", schedule = "DirtyIo")]
 fn tracer_stop<'a>(env: Env<'a>, tracer: ResourceArc<TracerResource>) -> Term<'a> {
     tracer.meter.stop();
+    // What was dropped since the last message delivered is reported too.
+    let lost = tracer.meter.unreported.swap(0, Ordering::Relaxed);
     if let Sink::File(file) = &tracer.sink
-        && let Err(e) = file.close()
+        && let Err(e) = file.close((lost > 0).then_some(Entry::Drop(lost)))
     {
         return (atoms::error(), (atoms::file(), e.to_string())).encode(env);
     }
@@ -297,7 +313,8 @@ fn tracer_ring<'a>(env: Env<'a>, tracer: ResourceArc<TracerResource>) -> NifResu
     let mut out = Vec::with_capacity(ring.messages.len());
     for etf in &ring.messages {
         // SAFETY: the bytes are the VM's own term_to_binary output.
-        let (term, _) = unsafe { env.binary_to_term_trusted(etf) }.ok_or(Error::BadArg)?;
+        let (term, _) =
+            unsafe { env.binary_to_term_trusted(etf.as_slice()) }.ok_or(Error::BadArg)?;
         out.push(term);
     }
     Ok(out.encode(env))
@@ -316,7 +333,8 @@ fn tracer_ring_select<'a>(
         Ok(spec) => spec,
         Err(_) => return Err(Error::BadArg),
     };
-    let messages: Vec<Vec<u8>> = ring.lock().messages.iter().cloned().collect();
+    let messages: Vec<Vec<u8>> =
+        ring.lock().messages.iter().map(|m| m.as_slice().to_vec()).collect();
     let (mut heap, mut scratch, mut host) = (Heap::new(), Scratch::new(), TestHost::default());
     let mut out = Vec::new();
     for etf in &messages {
