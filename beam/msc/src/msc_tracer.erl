@@ -74,6 +74,7 @@ priv_dir() ->
 -spec new({process, pid()} | {file, file:filename()} | {ring, pos_integer()}, [term()]) ->
     {ok, tracer()} | {error, term()}.
 new(Sink, Opts) when is_list(Opts) ->
+    [erlang:error(badarg, [Sink, Opts]) || Opt <- Opts, not valid_option(Opt)],
     NifSink = case Sink of
                   {process, Pid} when is_pid(Pid), node(Pid) =:= node() -> Sink;
                   {file, Path} -> {file, unicode:characters_to_binary(Path)};
@@ -102,6 +103,15 @@ new(Sink, Opts) when is_list(Opts) ->
     end;
 new(Sink, Opts) ->
     erlang:error(badarg, [Sink, Opts]).
+
+%% Every option is known and has a value it can take: a misspelt option is
+%% an error, never quietly ignored.
+valid_option({filter, _}) -> true;
+valid_option({Count, N}) when Count =:= sample; Count =:= max_messages; Count =:= rate;
+                              Count =:= max_queue; Count =:= watch_ms ->
+    is_integer(N) andalso N > 0;
+valid_option({max_time, Seconds}) -> is_number(Seconds) andalso Seconds >= 0;
+valid_option(_) -> false.
 
 %% @doc The `{tracer, Module, State}' pair for erlang:trace/3 and friends.
 -spec tracer(tracer()) -> {tracer, module(), reference()}.

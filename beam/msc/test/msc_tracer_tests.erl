@@ -211,3 +211,13 @@ file_queue_drops_are_all_reported_test() ->
     Drops = lists:sum([N || {drop, N} <- Read]),
     Calls = length([M || {trace, _, call, _} = M <- Read]),
     ?assertEqual({Kept, Dropped}, {Calls, Drops}).
+
+bad_options_are_errors_test_() ->
+    [?_assertError(badarg, msc_tracer:new({ring, 4}, [{max_queu, 10}])),
+     ?_assertError(badarg, msc_tracer:new({ring, 4}, [{sample, 0}])),
+     ?_assertError(badarg, msc_tracer:new({ring, 4}, [{rate, -1}])),
+     ?_assertError(badarg, msc_tracer:new({ring, 4}, [{max_time, forever}])),
+     ?_assertError(badarg, msc_tracer:new({ring, 0}, [])),
+     ?_assertError(badarg, msc_tracer:new({socket, 1}, [])),
+     ?_assertError(badarg, msc_tracer:new({ring, 4}, not_a_list)),
+     ?_assertMatch({error, {file, _}}, msc_tracer:new({file, "/nonexistent/dir/x.trace"}, []))].
