@@ -44,6 +44,8 @@ compile(Spec, Kind) ->
 -spec compile(Spec :: term() | binary(), kind(), [{engine, engine()}]) ->
     {ok, compiled()} | {error, [error_info()]}.
 compile(Spec, Kind, Opts) when is_list(Opts) ->
+    %% A misspelt option is an error, never quietly ignored.
+    [erlang:error(badarg, [Spec, Kind, Opts]) || Opt <- Opts, not is_tuple(Opt) orelse element(1, Opt) =/= engine],
     msc_tracer:nif_compile(Spec, Kind, option(engine, Opts, auto));
 compile(Spec, Kind, Opts) ->
     erlang:error(badarg, [Spec, Kind, Opts]).

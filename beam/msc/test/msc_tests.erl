@@ -59,6 +59,7 @@ bad_arguments_test_() ->
     [?_assertError(badarg, msc:compile(?BIG_SPEC, tabel)),
      ?_assertError(badarg, msc:compile(?BIG_SPEC, table, [{engine, fast}])),
      ?_assertError(badarg, msc:compile(?BIG_SPEC, table, nope)),
+     ?_assertError(badarg, msc:compile(?BIG_SPEC, table, [{engin, jit}])),
      ?_assertError(badarg, msc:compile(<<255, 0>>, table)),
      ?_assertError(badarg, msc:match_spec_run([{a, 1}], Trace)),
      ?_assertError(badarg, msc:match_spec_run([{a, 1} | b], Table)),
