@@ -149,15 +149,21 @@ ring({msc_tracer, Ref, _}) -> nif_tracer_ring(Ref).
 ring_select({msc_tracer, Ref, _}, Spec) -> nif_tracer_ring_select(Ref, Spec).
 
 %% Polls the receiver's queue length and tells the tracer when it is over
-%% the limit, so the traced processes drop instead of flooding it.
+%% the limit, so the traced processes drop instead of flooding it. Ends
+%% with the tracer: on stop/1, when a limit stopped it, or when the
+%% receiver is gone (which stops it).
 watch(Ref, Receiver, Max, Ms) ->
     Congested = case erlang:process_info(Receiver, message_queue_len) of
                     {message_queue_len, Len} -> Len >= Max;
                     undefined -> nif_tracer_stop(Ref), exit(normal)
                 end,
     nif_tracer_congested(Ref, Congested),
-    receive stop -> ok
-    after Ms -> watch(Ref, Receiver, Max, Ms)
+    case nif_tracer_stats(Ref) of
+        #{stopped := true} -> ok;
+        _ ->
+            receive stop -> ok
+            after Ms -> watch(Ref, Receiver, Max, Ms)
+            end
     end.
 
 %% ---------------------------------------------------------------------------

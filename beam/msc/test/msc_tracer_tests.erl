@@ -221,3 +221,17 @@ bad_options_are_errors_test_() ->
      ?_assertError(badarg, msc_tracer:new({socket, 1}, [])),
      ?_assertError(badarg, msc_tracer:new({ring, 4}, not_a_list)),
      ?_assertMatch({error, {file, _}}, msc_tracer:new({file, "/nonexistent/dir/x.trace"}, []))].
+
+%% The watchdog of a process sink ends when a limit stops the tracer.
+watchdog_ends_with_the_tracer_test() ->
+    erlang:trace_pattern({?MODULE, f, 1}, true, [local]),
+    {ok, {msc_tracer, _, Watchdog} = T} =
+        msc_tracer:new({process, self()}, [{max_queue, 100}, {max_messages, 5}, {watch_ms, 1}]),
+    ?assert(is_process_alive(Watchdog)),
+    Ref = monitor(process, Watchdog),
+    Got = traced(fun(P, F) -> msc_tracer:trace(T, P, F) end, 50, [call]),
+    ?assertEqual(5, length([M || {trace, _, call, _} = M <- Got])),
+    case lists:member({'DOWN', Ref, process, Watchdog, normal}, Got) of
+        true -> ok;
+        false -> receive {'DOWN', Ref, process, Watchdog, normal} -> ok after 1000 -> error(still_watching) end
+    end.
