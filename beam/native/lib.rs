@@ -9,7 +9,6 @@
 //! - `tracer`: `msc_tracer`, an `erl_tracer` with sinks and overload policies.
 //! - `table`: `msc_table`, resident tables (`msc::table`).
 //! - `error`: compile errors as `[{error, Message, Where}]`.
-//! - `host`: the process `msc:test/3` runs trace specs as (the caller).
 //!
 //! Every NIF runs inside rustler's panic guard: a panic becomes an Erlang
 //! exception (`nif_panicked`), never a crashed VM, so the crate must build
@@ -23,7 +22,6 @@
 mod atoms;
 mod convert;
 mod error;
-mod host;
 mod spec;
 mod table;
 mod tracer;

@@ -2,13 +2,13 @@
 
 use msc::matchspec::conformance::{match_spec_test_with, test_config};
 use msc::matchspec::fun2ms::is_fun_text;
-use msc::{Engine, Heap, Kind, Run, Scratch, Spec};
+use msc::matchspec::term::Kind as TermKind;
+use msc::{Engine, Heap, Kind, Run, Scratch, Spec, TestHost};
 use rustler::{Binary, Encoder, Env, Error, NifResult, ResourceArc, Term};
 
 use crate::atoms;
 use crate::convert::{export, import};
 use crate::error::errors_term;
-use crate::host::CallerHost;
 
 /// A compiled spec held by the VM: freed when no process refers to it.
 pub struct Compiled {
@@ -94,11 +94,15 @@ fn test<'a>(env: Env<'a>, input: Term<'a>, spec: Term<'a>, kind: Term<'a>) -> Ni
     export(env, answer.as_ref()).map_err(export_error)
 }
 
-/// The host whose process is the NIF's caller.
-pub fn caller_host(env: Env<'_>) -> NifResult<CallerHost> {
+/// `match_spec_test`'s process, as the NIF's caller: `{self}` is the
+/// caller's pid, and that pid names the process.
+pub fn caller_host(env: Env<'_>) -> NifResult<TestHost> {
     let mut heap = Heap::new();
-    let pid = import(env.pid().encode(env), &mut heap).map_err(import_error)?;
-    Ok(CallerHost::new(msc::Term::from_parts(heap, pid)))
+    let word = import(env.pid().encode(env), &mut heap).map_err(import_error)?;
+    match heap.view(word).kind() {
+        TermKind::Pid(pid) => Ok(TestHost { pid, ..TestHost::default() }),
+        _ => Err(Error::BadArg),
+    }
 }
 
 /// `msc:match_spec_run/2` on a short list (a normal scheduler).

@@ -2,7 +2,7 @@
 
 use super::{Host, parse_flag_list, trace_flag};
 use crate::ir::ChangeTrace;
-use crate::term::{Atom, Heap, Kind, TermRef, Word};
+use crate::term::{Atom, Heap, Kind, Pid, TermRef, Word};
 
 /// The process that calls `erlang:match_spec_test/3`, as far as a match
 /// spec can see it: no sequential trace token, no tracer, no caller (the
@@ -12,8 +12,9 @@ use crate::term::{Atom, Heap, Kind, TermRef, Word};
 /// `display` collects what it is given, so a caller can show it.
 #[derive(Clone, Debug)]
 pub struct TestHost {
-    /// The process's pid number (`<0.N.0>`).
-    pub pid: u32,
+    /// The process's pid: `<0.80.0>` by default; a host running specs
+    /// for a real process (a NIF's caller) sets that process's.
+    pub pid: Pid,
     /// The trace control word.
     pub tcw: u32,
     /// The process's trace flags.
@@ -26,19 +27,22 @@ pub struct TestHost {
 
 impl Default for TestHost {
     fn default() -> TestHost {
-        TestHost { pid: 80, tcw: 0, flags: 0, silent: false, displayed: Vec::new() }
+        let pid = Pid { node: Atom::NONODE, id: 80, serial: 0, creation: 0 };
+        TestHost { pid, tcw: 0, flags: 0, silent: false, displayed: Vec::new() }
     }
 }
 
 impl TestHost {
     fn is_self(&self, target: TermRef<'_>) -> bool {
-        matches!(target.kind(), Kind::Pid(p) if p.node == Atom::NONODE && p.id == self.pid && p.serial == 0)
+        let me = self.pid;
+        matches!(target.kind(), Kind::Pid(p) if p.node == me.node && p.id == me.id && p.serial == me.serial)
     }
 }
 
 impl Host for TestHost {
     fn self_pid(&mut self, heap: &mut Heap) -> Word {
-        heap.pid(Atom::NONODE, self.pid, 0, 0)
+        let me = self.pid;
+        heap.pid(me.node, me.id, me.serial, me.creation)
     }
 
     fn trace_control_word(&self) -> u32 {
@@ -68,7 +72,7 @@ impl Host for TestHost {
     }
 
     fn process_dump(&mut self, heap: &mut Heap) -> Word {
-        let text = format!("=proc:<0.{}.0>\nState: Running\n", self.pid);
+        let text = format!("=proc:<0.{}.{}>\nState: Running\n", self.pid.id, self.pid.serial);
         heap.binary(text.as_bytes())
     }
 
