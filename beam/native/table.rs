@@ -53,6 +53,43 @@ fn table_live_count() -> usize {
     LIVE_TABLES.load(Ordering::Relaxed)
 }
 
+/// A NIF on a normal scheduler and its twin on a dirty CPU one, both
+/// running `work` on a table and some terms: `msc_table.erl` picks the twin
+/// when the work could take about a millisecond.
+macro_rules! normal_and_dirty {
+    ($module:ident: $normal:literal, $dirty:literal => $work:ident(table $(, $arg:ident)*)) => {
+        mod $module {
+            use super::*;
+
+            #[rustler::nif(name = $normal)]
+            fn normal<'a>(
+                env: Env<'a>,
+                table: ResourceArc<TableResource>
+                $(, $arg: Term<'a>)*
+            ) -> NifResult<Term<'a>> {
+                $work(env, &table $(, $arg)*)
+            }
+
+            #[rustler::nif(name = $dirty, schedule = "DirtyCpu")]
+            fn dirty<'a>(
+                env: Env<'a>,
+                table: ResourceArc<TableResource>
+                $(, $arg: Term<'a>)*
+            ) -> NifResult<Term<'a>> {
+                $work(env, &table $(, $arg)*)
+            }
+        }
+    };
+}
+
+normal_and_dirty!(insert_nifs: "nif_table_insert", "nif_table_insert_dirty" => insert(table, objects));
+normal_and_dirty!(insert_new_nifs: "nif_table_insert_new", "nif_table_insert_new_dirty" => insert_new(table, objects));
+normal_and_dirty!(lookup_nifs: "nif_table_lookup", "nif_table_lookup_dirty" => lookup(table, key));
+normal_and_dirty!(delete_nifs: "nif_table_delete", "nif_table_delete_dirty" => delete(table, key));
+normal_and_dirty!(delete_object_nifs: "nif_table_delete_object", "nif_table_delete_object_dirty" => delete_object(table, object));
+normal_and_dirty!(select_nifs: "nif_table_select", "nif_table_select_dirty" => select(table, spec));
+normal_and_dirty!(count_nifs: "nif_table_count", "nif_table_count_dirty" => count(table, spec, op));
+
 /// The objects of `objects`: one object, or a proper list of them.
 fn import_objects(objects: Term<'_>, heap: &mut Heap) -> NifResult<Vec<Word>> {
     if objects.is_list() || objects.is_empty_list() {
@@ -79,65 +116,11 @@ fn insert<'a>(env: Env<'a>, table: &TableResource, objects: Term<'a>) -> NifResu
     Ok(true.encode(env))
 }
 
-#[rustler::nif(name = "nif_table_insert")]
-fn table_insert<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    objects: Term<'a>,
-) -> NifResult<Term<'a>> {
-    insert(env, &table, objects)
-}
-
-#[rustler::nif(name = "nif_table_insert_dirty", schedule = "DirtyCpu")]
-fn table_insert_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    objects: Term<'a>,
-) -> NifResult<Term<'a>> {
-    insert(env, &table, objects)
-}
-
-#[rustler::nif(name = "nif_table_insert_new")]
-fn table_insert_new<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    objects: Term<'a>,
-) -> NifResult<Term<'a>> {
-    insert_new(env, &table, objects)
-}
-
-#[rustler::nif(name = "nif_table_insert_new_dirty", schedule = "DirtyCpu")]
-fn table_insert_new_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    objects: Term<'a>,
-) -> NifResult<Term<'a>> {
-    insert_new(env, &table, objects)
-}
-
 fn insert_new<'a>(env: Env<'a>, table: &TableResource, objects: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let words = import_objects(objects, &mut heap)?;
     let terms: Vec<_> = words.iter().map(|&w| heap.view(w)).collect();
     Ok(table.table.insert_new(&terms).map_err(table_error)?.encode(env))
-}
-
-#[rustler::nif(name = "nif_table_lookup")]
-fn table_lookup<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    key: Term<'a>,
-) -> NifResult<Term<'a>> {
-    lookup(env, &table, key)
-}
-
-#[rustler::nif(name = "nif_table_lookup_dirty", schedule = "DirtyCpu")]
-fn table_lookup_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    key: Term<'a>,
-) -> NifResult<Term<'a>> {
-    lookup(env, &table, key)
 }
 
 fn lookup<'a>(env: Env<'a>, table: &TableResource, key: Term<'a>) -> NifResult<Term<'a>> {
@@ -157,47 +140,11 @@ fn push<'a>(env: Env<'a>, out: &mut NifResult<Vec<Term<'a>>>, term: msc::TermRef
     }
 }
 
-#[rustler::nif(name = "nif_table_delete")]
-fn table_delete<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    key: Term<'a>,
-) -> NifResult<Term<'a>> {
-    delete(env, &table, key)
-}
-
-#[rustler::nif(name = "nif_table_delete_dirty", schedule = "DirtyCpu")]
-fn table_delete_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    key: Term<'a>,
-) -> NifResult<Term<'a>> {
-    delete(env, &table, key)
-}
-
 fn delete<'a>(env: Env<'a>, table: &TableResource, key: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let key = import(key, &mut heap).map_err(import_error)?;
     table.table.delete(heap.view(key));
     Ok(true.encode(env))
-}
-
-#[rustler::nif(name = "nif_table_delete_object")]
-fn table_delete_object<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    object: Term<'a>,
-) -> NifResult<Term<'a>> {
-    delete_object(env, &table, object)
-}
-
-#[rustler::nif(name = "nif_table_delete_object_dirty", schedule = "DirtyCpu")]
-fn table_delete_object_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    object: Term<'a>,
-) -> NifResult<Term<'a>> {
-    delete_object(env, &table, object)
 }
 
 fn delete_object<'a>(env: Env<'a>, table: &TableResource, object: Term<'a>) -> NifResult<Term<'a>> {
@@ -245,24 +192,6 @@ fn select<'a>(env: Env<'a>, table: &TableResource, spec: Term<'a>) -> NifResult<
         .select(spec.spec(), &mut Scratch::new(), &mut host, |r| push(env, &mut found, r))
         .map_err(table_error)?;
     Ok(found?.encode(env))
-}
-
-#[rustler::nif(name = "nif_table_select")]
-fn table_select<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    spec: Term<'a>,
-) -> NifResult<Term<'a>> {
-    select(env, &table, spec)
-}
-
-#[rustler::nif(name = "nif_table_select_dirty", schedule = "DirtyCpu")]
-fn table_select_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    spec: Term<'a>,
-) -> NifResult<Term<'a>> {
-    select(env, &table, spec)
 }
 
 /// `{Matches, Shard, Slot}` to go on from, or `{Matches, done}`.
@@ -332,26 +261,6 @@ fn count<'a>(
     }
     .map_err(table_error)?;
     Ok(n.encode(env))
-}
-
-#[rustler::nif(name = "nif_table_count")]
-fn table_count<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    spec: Term<'a>,
-    op: Term<'a>,
-) -> NifResult<Term<'a>> {
-    count(env, &table, spec, op)
-}
-
-#[rustler::nif(name = "nif_table_count_dirty", schedule = "DirtyCpu")]
-fn table_count_dirty<'a>(
-    env: Env<'a>,
-    table: ResourceArc<TableResource>,
-    spec: Term<'a>,
-    op: Term<'a>,
-) -> NifResult<Term<'a>> {
-    count(env, &table, spec, op)
 }
 
 #[rustler::nif(name = "nif_table_to_list", schedule = "DirtyCpu")]
