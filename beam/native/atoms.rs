@@ -28,6 +28,8 @@ rustler::atoms! {
     trace_ts,
     remove,
     timestamp,
+    monotonic,
+    strict_monotonic,
     extra,
     match_spec_result,
     drop,

@@ -39,12 +39,13 @@ pub fn import(term: Term<'_>, heap: &mut Heap) -> Result<Word, ImportError> {
     while let Some(task) = tasks.pop() {
         match task {
             Task::Visit(t) => {
-                if let Some(word) = leaf(t, heap)? {
+                let kind = t.get_type();
+                if let Some(word) = leaf(t, kind, heap)? {
                     words.push(word);
                     continue;
                 }
                 children.clear();
-                match t.get_type() {
+                match kind {
                     TermType::Tuple => {
                         let elements = rustler::types::tuple::get_tuple(t)
                             .map_err(|_| ImportError::Unreadable)?;
@@ -103,10 +104,10 @@ pub fn import(term: Term<'_>, heap: &mut Heap) -> Result<Word, ImportError> {
     Ok(words.pop().expect("the root was pushed"))
 }
 
-/// The word of `t` if it has no subterms to visit (tuples, non-empty lists
+/// The word of `t` (of type `kind`) if it has no subterms to visit (tuples, non-empty lists
 /// and maps return `None`).
-fn leaf(t: Term<'_>, heap: &mut Heap) -> Result<Option<Word>, ImportError> {
-    let word = match t.get_type() {
+fn leaf(t: Term<'_>, kind: TermType, heap: &mut Heap) -> Result<Option<Word>, ImportError> {
+    let word = match kind {
         TermType::Integer => match t.decode::<i64>() {
             Ok(n) => heap.int(n),
             Err(_) => via_etf(t, heap)?,

@@ -165,13 +165,19 @@ fn build_message<'a>(
     let get = |key: rustler::Atom| opts.map_get(key.encode(env)).ok();
     let timestamp = get(atoms::timestamp());
     let head = if timestamp.is_some() { atoms::trace_ts() } else { atoms::trace() };
-    let mut elements = vec![head.encode(env), tracee, tag, term];
-    elements.extend(get(atoms::extra()));
-    elements.extend(get(atoms::match_spec_result()));
-    if let Some(kind) = timestamp {
-        elements.push(timestamp_of(env, kind));
+    // At most seven elements: no allocation per event.
+    let mut elements = [head.encode(env), tracee, tag, term, term, term, term];
+    let mut len = 4;
+    let optional = [
+        get(atoms::extra()),
+        get(atoms::match_spec_result()),
+        timestamp.map(|kind| timestamp_of(env, kind)),
+    ];
+    for element in optional.into_iter().flatten() {
+        elements[len] = element;
+        len += 1;
     }
-    make_tuple(env, &elements)
+    make_tuple(env, &elements[..len])
 }
 
 /// The time stamp of the kind `kind` names, now.
@@ -179,18 +185,17 @@ fn timestamp_of<'a>(env: Env<'a>, kind: Term<'a>) -> Term<'a> {
     // SAFETY: enif_monotonic_time reads a clock; it has no preconditions.
     let monotonic =
         || unsafe { rustler::sys::enif_monotonic_time(rustler::sys::ErlNifTimeUnit::ERL_NIF_NSEC) };
-    match kind.atom_to_string().as_deref() {
-        Ok("monotonic") => monotonic().encode(env),
-        Ok("strict_monotonic") => {
-            static UNIQUE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-            (monotonic(), UNIQUE.fetch_add(1, Ordering::Relaxed)).encode(env)
-        }
+    // Atom terms compare as words: no name is read per event.
+    if atoms::monotonic() == kind {
+        monotonic().encode(env)
+    } else if atoms::strict_monotonic() == kind {
+        static UNIQUE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        (monotonic(), UNIQUE.fetch_add(1, Ordering::Relaxed)).encode(env)
+    } else {
         // `timestamp` and `cpu_timestamp`: {MegaSecs, Secs, MicroSecs}.
-        _ => {
-            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-            let secs = now.as_secs();
-            (secs / 1_000_000, secs % 1_000_000, now.subsec_micros()).encode(env)
-        }
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let secs = now.as_secs();
+        (secs / 1_000_000, secs % 1_000_000, now.subsec_micros()).encode(env)
     }
 }
 

@@ -208,17 +208,21 @@ impl Table {
     fn insert_locked(&self, shard: &mut Shard, object: TermRef<'_>, hash: u64) {
         let keypos = self.keypos();
         let key = key_of(object, keypos);
-        let same_key = shard.slots_of(key, hash, keypos);
         match self.options.kind {
-            TableKind::Set => match same_key.first() {
-                Some(&slot) => shard.replace(slot, object),
-                None => {
-                    shard.push(object, hash, None, keypos);
-                    self.len.fetch_add(1, Ordering::Relaxed);
+            TableKind::Set => {
+                let existing = shard.slots_of(key, hash, keypos).next();
+                match existing {
+                    Some(slot) => shard.replace(slot, object),
+                    None => {
+                        shard.push(object, hash, None, keypos);
+                        self.len.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
-            },
+            }
             TableKind::Bag => {
-                if !same_key.iter().any(|&s| shard.row(s).eq_exact(&object)) {
+                let known =
+                    shard.slots_of(key, hash, keypos).any(|s| shard.row(s).eq_exact(&object));
+                if !known {
                     let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
                     shard.push(object, hash, Some(seq), keypos);
                     self.len.fetch_add(1, Ordering::Relaxed);
@@ -246,7 +250,7 @@ impl Table {
         };
         for (&object, &hash) in objects.iter().zip(&hashes) {
             let at = guard_of(&guards, hash);
-            if !guards[at].1.slots_of(key_of(object, keypos), hash, keypos).is_empty() {
+            if guards[at].1.slots_of(key_of(object, keypos), hash, keypos).next().is_some() {
                 return Ok(false);
             }
         }
@@ -270,7 +274,7 @@ impl Table {
     pub fn delete(&self, key: TermRef<'_>) {
         let hash = hash_key(key);
         let mut shard = self.shard_of(hash).write();
-        let mut slots = shard.slots_of(key, hash, self.keypos());
+        let mut slots: Vec<usize> = shard.slots_of(key, hash, self.keypos()).collect();
         slots.sort_unstable_by(|a, b| b.cmp(a));
         for slot in slots {
             self.remove(&mut shard, slot, hash);
@@ -284,7 +288,6 @@ impl Table {
         let keypos = self.keypos();
         let mut slots: Vec<usize> = shard
             .slots_of(key_of(object, keypos), hash, keypos)
-            .into_iter()
             .filter(|&s| shard.row(s).eq_exact(&object))
             .collect();
         slots.sort_unstable_by(|a, b| b.cmp(a));

@@ -40,17 +40,21 @@ impl Shard {
     }
 
     /// The slots of the rows whose key is `key` (=:=), in no order.
-    pub(super) fn slots_of(&self, key: TermRef<'_>, hash: u64, keypos: usize) -> Vec<usize> {
+    pub(super) fn slots_of<'s>(
+        &'s self,
+        key: TermRef<'s>,
+        hash: u64,
+        keypos: usize,
+    ) -> impl Iterator<Item = usize> + 's {
         self.index
             .iter_hash(hash)
             .map(|&s| s as usize)
-            .filter(|&s| self.key_at(s, keypos).eq_exact(&key))
-            .collect()
+            .filter(move |&s| self.key_at(s, keypos).eq_exact(&key))
     }
 
     /// The slots of the rows with key `key`, in insertion order.
     pub(super) fn slots_in_order(&self, key: TermRef<'_>, hash: u64, keypos: usize) -> Vec<usize> {
-        let mut slots = self.slots_of(key, hash, keypos);
+        let mut slots: Vec<usize> = self.slots_of(key, hash, keypos).collect();
         if !self.seqs.is_empty() {
             slots.sort_by_key(|&s| self.seqs[s]);
         }
