@@ -7,6 +7,17 @@ use matchspec::term::{Atom, Kind as TermKind, TermRef};
 /// Does every clause of `spec` (a table spec term) return either `'$_'`
 /// or a tuple built with the head's key at `keypos`? A spec that is not a
 /// list of 3-tuples keeps nothing.
+///
+/// ```
+/// use msc::Term;
+/// use msc::table::keeps_key;
+///
+/// let bump = Term::parse("[{{'$1', '$2'}, [], [{{'$1', {'+', '$2', 1}}}]}]")?;
+/// assert!(keeps_key(bump.as_ref(), 1));
+/// let swap = Term::parse("[{{'$1', '$2'}, [], [{{'$2', '$1'}}]}]")?;
+/// assert!(!keeps_key(swap.as_ref(), 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn keeps_key(spec: TermRef<'_>, keypos: usize) -> bool {
     let Some(clauses) = spec.proper_list() else { return false };
     clauses.into_iter().all(|clause| {
