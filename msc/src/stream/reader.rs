@@ -310,7 +310,29 @@ impl<R: Read> EtfReader<R> {
     }
 
     /// The next framed entry, buffered whole.
+    #[inline]
     fn next_packet(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
+        // Most entries are buffered whole already: their length prefix
+        // read in one load, nothing else to check.
+        let field = match self.framing {
+            Framing::Packet4 => self.buffered().first_chunk::<4>(),
+            Framing::DbgTrace => match self.buffered() {
+                [0, rest @ ..] => rest.first_chunk::<4>(),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(field) = field {
+            let framed = u32::from_be_bytes(*field) as usize + prefix;
+            if framed <= self.buffered().len() && framed <= self.max_entry {
+                return Ok(Some(Found::Buffered { skip: prefix, len: framed - prefix }));
+            }
+        }
+        self.next_packet_slow(prefix)
+    }
+
+    #[inline(never)]
+    fn next_packet_slow(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
         if !self.want(1)? {
             return Ok(None);
         }
