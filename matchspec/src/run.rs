@@ -9,7 +9,7 @@
 
 use crate::etf::{self, DecodeError};
 use crate::host::Host;
-use crate::outcome::{EvalError, Outcome};
+use crate::outcome::{EvalError, Flags, Matched, Outcome};
 use crate::scratch::Scratch;
 use crate::term::{Heap, TermRef, Word};
 use crate::wire::{Verdict, WireProgram};
@@ -120,14 +120,38 @@ pub trait Run {
         scratch: &'a mut Scratch,
         host: &mut dyn Host,
     ) -> Result<Result<Outcome<'a>, EvalError>, DecodeError> {
-        if let Some(wire) = self.wire_program()
-            && wire.decide(bytes, scratch) == Verdict::NoMatch
-        {
-            return Ok(Ok(Outcome::NoMatch));
+        let verdict = match self.wire_program() {
+            Some(wire) => wire.decide(bytes, scratch),
+            None => Verdict::Decode,
+        };
+        self.run_verdict(bytes, verdict, heap, scratch, host)
+    }
+
+    /// Finishes [`run_encoded`](Run::run_encoded) after the spec's
+    /// [wire program](Run::wire_program) gave `verdict` on `bytes` (or
+    /// without it: [`Verdict::Decode`] always gives the engines' answer):
+    /// for a caller that decides for itself when the wire pays.
+    fn run_verdict<'a>(
+        &'a self,
+        bytes: &[u8],
+        verdict: Verdict,
+        heap: &'a mut Heap,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Result<Outcome<'a>, EvalError>, DecodeError> {
+        match verdict {
+            Verdict::NoMatch => Ok(Ok(Outcome::NoMatch)),
+            Verdict::Match { result } => {
+                let word = etf::decode_subterm(bytes, result, heap)?;
+                let heap: &'a Heap = heap;
+                Ok(Ok(Outcome::Match(Matched { result: heap.view(word), flags: Flags::default() })))
+            }
+            Verdict::Decode => {
+                let word = etf::decode_into(bytes, heap)?;
+                let heap: &'a Heap = heap;
+                Ok(self.run(heap.view(word), scratch, host))
+            }
         }
-        let word = etf::decode_into(bytes, heap)?;
-        let heap: &'a Heap = heap;
-        Ok(self.run(heap.view(word), scratch, host))
     }
 
     /// [`run_batch`](Run::run_batch), handing over every outcome.

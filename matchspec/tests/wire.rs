@@ -1,6 +1,7 @@
-//! `matchspec::wire`: the wire program against decoding first: a rejection on the wire must
-//! be the interpreter's answer on the decoded term, for every encoding of
-//! it and for bytes that do not decode.
+//! `matchspec::wire`: the wire program against decoding first: a rejection
+//! or a match on the wire (and the part of the input it names as the
+//! result) must be the interpreter's answer on the decoded term, for every
+//! encoding of it and for bytes that do not decode.
 
 use matchspec::etf;
 use matchspec::spec::Kind;
@@ -111,15 +112,32 @@ fn compile(spec: &str) -> (CompiledSpec, WireProgram) {
 
 /// Checks one encoding; returns whether the wire decided it alone.
 fn agrees(spec: &CompiledSpec, wire: &WireProgram, bytes: &[u8], scratch: &mut Scratch) -> bool {
-    if wire.decide(bytes, scratch) == Verdict::Decode {
+    let verdict = wire.decide(bytes, scratch);
+    if verdict == Verdict::Decode {
         return false;
     }
     let term = etf::decode(bytes).unwrap_or_else(|err| {
-        panic!("rejected on the wire but does not decode ({err}): {bytes:?}")
+        panic!("decided on the wire ({verdict:?}) but does not decode ({err}): {bytes:?}")
     });
     let mut scratch = Scratch::new();
     let outcome = spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).unwrap();
-    assert_eq!(outcome, Outcome::NoMatch, "rejected on the wire, matched by {spec:?}: {term}");
+    match verdict {
+        Verdict::Match { result } => {
+            let mut heap = Heap::new();
+            let part = etf::decode_subterm(bytes, result, &mut heap).unwrap_or_else(|err| {
+                panic!("a match's result at {result} does not decode ({err}): {bytes:?}")
+            });
+            let expected = outcome
+                .result()
+                .unwrap_or_else(|| panic!("matched on the wire, rejected by {spec:?}: {term}"));
+            assert_eq!(heap.view(part), expected, "the result of {spec:?} on {term}");
+        }
+        _ => assert_eq!(
+            outcome,
+            Outcome::NoMatch,
+            "rejected on the wire, matched by {spec:?}: {term}"
+        ),
+    }
     true
 }
 
@@ -316,7 +334,12 @@ fn a_verdict_is_reached_for_the_common_cases() {
     };
     assert_eq!(verdict("{event, 2, user_2, get, 500}", &mut scratch), Verdict::NoMatch);
     assert_eq!(verdict("{event, 3, user_3, delete, 5}", &mut scratch), Verdict::NoMatch);
-    assert_eq!(verdict("{event, 1, user_1, delete, 500}", &mut scratch), Verdict::Decode);
+    // The result, '$1', is the event's second element: after the version
+    // byte, the tuple's header (2) and `event` (7).
+    assert_eq!(
+        verdict("{event, 1, user_1, delete, 500}", &mut scratch),
+        Verdict::Match { result: 10 }
+    );
     // A bignum is not plain: the decoder decides.
     assert_eq!(verdict("{event, 1, user_1, delete, 123456789012}", &mut scratch), Verdict::Decode);
     assert!(
@@ -427,4 +450,32 @@ fn atom_text(bytes: &[u8], pos: usize) -> Option<&[u8]> {
         _ => (usize::from(u16::from_be_bytes([bytes[pos + 1], bytes[pos + 2]])), pos + 3),
     };
     bytes.get(from..from + len)
+}
+
+#[test]
+fn every_byte_of_a_short_atom_is_checked() {
+    // The scan reads a short name's bytes in one load: a byte that is not
+    // UTF-8, at any place of the name, must still leave the term to the
+    // decoder (which refuses it).
+    let (_, wire) = compile("[{{'$1', '_', no}, [], ['$1']}]");
+    let mut scratch = Scratch::new();
+    for len in 1..=10 {
+        let term = |name: &[u8]| {
+            let mut bytes = vec![131, tag::SMALL_TUPLE_EXT, 3, tag::SMALL_ATOM_UTF8_EXT, len];
+            bytes.extend(name);
+            bytes.extend([tag::INTEGER_EXT, 0, 0, 1, 0, tag::SMALL_ATOM_UTF8_EXT, 2, b'n', b'o']);
+            bytes
+        };
+        let name = vec![b'a'; usize::from(len)];
+        assert_eq!(wire.decide(&term(&name), &mut scratch), Verdict::Match { result: 3 });
+        for at in 0..name.len() {
+            for bad in [0x80, 0xc3, 0xff] {
+                let mut name = name.clone();
+                name[at] = bad;
+                let bytes = term(&name);
+                assert!(etf::decode(&bytes).is_err(), "{bytes:?} decodes");
+                assert_eq!(wire.decide(&bytes, &mut scratch), Verdict::Decode, "{bytes:?}");
+            }
+        }
+    }
 }

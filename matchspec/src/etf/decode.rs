@@ -51,6 +51,34 @@ pub fn decode_into(bytes: &[u8], heap: &mut Heap) -> std::result::Result<Word, D
     result
 }
 
+/// Decodes the term that starts at byte `at` of `bytes` (a part of a
+/// larger term: no version byte there) into `heap` and returns its word;
+/// error offsets count from the start of `bytes`. What a wire program's
+/// match hands over: only the part of the input that is the result.
+///
+/// On error the heap is left as it was.
+///
+/// ```
+/// use matchspec::etf;
+/// use matchspec::term::Heap;
+/// let mut heap = Heap::new();
+/// let pair = [131, 104, 2, 119, 2, b'o', b'k', 97, 42];
+/// let second = etf::decode_subterm(&pair, 7, &mut heap).unwrap();
+/// assert_eq!(heap.view(second).to_string(), "42");
+/// ```
+pub fn decode_subterm(
+    bytes: &[u8],
+    at: usize,
+    heap: &mut Heap,
+) -> std::result::Result<Word, DecodeError> {
+    let mark = heap.len();
+    let result = Decoder { input: bytes, pos: at, origin: 0, heap }.term();
+    if result.is_err() {
+        heap.truncate(mark);
+    }
+    result
+}
+
 /// Decodes the term at the start of `bytes` into `heap` and returns its
 /// word and the number of bytes it took: for streams of terms written one
 /// after another. Bytes after the term are left alone.

@@ -87,7 +87,7 @@ pub(crate) mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use decode::{decode, decode_into, decode_prefix, term_len};
+pub use decode::{decode, decode_into, decode_prefix, decode_subterm, term_len};
 pub use encode::{encode, encode_compressed, encode_deterministic};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 

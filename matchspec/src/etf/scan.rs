@@ -38,11 +38,49 @@ pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option
         tag::LARGE_TUPLE_EXT => (u32_at(bytes, 2)?, 6),
         _ => return valid_end(bytes, 1, 0),
     };
+    // Every element takes a byte at least: a larger arity is not plain,
+    // and is refused before it sizes anything.
+    if arity as usize > bytes.len() {
+        return None;
+    }
+    elements.reserve(arity as usize);
     for _ in 0..arity {
         elements.push(pos as u32);
-        pos = valid_end(bytes, pos, 0)?;
+        pos = element_end(bytes, pos)?;
     }
-    Some(pos)
+    (pos <= bytes.len()).then_some(pos)
+}
+
+/// [`valid_end`] of one element, the scalars events are mostly made of
+/// read inline (a term's end past the input is caught by the caller).
+#[inline(always)]
+fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    match *bytes.get(pos)? {
+        tag::SMALL_INTEGER_EXT => Some(pos + 2),
+        tag::INTEGER_EXT => Some(pos + 5),
+        tag::SMALL_ATOM_UTF8_EXT => {
+            let len = usize::from(*bytes.get(pos + 1)?);
+            let end = pos + 2 + len;
+            // A name of up to 8 bytes with 8 bytes to read: one load
+            // tells that it is ASCII (so valid, of one character a byte).
+            if len <= 8
+                && let Some(word) = bytes.get(pos + 2..).and_then(|rest| rest.first_chunk::<8>())
+                && end <= bytes.len()
+            {
+                let name = u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
+                let mask = name & 0x8080_8080_8080_8080;
+                if u64::from_le_bytes(*word) & mask == 0 {
+                    return Some(end);
+                }
+            }
+            let text = bytes.get(pos + 2..end)?;
+            if !text.is_ascii() {
+                valid_utf8_atom(text)?;
+            }
+            Some(end)
+        }
+        _ => valid_end(bytes, pos, 0),
+    }
 }
 
 /// The end of the plain term at `pos`, if it is one and decodes; `maps`

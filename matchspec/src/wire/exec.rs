@@ -117,6 +117,9 @@ impl WireProgram {
                     None
                 }
                 WireOp::Jump { target } => Some(target),
+                WireOp::Succeed { src } => {
+                    return Some(Verdict::Match { result: at(registers, src)? });
+                }
                 WireOp::NoMatch => return Some(Verdict::NoMatch),
                 WireOp::Decode => return Some(Verdict::Decode),
             };
@@ -127,6 +130,7 @@ impl WireProgram {
     }
 
     /// Is the term at `at` literal number `literal`? `None`: not decided.
+    #[inline(always)]
     fn is_literal(&self, bytes: &[u8], at: usize, literal: u32) -> Option<bool> {
         let tag = *bytes.get(at)?;
         match self.literals.get(literal as usize)? {
@@ -134,10 +138,21 @@ impl WireProgram {
                 matches!(tag, tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT)
                     && integer(bytes, at)? == value,
             ),
-            literal @ Literal::Atom { encoded, .. } => {
+            literal @ Literal::Atom { encoded, head, mask, .. } => {
                 // The usual encoding: the same bytes or not the atom.
                 if tag == tag::SMALL_ATOM_UTF8_EXT && encoded.len() <= 257 {
-                    return Some(bytes.get(at..at + encoded.len()) == Some(encoded));
+                    if let Some(window) = bytes.get(at..at + 8) {
+                        let word = u64::from_le_bytes(window.try_into().ok()?);
+                        if (word ^ head) & mask != 0 {
+                            return Some(false);
+                        }
+                        if encoded.len() <= 8 {
+                            return Some(true);
+                        }
+                    }
+                    return Some(
+                        bytes.get(at..at + encoded.len()).is_some_and(|b| same_bytes(b, encoded)),
+                    );
                 }
                 is_atom_literal(bytes, at, literal)
             }

@@ -84,6 +84,11 @@ pub(super) enum WireOp {
     Jump {
         target: Label,
     },
+    /// A clause matched; its result is the term in `src`, read from the
+    /// input.
+    Succeed {
+        src: Reg,
+    },
     NoMatch,
     /// Beyond what the wire decides: decode and run the spec.
     Decode,
@@ -100,6 +105,11 @@ pub(super) enum Literal {
         /// `SMALL_ATOM_UTF8_EXT`, the length and the name: how
         /// `term_to_binary/1` writes it, compared in one go.
         encoded: Box<[u8]>,
+        /// Its first 8 bytes as a little-endian word, and the mask of
+        /// those that are its (fewer for short names): most atoms are
+        /// decided by one compare.
+        head: u64,
+        mask: u64,
     },
     Nil,
     /// Anything else: the wire does not decide against it.
@@ -121,7 +131,17 @@ impl Literal {
                 let mut encoded = vec![crate::etf::tag::SMALL_ATOM_UTF8_EXT];
                 encoded.push(u8::try_from(name.len()).unwrap_or(u8::MAX));
                 encoded.extend(name.as_bytes());
-                Literal::Atom { utf8: name.as_bytes().into(), latin1, encoded: encoded.into() }
+                let mut first = [0; 8];
+                let known = encoded.len().min(8);
+                first[..known].copy_from_slice(&encoded[..known]);
+                let mask = if known == 8 { u64::MAX } else { (1 << (8 * known)) - 1 };
+                Literal::Atom {
+                    utf8: name.as_bytes().into(),
+                    latin1,
+                    encoded: encoded.into(),
+                    head: u64::from_le_bytes(first),
+                    mask,
+                }
             }
             None => Literal::Other,
         }
@@ -194,6 +214,9 @@ impl WireProgram {
                 }
                 Op::Move { src, dst } if constant(src).is_none() => WireOp::Move { src, dst },
                 Op::Jump { target } => WireOp::Jump { target },
+                Op::Succeed { result } if constant(result).is_none() => {
+                    WireOp::Succeed { src: result }
+                }
                 Op::NoMatch => WireOp::NoMatch,
                 _ => WireOp::Decode,
             })

@@ -12,13 +12,16 @@
 //!
 //! * every clause fails: [`Verdict::NoMatch`], and the term is never
 //!   decoded;
+//! * a clause matches whose result is a part of the input (a variable or
+//!   `'$_'`, as a selective spec's often is): [`Verdict::Match`], and the
+//!   caller decodes that part alone;
 //! * otherwise, at the first op it does not lower (a guard function, a
-//!   body, `succeed`), or on a term outside the plain subset it reads (see
+//!   body that builds), or on a term outside the plain subset it reads (see
 //!   below): [`Verdict::Decode`], and the caller decodes the term and runs
 //!   it on any engine from the start.
 //!
-//! So a rejection on the wire is the answer the engines give, and
-//! everything else is the engines' answer. It is its own lowering rather
+//! So a rejection or a match on the wire is the answer the engines give,
+//! and everything else is the engines' answer. It is its own lowering rather
 //! than a mode of the interpreter and the JIT because both engines work on
 //! words in a heap: teaching each to read bytes would double every op's
 //! lowering, where this one needs only the head ops, serves every engine,
@@ -55,7 +58,9 @@
 //! let ok = etf::encode(Term::parse("{7, ok}")?.as_ref())?;
 //! let no = etf::encode(Term::parse("{8, no}")?.as_ref())?;
 //! assert_eq!(wire.decide(&ok, &mut scratch), Verdict::NoMatch);
-//! assert_eq!(wire.decide(&no, &mut scratch), Verdict::Decode);
+//! // Matched: the result, '$1', is the encoding at byte 3 (after the
+//! // version byte and the tuple's header).
+//! assert_eq!(wire.decide(&no, &mut scratch), Verdict::Match { result: 3 });
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -69,6 +74,12 @@ pub use lower::WireProgram;
 pub enum Verdict {
     /// The term is valid and no clause matches it.
     NoMatch,
+    /// A clause matched, and its result is the part of the term that
+    /// starts at byte `result` (byte 1: the whole term): decode only that.
+    Match {
+        /// Where the result's encoding starts in the term's bytes.
+        result: usize,
+    },
     /// Decode the term and run the spec on it: a clause may match, or the
     /// bytes are outside what the wire program reads.
     Decode,

@@ -3,8 +3,8 @@
 
 use std::io;
 
-use matchspec::etf;
 use matchspec::term::Heap;
+use matchspec::wire::Verdict;
 use matchspec::{EvalError, Host, Outcome, Run, Scratch, TestHost};
 
 use super::{Entries, StreamError};
@@ -183,18 +183,18 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             let number = self.entry_base + summary.entries + summary.skipped + 1;
             let entry = Entry { number, offset: self.offset_base + offset, bytes };
             heap.clear();
-            let on_wire = wire.use_next();
-            let outcome = if on_wire {
-                self.spec.run_encoded(bytes, &mut heap, &mut scratch, &mut *self.host)
-            } else {
-                match etf::decode_into(bytes, &mut heap) {
-                    Ok(word) => Ok(self.spec.run(heap.view(word), &mut scratch, &mut *self.host)),
-                    Err(err) => Err(err),
+            let verdict = match self.spec.wire_program() {
+                Some(program) if wire.use_next() => {
+                    let verdict = program.decide(bytes, &mut scratch);
+                    wire.saw(verdict);
+                    verdict
                 }
+                _ => Verdict::Decode,
             };
+            let outcome =
+                self.spec.run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut *self.host);
             match outcome {
                 Ok(outcome) => {
-                    wire.saw(matches!(outcome, Ok(Outcome::Match(_))));
                     summary.count(outcome.as_ref());
                     sink.decided(entry, outcome.as_ref())?;
                 }
@@ -230,15 +230,16 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     }
 }
 
-/// Whether deciding on the wire pays: it saves decoding only the entries it
-/// rejects, and costs a scan of every entry. When nearly every entry of a
-/// sample matches, the next stretch is decoded directly (the answers are
+/// Whether deciding on the wire pays: it saves decoding the entries it
+/// decides (all of a rejected one, all but the result of a match), and
+/// costs a scan of every entry. When nearly every entry of a sample has to
+/// be decoded anyway, the next stretch is decoded directly (the answers are
 /// the same either way), then the wire is sampled again.
 #[derive(Debug, Default)]
 struct WireUse {
-    /// Entries of the current sample, and the matches among them.
+    /// Entries of the current sample, and those the wire left to decode.
     sampled: u32,
-    matched: u32,
+    undecided: u32,
     /// Entries still to decode directly.
     off_for: u32,
 }
@@ -258,19 +259,16 @@ impl WireUse {
         true
     }
 
-    /// What the spec made of an entry decided on the wire.
-    fn saw(&mut self, matched: bool) {
-        if self.off_for > 0 {
-            return;
-        }
+    /// What the wire program said of an entry.
+    fn saw(&mut self, verdict: Verdict) {
         self.sampled += 1;
-        self.matched += u32::from(matched);
+        self.undecided += u32::from(verdict == Verdict::Decode);
         if self.sampled == Self::SAMPLE {
-            // Under 5% rejected: the scan costs more than it saves.
-            if self.matched >= Self::SAMPLE - Self::SAMPLE / 20 {
+            // Under 5% decided: the scan costs more than it saves.
+            if self.undecided >= Self::SAMPLE - Self::SAMPLE / 20 {
                 self.off_for = Self::OFF;
             }
-            (self.sampled, self.matched) = (0, 0);
+            (self.sampled, self.undecided) = (0, 0);
         }
     }
 }
