@@ -228,7 +228,7 @@ pub(crate) fn run_input(
         progress: None,
         path: path.to_owned(),
         failed: None,
-        line: Vec::new(),
+        line: String::new(),
         deferred: None,
     };
     let summary = match framing {

@@ -50,7 +50,7 @@ pub(crate) struct Printer<'o> {
     /// `io::Error`, which would lose that it was standard output's).
     pub(crate) failed: Option<CliError>,
     /// The text of the result being written.
-    pub(crate) line: Vec<u8>,
+    pub(crate) line: String,
     /// Messages kept for the caller to report in input order instead of
     /// reported at once: for a thread that decides a part of the input
     /// while others decide the parts before it.
@@ -109,7 +109,7 @@ impl Detached {
             progress: None,
             path: self.path.clone(),
             failed: None,
-            line: Vec::new(),
+            line: String::new(),
             deferred: None,
         }
     }
@@ -172,8 +172,11 @@ impl Printer<'_> {
                 // One write a result: formatting straight into the writer
                 // would make one call per piece of the term.
                 self.line.clear();
-                writeln!(self.line, "{term}.").map_err(CliError::stdout)?;
-                self.out.write_all(&self.line).map_err(CliError::stdout)
+                term.write_text(&mut self.line).map_err(|_| {
+                    CliError::stdout(std::io::Error::other("a term could not be written"))
+                })?;
+                self.line.push_str(".\n");
+                self.out.write_all(self.line.as_bytes()).map_err(CliError::stdout)
             }
             Encoding::DbgTrace => {
                 self.out.write_all(&[0]).map_err(CliError::stdout)?;
