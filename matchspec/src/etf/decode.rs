@@ -10,6 +10,7 @@
 use flate2::{Decompress, FlushDecompress, Status};
 
 use super::error::{DecodeError, DecodeErrorKind as E};
+use super::scan::PlainIndex;
 use super::{MAX_UNCOMPRESSED_SIZE, VERSION, is_local_node, limit, tag};
 use crate::term::{Atom, AtomError, ClosureParts, Heap, HeapSet, Term, Word};
 
@@ -120,6 +121,25 @@ pub fn decode_prefix(
 /// ```
 pub fn term_len(bytes: &[u8]) -> std::result::Result<usize, DecodeError> {
     match super::scan::plain_len(bytes) {
+        Some(len) => Ok(len),
+        None => decode_prefix(bytes, &mut Heap::new()).map(|(_, len)| len),
+    }
+}
+
+/// [`term_len`], indexing a plain term's elements in `index` on the way
+/// (and clearing it for any other): what a stream reader measures each
+/// term with, so that the wire program need not scan it again.
+///
+/// ```
+/// use matchspec::etf::{self, PlainIndex};
+/// let mut index = PlainIndex::new();
+/// assert_eq!(etf::term_len_indexed(&[131, 104, 1, 97, 1, 131], &mut index), Ok(5));
+/// ```
+pub fn term_len_indexed(
+    bytes: &[u8],
+    index: &mut PlainIndex,
+) -> std::result::Result<usize, DecodeError> {
+    match index.index(bytes) {
         Some(len) => Ok(len),
         None => decode_prefix(bytes, &mut Heap::new()).map(|(_, len)| len),
     }
@@ -310,6 +330,27 @@ impl<'a> Decoder<'a, '_> {
     }
 
     fn term(&mut self) -> Result<Word> {
+        // A scalar needs no stacks (a wire match's result often is one).
+        let scalar = |tag: u8| {
+            matches!(
+                tag,
+                tag::SMALL_INTEGER_EXT
+                    | tag::INTEGER_EXT
+                    | tag::SMALL_ATOM_UTF8_EXT
+                    | tag::ATOM_UTF8_EXT
+                    | tag::NIL_EXT
+                    | tag::NEW_FLOAT_EXT
+                    | tag::BINARY_EXT
+            )
+        };
+        if self.input.get(self.pos).is_some_and(|&tag| scalar(tag)) {
+            let mut frames = Vec::new();
+            return match self.step(&mut frames, 0)? {
+                Step::Done(word) => Ok(word),
+                // Not for these tags; were it so, go on as below would.
+                Step::Open => self.term_with(&mut Vec::new(), &mut frames),
+            };
+        }
         // The stacks of the last decode on this thread, emptied: most
         // terms are small, and a stream decodes millions of them.
         let (mut values, mut frames) = STACKS.take();
