@@ -10,7 +10,7 @@ use super::Verdict;
 use super::lower::{Literal, WireOp, WireProgram};
 use crate::Scratch;
 use crate::bif::Bif;
-use crate::etf::scan::{atom_at, is_utf8_tag, plain_len_indexed, skip, u16_at, u32_at};
+use crate::etf::scan::{PlainIndex, atom_at, is_utf8_tag, plain_len_indexed, skip, u16_at, u32_at};
 use crate::etf::tag;
 use crate::ir::{Cmp, Reg};
 
@@ -22,11 +22,69 @@ impl WireProgram {
     /// whole term, version byte first), as far as it can without decoding.
     pub fn decide(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
         let elements = &mut scratch.wire_elements;
-        if plain_len_indexed(bytes, elements) != Some(bytes.len()) || bytes.len() >= UNSET as usize
-        {
+        if plain_len_indexed(bytes, elements) != Some(bytes.len()) {
             return Verdict::Decode;
         }
-        self.exec(bytes, elements, &mut scratch.wire).unwrap_or(Verdict::Decode)
+        self.decide_plain(bytes, elements, &mut scratch.wire)
+    }
+
+    /// [`decide`](WireProgram::decide) for a term a stream reader measured
+    /// and indexed already ([`etf::term_len_indexed`]): the same verdict,
+    /// without scanning the term again (unless `index` is not of `bytes`).
+    ///
+    /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
+    pub fn decide_indexed(
+        &self,
+        bytes: &[u8],
+        index: &PlainIndex,
+        scratch: &mut Scratch,
+    ) -> Verdict {
+        match index.elements_of(bytes) {
+            Some(elements) => self.decide_plain(bytes, elements, &mut scratch.wire),
+            None => self.decide(bytes, scratch),
+        }
+    }
+
+    /// Decides a plain term whose top-level elements (if it is a tuple)
+    /// start at `elements`.
+    fn decide_plain(&self, bytes: &[u8], elements: &[u32], registers: &mut Vec<u32>) -> Verdict {
+        if bytes.len() >= UNSET as usize {
+            return Verdict::Decode;
+        }
+        if self.lacks_a_need(bytes, elements) {
+            return Verdict::NoMatch;
+        }
+        self.exec(bytes, elements, registers).unwrap_or(Verdict::Decode)
+    }
+
+    /// Does the plain term fail one of the tests every match needs (so
+    /// that the program would end in no match)?
+    #[inline(always)]
+    fn lacks_a_need(&self, bytes: &[u8], elements: &[u32]) -> bool {
+        let Some(arity) = self.needs.arity else { return false };
+        if tuple(bytes, 1).map(|(n, _)| n) != Some(arity) {
+            return true;
+        }
+        self.needs.elements.iter().any(|need| {
+            let Some(&at) = elements.get(need.index as usize) else { return false };
+            let at = at as usize;
+            if need.mask != 0
+                && let Some(window) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>())
+            {
+                let word = u64::from_le_bytes(*window);
+                if (word ^ need.head) & need.mask != 0 {
+                    // Not the atom's usual encoding: then not the atom at
+                    // all if it is written that way too.
+                    return word as u8 == tag::SMALL_ATOM_UTF8_EXT;
+                }
+                if need.mask == u64::MAX {
+                    // A longer name: its first 8 bytes agree.
+                    return self.is_literal(bytes, at, need.literal) == Some(false);
+                }
+                return false;
+            }
+            self.is_literal(bytes, at, need.literal) == Some(false)
+        })
     }
 
     /// Runs the program on a plain term whose top-level elements (if it is

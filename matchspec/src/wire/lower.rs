@@ -14,6 +14,71 @@ pub struct WireProgram {
     pub(super) registers: usize,
     /// The registers its ops write.
     pub(super) written: Vec<Reg>,
+    /// Tests every match needs, checked before the program runs.
+    pub(super) needs: Needs,
+}
+
+/// The tests the program starts with whose failure is no match at all
+/// (a one-clause spec's head tests on the input): checked first, as a
+/// list, they reject most inputs of a selective spec without running the
+/// program. Pure tests joined by "and", so their order does not matter.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Needs {
+    /// The input is a tuple of this arity (`None`: no such test leads).
+    pub(super) arity: Option<u32>,
+    /// Elements of the input that are literals.
+    pub(super) elements: Vec<Need>,
+}
+
+/// Element `index` of the input is literal number `literal`; if that is
+/// an atom, `head` and `mask` are its [`Literal::Atom`] fields.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Need {
+    pub(super) index: u32,
+    pub(super) literal: u32,
+    pub(super) head: u64,
+    /// 0 if it is not an atom.
+    pub(super) mask: u64,
+}
+
+impl Needs {
+    /// The tests at the start of `code` that fail to no match.
+    fn of(code: &[WireOp], literals: &[Literal]) -> Needs {
+        let fails_to_no_match = |mut label: Label| {
+            // Follow a few jumps: a clause's failure may jump to the end.
+            for _ in 0..4 {
+                match code.get(label.index()) {
+                    Some(WireOp::NoMatch) => return true,
+                    Some(&WireOp::Jump { target }) => label = target,
+                    _ => return false,
+                }
+            }
+            false
+        };
+        let mut needs = Needs::default();
+        for op in code {
+            match *op {
+                WireOp::IsTuple { src: Reg::INPUT, arity, fail }
+                    if needs.arity.is_none() && fails_to_no_match(fail) =>
+                {
+                    needs.arity = Some(arity);
+                }
+                WireOp::IsElement { src: Reg::INPUT, index, literal, fail }
+                    if needs.arity.is_some() && fails_to_no_match(fail) =>
+                {
+                    let (head, mask) = match literals[literal as usize] {
+                        Literal::Atom { head, mask, .. } => (head, mask),
+                        _ => (0, 0),
+                    };
+                    needs.elements.push(Need { index, literal, head, mask });
+                }
+                // Reads that change no test's input.
+                WireOp::GetElement { dst, .. } | WireOp::Move { dst, .. } if dst != Reg::INPUT => {}
+                _ => break,
+            }
+        }
+        needs
+    }
 }
 
 /// One op: a head test or read of the IR, on byte offsets; anything it
@@ -230,6 +295,7 @@ impl WireProgram {
             .collect();
         written.sort_unstable();
         written.dedup();
-        Some(WireProgram { code, literals, registers: program.registers(), written })
+        let needs = Needs::of(&code, &literals);
+        Some(WireProgram { code, literals, registers: program.registers(), written, needs })
     }
 }
