@@ -479,3 +479,50 @@ fn every_byte_of_a_short_atom_is_checked() {
         }
     }
 }
+
+#[test]
+fn an_index_from_measuring_gives_the_same_verdicts() {
+    // A reader measures each term of a stream with `term_len_indexed`; the
+    // wire program then reads the term through that index. Given the index
+    // of other bytes, it scans the term itself.
+    let mut scratch = Scratch::new();
+    let mut index = etf::PlainIndex::new();
+    let mut other = etf::PlainIndex::new();
+    let mut indexed = 0;
+    for spec in SPECS {
+        let (_, wire) = compile(spec);
+        for (n, text) in TERMS.iter().enumerate() {
+            let bytes = etf::encode(Term::parse(text).unwrap().as_ref()).unwrap();
+            let mut stream = bytes.clone();
+            stream.extend(
+                etf::encode(Term::parse(TERMS[(n + 1) % TERMS.len()]).unwrap().as_ref()).unwrap(),
+            );
+            let len = etf::term_len_indexed(&stream, &mut index).unwrap();
+            assert_eq!(len, bytes.len(), "{text}");
+            let term = &stream[..len];
+            let expected = wire.decide(&bytes, &mut scratch);
+            assert_eq!(
+                wire.decide_indexed(term, &index, &mut scratch),
+                expected,
+                "{spec} on {text}"
+            );
+            // The same bytes elsewhere are not what the index is of.
+            etf::term_len_indexed(&stream, &mut other).unwrap();
+            assert_eq!(
+                wire.decide_indexed(&bytes, &other, &mut scratch),
+                expected,
+                "{spec} on {text}"
+            );
+            // Nor are other bytes.
+            let next = &stream[len..];
+            let verdict = wire.decide(next, &mut scratch);
+            assert_eq!(
+                wire.decide_indexed(next, &index, &mut scratch),
+                verdict,
+                "{spec} on {text}"
+            );
+            indexed += usize::from(expected != Verdict::Decode);
+        }
+    }
+    assert!(indexed > 100, "only {indexed} decided");
+}

@@ -87,9 +87,10 @@ pub(crate) mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use decode::{decode, decode_into, decode_prefix, decode_subterm, term_len};
+pub use decode::{decode, decode_into, decode_prefix, decode_subterm, term_len, term_len_indexed};
 pub use encode::{encode, encode_compressed, encode_deterministic};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use scan::PlainIndex;
 
 /// The version byte every encoding starts with.
 pub const VERSION: u8 = 131;

@@ -43,9 +43,9 @@ pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option
     if arity as usize > bytes.len() {
         return None;
     }
-    elements.reserve(arity as usize);
-    for _ in 0..arity {
-        elements.push(pos as u32);
+    elements.resize(arity as usize, 0);
+    for start in elements.iter_mut() {
+        *start = pos as u32;
         pos = element_end(bytes, pos)?;
     }
     (pos <= bytes.len()).then_some(pos)
@@ -80,6 +80,47 @@ fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
             Some(end)
         }
         _ => valid_end(bytes, pos, 0),
+    }
+}
+
+/// Where the top-level elements of a plain term start, found while
+/// measuring it ([`term_len_indexed`](super::term_len_indexed)): a stream
+/// reader that must find where each term ends finds this on the way, and
+/// the wire program ([`WireProgram::decide_indexed`]) then reads the term
+/// without scanning it again.
+///
+/// It holds to the bytes it was found on (the same address and length):
+/// given other bytes, the wire program scans them itself. Only bytes
+/// changed in place in between would be read with a stale index.
+///
+/// [`WireProgram::decide_indexed`]: crate::wire::WireProgram::decide_indexed
+#[derive(Clone, Debug, Default)]
+pub struct PlainIndex {
+    elements: Vec<u32>,
+    /// The address and length of the term it indexes (`len` 0: none).
+    address: usize,
+    len: usize,
+}
+
+impl PlainIndex {
+    /// An index of nothing yet.
+    pub fn new() -> PlainIndex {
+        PlainIndex::default()
+    }
+
+    /// Indexes the plain term at the start of `bytes` (more may follow):
+    /// its length, or `None` (indexing nothing) if it is not plain.
+    pub(crate) fn index(&mut self, bytes: &[u8]) -> Option<usize> {
+        self.len = 0;
+        let len = plain_len_indexed(bytes, &mut self.elements)?;
+        (self.address, self.len) = (bytes.as_ptr() as usize, len);
+        Some(len)
+    }
+
+    /// The elements of `term`, if this indexes exactly those bytes.
+    pub(crate) fn elements_of(&self, term: &[u8]) -> Option<&[u32]> {
+        (self.len != 0 && term.len() == self.len && term.as_ptr() as usize == self.address)
+            .then_some(&self.elements)
     }
 }
 

@@ -170,9 +170,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         let mut wire = WireUse::default();
         loop {
             let offset = reader.offset();
-            let bytes = match reader.next_entry() {
+            let (bytes, index) = match reader.next_indexed() {
                 None => break,
-                Some(Ok(bytes)) => bytes,
+                Some(Ok(entry)) => (entry.bytes, entry.index),
                 Some(Err(err)) => {
                     if !self.bad_entry(reader, err, sink, &mut summary)? {
                         break;
@@ -185,7 +185,10 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             heap.clear();
             let verdict = match self.spec.wire_program() {
                 Some(program) if wire.use_next() => {
-                    let verdict = program.decide(bytes, &mut scratch);
+                    let verdict = match index {
+                        Some(index) => program.decide_indexed(bytes, index, &mut scratch),
+                        None => program.decide(bytes, &mut scratch),
+                    };
                     wire.saw(verdict);
                     verdict
                 }

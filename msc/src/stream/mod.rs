@@ -58,4 +58,19 @@ pub trait Entries {
     fn resume(&mut self) -> bool;
     /// How many bytes the entries read so far took.
     fn offset(&self) -> u64;
+    /// [`next_entry`](Entries::next_entry), with the index of the term
+    /// if measuring it made one (concatenated terms): the wire program
+    /// then reads it without a scan of its own.
+    fn next_indexed(&mut self) -> Option<Result<Indexed<'_>, StreamError>> {
+        Some(self.next_entry()?.map(|bytes| Indexed { bytes, index: None }))
+    }
+}
+
+/// An entry's term and, if the reader made one, its index.
+#[derive(Clone, Copy, Debug)]
+pub struct Indexed<'a> {
+    /// The term, undecoded (version byte first).
+    pub bytes: &'a [u8],
+    /// Where its top-level elements start, found while measuring it.
+    pub index: Option<&'a matchspec::etf::PlainIndex>,
 }

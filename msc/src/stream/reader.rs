@@ -93,6 +93,9 @@ pub struct EtfReader<R> {
     skippable: Option<Skip>,
     /// The term of an entry made rather than read (a dbg drop entry).
     synthetic: Vec<u8>,
+    /// The top-level elements of the term measured last (concatenated
+    /// terms), for the wire program.
+    index: etf::PlainIndex,
 }
 
 /// How [`EtfReader::resume`] goes past a failed entry.
@@ -122,6 +125,7 @@ impl<R: Read> EtfReader<R> {
             failed: false,
             skippable: None,
             synthetic: Vec::new(),
+            index: etf::PlainIndex::new(),
         }
     }
 
@@ -360,7 +364,7 @@ impl<R: Read> EtfReader<R> {
             return Ok(None);
         }
         loop {
-            match etf::term_len(self.buffered()) {
+            match etf::term_len_indexed(&self.buffer[self.start..self.end], &mut self.index) {
                 Ok(used) if used > self.max_entry => {
                     return Err(StreamErrorKind::TooLarge { limit: self.max_entry });
                 }
@@ -454,5 +458,20 @@ impl<R: Read> super::Entries for EtfReader<R> {
 
     fn offset(&self) -> u64 {
         EtfReader::offset(self)
+    }
+
+    fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
+        let indexed = self.framing == Framing::Concatenated;
+        match self.advance()? {
+            Ok((at, Found::Buffered { skip, len })) => Some(Ok(super::Indexed {
+                bytes: &self.buffer[at + skip..at + skip + len],
+                index: indexed.then_some(&self.index),
+            })),
+            Ok((_, Found::Drop(count))) => {
+                self.synthetic = drop_term(count);
+                Some(Ok(super::Indexed { bytes: &self.synthetic, index: None }))
+            }
+            Err(err) => Some(Err(err)),
+        }
     }
 }

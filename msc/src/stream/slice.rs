@@ -37,6 +37,9 @@ pub struct SliceReader<'a> {
     skippable: Option<usize>,
     /// The term of a dbg drop entry, which the input does not hold.
     synthetic: Vec<u8>,
+    /// The top-level elements of the term measured last (concatenated
+    /// terms), for the wire program.
+    index: etf::PlainIndex,
 }
 
 impl<'a> SliceReader<'a> {
@@ -53,6 +56,7 @@ impl<'a> SliceReader<'a> {
             failed: false,
             skippable: None,
             synthetic: Vec::new(),
+            index: etf::PlainIndex::new(),
         }
     }
 
@@ -105,7 +109,7 @@ impl<'a> SliceReader<'a> {
     fn find(&mut self, rest: &[u8]) -> Result<Found, StreamErrorKind> {
         let prefix = self.framing.prefix();
         if prefix == 0 {
-            return match etf::term_len(rest) {
+            return match etf::term_len_indexed(rest, &mut self.index) {
                 Ok(len) if len > self.max_entry => {
                     Err(StreamErrorKind::TooLarge { limit: self.max_entry })
                 }
@@ -179,5 +183,21 @@ impl Entries for SliceReader<'_> {
 
     fn offset(&self) -> u64 {
         self.pos as u64
+    }
+
+    fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
+        let indexed = self.framing == Framing::Concatenated;
+        let at = self.pos;
+        match self.advance()? {
+            Ok(Found::Buffered { skip, len }) => Some(Ok(super::Indexed {
+                bytes: &self.bytes[at + skip..at + skip + len],
+                index: indexed.then_some(&self.index),
+            })),
+            Ok(Found::Drop(count)) => {
+                self.synthetic = drop_term(count);
+                Some(Ok(super::Indexed { bytes: &self.synthetic, index: None }))
+            }
+            Err(err) => Some(Err(err)),
+        }
     }
 }
