@@ -14,6 +14,16 @@ use crate::etf::scan::{PlainIndex, atom_at, is_utf8_tag, plain_len_indexed, skip
 use crate::etf::tag;
 use crate::ir::{Cmp, Reg};
 
+/// What [`WireProgram::needs_met`] found.
+enum Met {
+    /// A test fails: no match.
+    No,
+    /// Every test holds.
+    Yes,
+    /// Some test is not decided here: run the program from the start.
+    Unknown,
+}
+
 /// A register no op has written.
 const UNSET: u32 = u32::MAX;
 
@@ -51,22 +61,26 @@ impl WireProgram {
         if bytes.len() >= UNSET as usize {
             return Verdict::Decode;
         }
-        if self.lacks_a_need(bytes, elements) {
-            return Verdict::NoMatch;
-        }
-        self.exec(bytes, elements, registers).unwrap_or(Verdict::Decode)
+        let start = match self.needs_met(bytes, elements) {
+            Met::No => return Verdict::NoMatch,
+            // The leading tests hold: the program goes on after them.
+            Met::Yes => self.needs.resume,
+            Met::Unknown => 0,
+        };
+        self.exec(bytes, elements, registers, start).unwrap_or(Verdict::Decode)
     }
 
-    /// Does the plain term fail one of the tests every match needs (so
-    /// that the program would end in no match)?
+    /// Whether the plain term passes the tests every match needs (see
+    /// [`Needs`](super::lower::Needs)).
     #[inline(always)]
-    fn lacks_a_need(&self, bytes: &[u8], elements: &[u32]) -> bool {
-        let Some(arity) = self.needs.arity else { return false };
+    fn needs_met(&self, bytes: &[u8], elements: &[u32]) -> Met {
+        let Some(arity) = self.needs.arity else { return Met::Unknown };
         if tuple(bytes, 1).map(|(n, _)| n) != Some(arity) {
-            return true;
+            return Met::No;
         }
-        self.needs.elements.iter().any(|need| {
-            let Some(&at) = elements.get(need.index as usize) else { return false };
+        let mut met = Met::Yes;
+        for need in &self.needs.elements {
+            let Some(&at) = elements.get(need.index as usize) else { return Met::Unknown };
             let at = at as usize;
             if need.mask != 0
                 && let Some(window) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>())
@@ -75,21 +89,35 @@ impl WireProgram {
                 if (word ^ need.head) & need.mask != 0 {
                     // Not the atom's usual encoding: then not the atom at
                     // all if it is written that way too.
-                    return word as u8 == tag::SMALL_ATOM_UTF8_EXT;
+                    if word as u8 == tag::SMALL_ATOM_UTF8_EXT {
+                        return Met::No;
+                    }
+                    met = Met::Unknown;
+                    continue;
                 }
-                if need.mask == u64::MAX {
-                    // A longer name: its first 8 bytes agree.
-                    return self.is_literal(bytes, at, need.literal) == Some(false);
+                if need.mask != u64::MAX {
+                    continue; // the whole encoding agrees
                 }
-                return false;
             }
-            self.is_literal(bytes, at, need.literal) == Some(false)
-        })
+            // A longer name whose first 8 bytes agree, or another literal.
+            match self.is_literal(bytes, at, need.literal) {
+                Some(true) => {}
+                Some(false) => return Met::No,
+                None => met = Met::Unknown,
+            }
+        }
+        met
     }
 
     /// Runs the program on a plain term whose top-level elements (if it is
-    /// a tuple) start at `elements`.
-    fn exec(&self, bytes: &[u8], elements: &[u32], registers: &mut Vec<u32>) -> Option<Verdict> {
+    /// a tuple) start at `elements`, from op `start`.
+    fn exec(
+        &self,
+        bytes: &[u8],
+        elements: &[u32],
+        registers: &mut Vec<u32>,
+        start: usize,
+    ) -> Option<Verdict> {
         if registers.len() < self.registers.max(1) {
             registers.resize(self.registers.max(1), UNSET);
         }
@@ -101,7 +129,7 @@ impl WireProgram {
         let at = |registers: &[u32], reg: Reg| {
             registers.get(reg.index()).copied().filter(|&at| at != UNSET).map(|at| at as usize)
         };
-        let mut pc = 0;
+        let mut pc = start;
         loop {
             let op = *self.code.get(pc)?;
             pc += 1;

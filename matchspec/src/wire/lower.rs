@@ -28,6 +28,9 @@ pub(super) struct Needs {
     pub(super) arity: Option<u32>,
     /// Elements of the input that are literals.
     pub(super) elements: Vec<Need>,
+    /// How many ops the program starts with that are these tests: where
+    /// it goes on when every one holds.
+    pub(super) resume: usize,
 }
 
 /// Element `index` of the input is literal number `literal`; if that is
@@ -56,7 +59,9 @@ impl Needs {
             false
         };
         let mut needs = Needs::default();
+        let mut tests_only = true;
         for op in code {
+            let test = matches!(op, WireOp::IsTuple { .. } | WireOp::IsElement { .. });
             match *op {
                 WireOp::IsTuple { src: Reg::INPUT, arity, fail }
                     if needs.arity.is_none() && fails_to_no_match(fail) =>
@@ -75,6 +80,10 @@ impl Needs {
                 // Reads that change no test's input.
                 WireOp::GetElement { dst, .. } | WireOp::Move { dst, .. } if dst != Reg::INPUT => {}
                 _ => break,
+            }
+            tests_only &= test;
+            if tests_only {
+                needs.resume += 1;
             }
         }
         needs
