@@ -139,7 +139,7 @@ pub fn term_len_indexed(
     bytes: &[u8],
     index: &mut PlainIndex,
 ) -> std::result::Result<usize, DecodeError> {
-    match index.index(bytes) {
+    match index.measure(bytes) {
         Some(len) => Ok(len),
         None => decode_prefix(bytes, &mut Heap::new()).map(|(_, len)| len),
     }

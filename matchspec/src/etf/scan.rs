@@ -108,9 +108,11 @@ impl PlainIndex {
         PlainIndex::default()
     }
 
-    /// Indexes the plain term at the start of `bytes` (more may follow):
-    /// its length, or `None` (indexing nothing) if it is not plain.
-    pub(crate) fn index(&mut self, bytes: &[u8]) -> Option<usize> {
+    /// Measures and indexes the plain term at the start of `bytes` (more
+    /// may follow): its length, or `None` (indexing nothing) if it is not
+    /// plain, or not whole: then [`term_len_indexed`](super::term_len_indexed)
+    /// says why.
+    pub fn measure(&mut self, bytes: &[u8]) -> Option<usize> {
         self.len = 0;
         let len = plain_len_indexed(bytes, &mut self.elements)?;
         (self.address, self.len) = (bytes.as_ptr() as usize, len);

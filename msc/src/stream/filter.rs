@@ -168,6 +168,7 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         let mut summary = Summary::default();
         let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
         let mut wire = WireUse::default();
+        let program = self.spec.wire_program();
         loop {
             let offset = reader.offset();
             let (bytes, index) = match reader.next_indexed() {
@@ -183,7 +184,7 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             let number = self.entry_base + summary.entries + summary.skipped + 1;
             let entry = Entry { number, offset: self.offset_base + offset, bytes };
             heap.clear();
-            let verdict = match self.spec.wire_program() {
+            let verdict = match program {
                 Some(program) if wire.use_next() => {
                     let verdict = match index {
                         Some(index) => program.decide_indexed(bytes, index, &mut scratch),
@@ -194,6 +195,12 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                 }
                 _ => Verdict::Decode,
             };
+            if verdict == Verdict::NoMatch {
+                // Most entries of a selective spec: nothing to run or build.
+                summary.count(Ok(&Outcome::NoMatch));
+                sink.decided(entry, Ok(&Outcome::NoMatch))?;
+                continue;
+            }
             let outcome =
                 self.spec.run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut *self.host);
             match outcome {

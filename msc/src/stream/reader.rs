@@ -316,8 +316,18 @@ impl<R: Read> EtfReader<R> {
     /// The next framed entry, buffered whole.
     #[inline]
     fn next_packet(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
-        // Most entries are buffered whole already: their length prefix
-        // read in one load, nothing else to check.
+        match self.buffered_packet() {
+            Some(found) => Ok(Some(found)),
+            None => self.next_packet_slow(prefix),
+        }
+    }
+
+    /// The next entry if it is a `{packet, 4}` or dbg message entry
+    /// buffered whole (most are): its length prefix read in one load,
+    /// nothing else to check.
+    #[inline(always)]
+    fn buffered_packet(&self) -> Option<Found> {
+        let prefix = self.framing.prefix();
         let field = match self.framing {
             Framing::Packet4 => self.buffered().first_chunk::<4>(),
             Framing::DbgTrace => match self.buffered() {
@@ -326,13 +336,9 @@ impl<R: Read> EtfReader<R> {
             },
             _ => None,
         };
-        if let Some(field) = field {
-            let framed = u32::from_be_bytes(*field) as usize + prefix;
-            if framed <= self.buffered().len() && framed <= self.max_entry {
-                return Ok(Some(Found::Buffered { skip: prefix, len: framed - prefix }));
-            }
-        }
-        self.next_packet_slow(prefix)
+        let framed = (u32::from_be_bytes(*field?) as usize).checked_add(prefix)?;
+        (framed <= self.buffered().len() && framed <= self.max_entry)
+            .then_some(Found::Buffered { skip: prefix, len: framed - prefix })
     }
 
     #[inline(never)]
@@ -461,6 +467,30 @@ impl<R: Read> super::Entries for EtfReader<R> {
     }
 
     fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
+        // The usual case of a framed stream, without the error plumbing.
+        if !self.failed
+            && let Some(Found::Buffered { skip, len }) = self.buffered_packet()
+        {
+            let at = self.start;
+            self.entry_offset = self.offset;
+            self.consume(skip + len);
+            self.entries += 1;
+            let bytes = &self.buffer[at + skip..at + skip + len];
+            return Some(Ok(super::Indexed { bytes, index: None }));
+        }
+        // And of concatenated terms: a plain term buffered whole.
+        if !self.failed
+            && self.framing == Framing::Concatenated
+            && let Some(len) = self.index.measure(&self.buffer[self.start..self.end])
+            && len <= self.max_entry
+        {
+            let at = self.start;
+            self.entry_offset = self.offset;
+            self.consume(len);
+            self.entries += 1;
+            let bytes = &self.buffer[at..at + len];
+            return Some(Ok(super::Indexed { bytes, index: Some(&self.index) }));
+        }
         let indexed = self.framing == Framing::Concatenated;
         match self.advance()? {
             Ok((at, Found::Buffered { skip, len })) => Some(Ok(super::Indexed {

@@ -214,6 +214,9 @@ impl Sink for Printer<'_> {
         outcome: Result<&Outcome<'_>, &EvalError>,
     ) -> std::io::Result<()> {
         self.progress(entry.number, entry.offset);
+        if !self.all && matches!(outcome, Ok(Outcome::NoMatch)) {
+            return Ok(());
+        }
         self.print(entry.number, outcome).map_err(|err| {
             let io = std::io::Error::other(err.to_string());
             self.failed = Some(err);
