@@ -143,6 +143,15 @@ impl WireProgram {
                     *registers.get_mut(dst.index())? = element as u32;
                     None
                 }
+                WireOp::GetInputElement { index, dst } => {
+                    let element = *elements.get(index as usize)?;
+                    *registers.get_mut(dst.index())? = element;
+                    None
+                }
+                WireOp::CompareSmall { op, src, value, fail } => {
+                    let at = at(registers, src)?;
+                    (!holds(op, integer(bytes, at)?.cmp(&value))).then_some(fail)
+                }
                 WireOp::IsElement { src, index, literal, fail } => {
                     let element = element(bytes, elements, at(registers, src)?, index)?;
                     (!self.is_literal(bytes, element, literal)?).then_some(fail)

@@ -78,7 +78,10 @@ impl Needs {
                     needs.elements.push(Need { index, literal, head, mask });
                 }
                 // Reads that change no test's input.
-                WireOp::GetElement { dst, .. } | WireOp::Move { dst, .. } if dst != Reg::INPUT => {}
+                WireOp::GetElement { dst, .. }
+                | WireOp::GetInputElement { dst, .. }
+                | WireOp::Move { dst, .. }
+                    if dst != Reg::INPUT => {}
                 _ => break,
             }
             tests_only &= test;
@@ -101,6 +104,11 @@ pub(super) enum WireOp {
     },
     GetElement {
         src: Reg,
+        index: u32,
+        dst: Reg,
+    },
+    /// [`WireOp::GetElement`] of the input, whose elements are indexed.
+    GetInputElement {
         index: u32,
         dst: Reg,
     },
@@ -136,6 +144,13 @@ pub(super) enum WireOp {
         op: Cmp,
         src: Reg,
         literal: u32,
+        fail: Label,
+    },
+    /// `src op value`: [`WireOp::CompareLiteral`] of an integer.
+    CompareSmall {
+        op: Cmp,
+        src: Reg,
+        value: i64,
         fail: Label,
     },
     /// `a op b`, both read from the input.
@@ -240,11 +255,14 @@ impl WireProgram {
                 .contains(&reg.index())
                 .then(|| program.constants()[reg.index() - constants.start])
         };
-        let code: Vec<WireOp> = program
+        let mut code: Vec<WireOp> = program
             .code()
             .iter()
             .map(|&op| match op {
                 Op::IsTuple { src, arity, fail } => WireOp::IsTuple { src, arity, fail },
+                Op::GetElement { src: Reg::INPUT, index, dst } => {
+                    WireOp::GetInputElement { index, dst }
+                }
                 Op::GetElement { src, index, dst } => WireOp::GetElement { src, index, dst },
                 Op::IsElement { src, index, word, fail } => {
                     WireOp::IsElement { src, index, literal: literal(word), fail }
@@ -295,10 +313,20 @@ impl WireProgram {
                 _ => WireOp::Decode,
             })
             .collect();
+        // An integer compared with: read in place, not from the table.
+        for op in &mut code {
+            if let WireOp::CompareLiteral { op: cmp, src, literal, fail } = *op
+                && let Literal::Small(value) = literals[literal as usize]
+            {
+                *op = WireOp::CompareSmall { op: cmp, src, value, fail };
+            }
+        }
         let mut written: Vec<Reg> = code
             .iter()
             .filter_map(|op| match *op {
-                WireOp::GetElement { dst, .. } | WireOp::Move { dst, .. } => Some(dst),
+                WireOp::GetElement { dst, .. }
+                | WireOp::GetInputElement { dst, .. }
+                | WireOp::Move { dst, .. } => Some(dst),
                 _ => None,
             })
             .collect();
