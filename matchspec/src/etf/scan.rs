@@ -51,10 +51,41 @@ pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option
     (pos <= bytes.len()).then_some(pos)
 }
 
+/// The encoded size of the plain terms whose size their tag fixes, by tag
+/// (0: any other).
+const FIXED_SIZE: [u8; 256] = {
+    let mut sizes = [0; 256];
+    sizes[tag::SMALL_INTEGER_EXT as usize] = 2;
+    sizes[tag::INTEGER_EXT as usize] = 5;
+    sizes[tag::NIL_EXT as usize] = 1;
+    sizes
+};
+
 /// [`valid_end`] of one element, the scalars events are mostly made of
 /// read inline (a term's end past the input is caught by the caller).
 #[inline(always)]
 fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    // With 10 bytes to read, a small integer or a short atom (its tag,
+    // length and name) is read from one window, without bounds checks.
+    if let Some(&[tag, len, ref name @ ..]) =
+        bytes.get(pos..).and_then(|rest| rest.first_chunk::<10>())
+    {
+        // One branch for both integer sizes: which one comes is data.
+        let size = FIXED_SIZE[usize::from(tag)];
+        if size != 0 {
+            return Some(pos + usize::from(size));
+        }
+        if tag == tag::SMALL_ATOM_UTF8_EXT && len <= 8 {
+            let name_bits = u64::MAX.checked_shr(64 - 8 * u32::from(len)).unwrap_or(0);
+            if u64::from_le_bytes(*name) & name_bits & 0x8080_8080_8080_8080 == 0 {
+                return Some(pos + 2 + usize::from(len));
+            }
+        }
+    }
+    let size = FIXED_SIZE[usize::from(*bytes.get(pos)?)];
+    if size != 0 {
+        return Some(pos + usize::from(size));
+    }
     match *bytes.get(pos)? {
         tag::SMALL_INTEGER_EXT => Some(pos + 2),
         tag::INTEGER_EXT => Some(pos + 5),
