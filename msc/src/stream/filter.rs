@@ -37,6 +37,19 @@ pub trait Sink {
         let _ = error;
         Ok(())
     }
+
+    /// Does it want the no-matches too? If not, the filter hands over
+    /// only the matches and the inputs the spec cannot run on, and a
+    /// selective spec's rejections cost no call at all.
+    fn wants_no_matches(&self) -> bool {
+        true
+    }
+
+    /// Every 4,096 entries: `entries` decided so far, ending at stream
+    /// byte `offset` (for a progress report).
+    fn progress(&mut self, entries: u64, offset: u64) {
+        let _ = (entries, offset);
+    }
 }
 
 /// What a [`Filter`] run counted, and the error that stopped it, if one did.
@@ -169,6 +182,7 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
         let mut wire = WireUse::default();
         let program = self.spec.wire_program();
+        let no_matches = sink.wants_no_matches();
         loop {
             let offset = reader.offset();
             let (bytes, index) = match reader.next_indexed() {
@@ -183,6 +197,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             };
             let number = self.entry_base + summary.entries + summary.skipped + 1;
             let entry = Entry { number, offset: self.offset_base + offset, bytes };
+            if number.is_multiple_of(PROGRESS_EVERY) {
+                sink.progress(number, entry.offset);
+            }
             heap.clear();
             let verdict = match program {
                 Some(program) if wire.use_next() => {
@@ -198,7 +215,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             if verdict == Verdict::NoMatch {
                 // Most entries of a selective spec: nothing to run or build.
                 summary.count(Ok(&Outcome::NoMatch));
-                sink.decided(entry, Ok(&Outcome::NoMatch))?;
+                if no_matches {
+                    sink.decided(entry, Ok(&Outcome::NoMatch))?;
+                }
                 continue;
             }
             let outcome =
@@ -206,7 +225,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
             match outcome {
                 Ok(outcome) => {
                     summary.count(outcome.as_ref());
-                    sink.decided(entry, outcome.as_ref())?;
+                    if no_matches || !matches!(outcome, Ok(Outcome::NoMatch)) {
+                        sink.decided(entry, outcome.as_ref())?;
+                    }
                 }
                 Err(err) => {
                     let err = reader.fail_entry(err);
@@ -239,6 +260,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         Ok(false)
     }
 }
+
+/// How often a [`Sink`] hears of progress, in entries.
+const PROGRESS_EVERY: u64 = 4096;
 
 /// Whether deciding on the wire pays: it saves decoding the entries it
 /// decides (all of a rejected one, all but the result of a match), and

@@ -213,15 +213,21 @@ impl Sink for Printer<'_> {
         entry: Entry<'_>,
         outcome: Result<&Outcome<'_>, &EvalError>,
     ) -> std::io::Result<()> {
-        self.progress(entry.number, entry.offset);
-        if !self.all && matches!(outcome, Ok(Outcome::NoMatch)) {
-            return Ok(());
-        }
         self.print(entry.number, outcome).map_err(|err| {
             let io = std::io::Error::other(err.to_string());
             self.failed = Some(err);
             io
         })
+    }
+
+    fn wants_no_matches(&self) -> bool {
+        self.all
+    }
+
+    fn progress(&mut self, entries: u64, offset: u64) {
+        if let Some(bar) = &self.progress {
+            super::show_progress(bar, offset, entries);
+        }
     }
 
     fn skipped(&mut self, error: &StreamError) -> std::io::Result<()> {
