@@ -50,6 +50,21 @@ fn etf_inputs() {
 }
 
 #[test]
+fn all_prints_the_no_matches_of_encoded_inputs_too() {
+    // Encoded input goes through the wire program, which rejects entries
+    // without a call to the printer unless it asks for them.
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let etf = temp_file("run_orders_all.etf", etf_stream(&text));
+    let spec = testdata("cli/orders.ms");
+    let run = msc(&["run", "--spec", &spec, "--input", &etf, "--all"]).ok();
+    let out = run.out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines.iter().filter(|line| **line == "nomatch.").count(), 1, "{out}");
+    assert_counts(&run.stderr, "4 events, 3 matched, 1 no match, ");
+}
+
+#[test]
 fn inputs_from_stdin() {
     let spec = testdata("cli/orders.ms");
     let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
