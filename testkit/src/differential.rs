@@ -238,6 +238,17 @@ fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: 
                     got == expected,
                     "{what}: {engine} on bytes {variant:?} gives {got:?}, decoding first {expected:?}"
                 );
+                // As a stream reader runs it: measured and indexed first.
+                if let Some(got) = run.measured(variant) {
+                    // Measuring reports the decoder's error of a prefix,
+                    // which may differ in detail: an error is the answer.
+                    let both_errors = got.is_err() && expected.is_err();
+                    assert!(
+                        both_errors || got == expected,
+                        "{what}: {engine} on bytes {variant:?} measured first gives {got:?}, \
+                         decoding first {expected:?}"
+                    );
+                }
             }
         }
     }
@@ -246,6 +257,10 @@ fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: 
 /// [`Run::run_encoded`] with fresh state, as an object (the trait is not).
 trait RunEncoded {
     fn encoded(&self, bytes: &[u8]) -> Result<Answer, matchspec::etf::DecodeError>;
+    /// As a stream reader runs it: measured (`term_len_indexed`), then
+    /// decided through that index; `None` if the bytes are not one whole
+    /// term by that measure.
+    fn measured(&self, bytes: &[u8]) -> Option<Result<Answer, matchspec::etf::DecodeError>>;
 }
 
 impl<R: Run> RunEncoded for R {
@@ -253,6 +268,22 @@ impl<R: Run> RunEncoded for R {
         let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
         let outcome = self.run_encoded(bytes, &mut heap, &mut scratch, &mut host())?;
         Ok(Answer::of(outcome.as_ref()))
+    }
+
+    fn measured(&self, bytes: &[u8]) -> Option<Result<Answer, matchspec::etf::DecodeError>> {
+        let mut index = matchspec::etf::PlainIndex::new();
+        match matchspec::etf::term_len_indexed(bytes, &mut index) {
+            Ok(len) if len == bytes.len() => {}
+            Ok(_) => return None,
+            Err(err) => return Some(Err(err)),
+        }
+        let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+        let verdict = match self.wire_program() {
+            Some(wire) => wire.decide_indexed(bytes, &index, &mut scratch),
+            None => matchspec::wire::Verdict::Decode,
+        };
+        let outcome = self.run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut host());
+        Some(outcome.map(|outcome| Answer::of(outcome.as_ref())))
     }
 }
 

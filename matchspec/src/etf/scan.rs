@@ -117,14 +117,12 @@ fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
 /// Where the top-level elements of a plain term start, found while
 /// measuring it ([`term_len_indexed`](super::term_len_indexed)): a stream
 /// reader that must find where each term ends finds this on the way, and
-/// the wire program ([`WireProgram::decide_indexed`]) then reads the term
-/// without scanning it again.
+/// the wire program (`WireProgram::decide_indexed`, a layer above) then
+/// reads the term without scanning it again.
 ///
 /// It holds to the bytes it was found on (the same address and length):
 /// given other bytes, the wire program scans them itself. Only bytes
 /// changed in place in between would be read with a stale index.
-///
-/// [`WireProgram::decide_indexed`]: crate::wire::WireProgram::decide_indexed
 #[derive(Clone, Debug, Default)]
 pub struct PlainIndex {
     elements: Vec<u32>,
