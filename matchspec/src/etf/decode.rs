@@ -330,6 +330,18 @@ impl<'a> Decoder<'a, '_> {
     }
 
     fn term(&mut self) -> Result<Word> {
+        // The commonest results of all, read at once.
+        match self.input.get(self.pos..) {
+            Some(&[tag::SMALL_INTEGER_EXT, value, ..]) => {
+                self.pos += 2;
+                return Ok(Word::small_unchecked(value.into()));
+            }
+            Some(&[tag::INTEGER_EXT, a, b, c, d, ..]) => {
+                self.pos += 5;
+                return Ok(Word::small_unchecked(i32::from_be_bytes([a, b, c, d]).into()));
+            }
+            _ => {}
+        }
         // A scalar needs no stacks (a wire match's result often is one).
         let scalar = |tag: u8| {
             matches!(

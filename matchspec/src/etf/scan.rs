@@ -26,24 +26,30 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
 }
 
 /// [`plain_len`], also writing where each element of the term starts to
-/// `elements` if it is a tuple (else leaving it empty): what the wire
+/// `elements` if it is a tuple (else leaving it empty; on `None`, anything): what the wire
 /// program reads the input's elements by, without skipping to them.
 pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
-    elements.clear();
     if *bytes.first()? != super::VERSION || bytes.len() > u32::MAX as usize {
         return None;
     }
     let (arity, mut pos) = match *bytes.get(1)? {
         tag::SMALL_TUPLE_EXT => (u32::from(*bytes.get(2)?), 3),
         tag::LARGE_TUPLE_EXT => (u32_at(bytes, 2)?, 6),
-        _ => return valid_end(bytes, 1, 0),
+        _ => {
+            elements.clear();
+            return valid_end(bytes, 1, 0);
+        }
     };
     // Every element takes a byte at least: a larger arity is not plain,
     // and is refused before it sizes anything.
     if arity as usize > bytes.len() {
         return None;
     }
-    elements.resize(arity as usize, 0);
+    // Every slot is written below; a stream's tuples mostly have the
+    // arity of the one before, and then nothing is resized.
+    if elements.len() != arity as usize {
+        elements.resize(arity as usize, 0);
+    }
     for start in elements.iter_mut() {
         *start = pos as u32;
         pos = element_end(bytes, pos)?;

@@ -466,6 +466,7 @@ impl<R: Read> super::Entries for EtfReader<R> {
         EtfReader::offset(self)
     }
 
+    #[inline]
     fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
         // The usual case of a framed stream, without the error plumbing.
         if !self.failed
