@@ -462,3 +462,98 @@ fn a_slice_reads_as_a_stream_does_without_copying() {
         assert_eq!(first.as_ptr(), whole.as_ptr());
     }
 }
+
+/// Only the matches, as a sink that does not want the no-matches.
+#[derive(Default)]
+struct Matches(Vec<(u64, String)>);
+
+impl msc::stream::Sink for Matches {
+    fn decided(
+        &mut self,
+        entry: msc::stream::Entry<'_>,
+        outcome: Result<&msc::Outcome<'_>, &msc::EvalError>,
+    ) -> std::io::Result<()> {
+        match outcome {
+            Ok(msc::Outcome::Match(m)) => self.0.push((entry.number, m.result.to_string())),
+            other => panic!("entry {}: handed {other:?}, which it did not ask for", entry.number),
+        }
+        Ok(())
+    }
+
+    fn wants_no_matches(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_stream_of_events_filters_as_decoding_first_does_on_every_path() {
+    // Many small plain events: whole entries buffered at once (the readers'
+    // fast paths), the wire's needs, its matches that decode a part, and a
+    // sink that hears only of matches, through every framing and read size.
+    use msc::{Kind, Run, Scratch, Spec, TestHost};
+    let ops = ["get", "put", "delete", "scan", "déjà", "a_rather_long_operation_name"];
+    let events: Vec<String> = (0..3_000u64)
+        .map(|i| {
+            let size = (i * 7919) % 10_000;
+            let size = if i % 97 == 0 { format!("-{size}") } else { size.to_string() };
+            format!("{{event, {i}, user_{}, '{}', {size}}}", i % 17, ops[(i % 6) as usize])
+        })
+        .collect();
+    let terms: Vec<&str> = events.iter().map(String::as_str).collect();
+    let specs = [
+        "[{{event, '$1', '$2', delete, '$3'}, [{'>=', '$3', 5000}], ['$1']}]",
+        "[{{event, '_', '$1', a_rather_long_operation_name, '_'}, [], ['$1']}]",
+        "[{{event, '_', '_', 'déjà', '$1'}, [{'<', '$1', 0}], ['$_']}]",
+        "[{{event, '$1', '$2', '_', '$3'}, [], [{{'$2', '$3'}}]}]",
+        "[{{event, '_', user_3, get, '_'}, [], [hit]}, {{'_', '$1', '_', put, '_'}, [], ['$1']}]",
+    ];
+    for text in specs {
+        let spec = Spec::compile(text, Kind::Table).expect("spec");
+        let mut expected = Vec::new();
+        for (i, term) in terms.iter().enumerate() {
+            let term = Term::parse(term).expect("term");
+            let mut scratch = Scratch::new();
+            let outcome =
+                spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).expect("runs");
+            if let Some(result) = outcome.result() {
+                expected.push((i as u64 + 1, result.to_string()));
+            }
+        }
+        assert!(!expected.is_empty(), "{text} matches some");
+        for framing in FRAMINGS {
+            let bytes = stream(&terms, framing);
+            for step in [1, 7, 4096, 1 << 20] {
+                let mut reader = EtfReader::new(Trickle { bytes: &bytes, step }).framing(framing);
+                let mut sink = Matches::default();
+                let summary =
+                    msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+                assert!(summary.stopped.is_none(), "{text} {framing:?} by {step}");
+                assert_eq!(summary.entries, terms.len() as u64);
+                assert_eq!(sink.0, expected, "{text} {framing:?} by {step}");
+            }
+            let mut reader = msc::stream::SliceReader::new(&bytes).framing(framing);
+            let mut sink = Matches::default();
+            msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+            assert_eq!(sink.0, expected, "{text} {framing:?} from a slice");
+        }
+    }
+}
+
+#[test]
+fn a_filter_refuses_entries_over_the_limit_too() {
+    // The filter reads entries through the readers' fast paths: the limit
+    // holds there as it does entry by entry.
+    let spec = msc::Spec::compile("[{'_', [], ['$_']}]", msc::Kind::Table).expect("spec");
+    let terms = ["{a, 1}", "{order, 7, [1, 2, 3, 4, 5, 6, 7, 8, 9]}", "{b, 2}"];
+    for framing in [Framing::Concatenated, Framing::Packet4, Framing::DbgTrace] {
+        let bytes = stream(&terms, framing);
+        let limit = encoded(terms[0]).len() + framing_prefix(framing) + 4;
+        let mut reader = EtfReader::new(&bytes[..]).framing(framing).max_entry(limit);
+        let mut sink = Collect::default();
+        let summary = msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+        assert_eq!(sink.0.len(), 1, "{framing:?}: only the first entry");
+        let stopped = summary.stopped.expect("stopped");
+        assert_eq!(stopped.entry, 2, "{framing:?}");
+        assert!(matches!(stopped.kind, StreamErrorKind::TooLarge { .. }), "{framing:?}: {stopped}");
+    }
+}
