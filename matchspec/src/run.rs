@@ -98,7 +98,8 @@ pub trait Run {
     /// Runs the spec on one term in the external term format (`bytes`,
     /// version byte first, nothing after it), deciding on the bytes
     /// themselves where the wire program can (see [`wire`](crate::wire)):
-    /// a term every clause's head rejects is never decoded. Otherwise the
+    /// a term every clause's head rejects is never decoded, and of a match
+    /// whose result is a part of the term only that part is. Otherwise the
     /// term is decoded into `heap` (added to what it holds: clear it
     /// between terms) and run. The answers are those of decoding first,
     /// always; a term that does not decode is the decoder's error.
