@@ -3,7 +3,7 @@
 //! one after another) or `{packet, N}` framing (as ports and sockets carry
 //! it).
 //!
-//! An [`EtfReader`] reads from any [`Read`] a chunk at a time and keeps only
+//! An [`EtfReader`] reads from any [`Read`](std::io::Read) a chunk at a time and keeps only
 //! the entry it is decoding (plus what the last read brought beyond it), so
 //! memory does not grow with the input. A length field never makes it
 //! allocate more than the bytes that actually arrive: a `{packet, 4}`

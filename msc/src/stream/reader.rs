@@ -67,7 +67,7 @@ pub const DEFAULT_MAX_ENTRY: usize = 1 << 30;
 const CHUNK: usize = 64 * 1024;
 
 /// Reads the entries of a stream of encoded terms (see the [module
-/// documentation](self)).
+/// documentation](crate::stream)).
 #[derive(Debug)]
 pub struct EtfReader<R> {
     source: R,

@@ -4,7 +4,7 @@
 //! A table is split into shards by key hash, each behind its own
 //! readers-writer lock: any number of threads read at once, a writer locks
 //! one shard for one object, and a scan holds each shard only while it
-//! runs over that shard's rows. A shard keeps its rows in one [`Heap`], so
+//! runs over that shard's rows. A shard keeps its rows in one [`Heap`](matchspec::term::Heap), so
 //! a select is one batch per shard straight through the engine.
 //!
 //! ```
