@@ -88,35 +88,9 @@ fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
             }
         }
     }
-    let size = FIXED_SIZE[usize::from(*bytes.get(pos)?)];
-    if size != 0 {
-        return Some(pos + usize::from(size));
-    }
-    match *bytes.get(pos)? {
-        tag::SMALL_INTEGER_EXT => Some(pos + 2),
-        tag::INTEGER_EXT => Some(pos + 5),
-        tag::SMALL_ATOM_UTF8_EXT => {
-            let len = usize::from(*bytes.get(pos + 1)?);
-            let end = pos + 2 + len;
-            // A name of up to 8 bytes with 8 bytes to read: one load
-            // tells that it is ASCII (so valid, of one character a byte).
-            if len <= 8
-                && let Some(word) = bytes.get(pos + 2..).and_then(|rest| rest.first_chunk::<8>())
-                && end <= bytes.len()
-            {
-                let name = u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
-                let mask = name & 0x8080_8080_8080_8080;
-                if u64::from_le_bytes(*word) & mask == 0 {
-                    return Some(end);
-                }
-            }
-            let text = bytes.get(pos + 2..end)?;
-            if !text.is_ascii() {
-                valid_utf8_atom(text)?;
-            }
-            Some(end)
-        }
-        _ => valid_end(bytes, pos, 0),
+    match FIXED_SIZE[usize::from(*bytes.get(pos)?)] {
+        0 => valid_end(bytes, pos, 0),
+        size => Some(pos + usize::from(size)),
     }
 }
 
