@@ -81,26 +81,7 @@ impl WireProgram {
         let mut met = Met::Yes;
         for need in &self.needs.elements {
             let Some(&at) = elements.get(need.index as usize) else { return Met::Unknown };
-            let at = at as usize;
-            if need.mask != 0
-                && let Some(window) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>())
-            {
-                let word = u64::from_le_bytes(*window);
-                if (word ^ need.head) & need.mask != 0 {
-                    // Not the atom's usual encoding: then not the atom at
-                    // all if it is written that way too.
-                    if word as u8 == tag::SMALL_ATOM_UTF8_EXT {
-                        return Met::No;
-                    }
-                    met = Met::Unknown;
-                    continue;
-                }
-                if need.mask != u64::MAX {
-                    continue; // the whole encoding agrees
-                }
-            }
-            // A longer name whose first 8 bytes agree, or another literal.
-            match self.is_literal(bytes, at, need.literal) {
+            match self.is_literal(bytes, at as usize, need.literal) {
                 Some(true) => {}
                 Some(false) => return Met::No,
                 None => met = Met::Unknown,
@@ -188,8 +169,8 @@ impl WireProgram {
                 }
                 WireOp::CompareLiteral { op, src, literal, fail } => {
                     let at = at(registers, src)?;
+                    // (An integer is a `CompareSmall`.)
                     let holds = match self.literals.get(literal as usize)? {
-                        &Literal::Small(value) => holds(op, integer(bytes, at)?.cmp(&value)),
                         literal @ Literal::Atom { .. } if is_equality(op) => {
                             let equal = is_atom_literal(bytes, at, literal)?;
                             holds(op, if equal { Ordering::Equal } else { Ordering::Less })

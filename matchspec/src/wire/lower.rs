@@ -33,20 +33,16 @@ pub(super) struct Needs {
     pub(super) resume: usize,
 }
 
-/// Element `index` of the input is literal number `literal`; if that is
-/// an atom, `head` and `mask` are its [`Literal::Atom`] fields.
+/// Element `index` of the input is literal number `literal`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Need {
     pub(super) index: u32,
     pub(super) literal: u32,
-    pub(super) head: u64,
-    /// 0 if it is not an atom.
-    pub(super) mask: u64,
 }
 
 impl Needs {
     /// The tests at the start of `code` that fail to no match.
-    fn of(code: &[WireOp], literals: &[Literal]) -> Needs {
+    fn of(code: &[WireOp]) -> Needs {
         let fails_to_no_match = |mut label: Label| {
             // Follow a few jumps: a clause's failure may jump to the end.
             for _ in 0..4 {
@@ -71,11 +67,7 @@ impl Needs {
                 WireOp::IsElement { src: Reg::INPUT, index, literal, fail }
                     if needs.arity.is_some() && fails_to_no_match(fail) =>
                 {
-                    let (head, mask) = match literals[literal as usize] {
-                        Literal::Atom { head, mask, .. } => (head, mask),
-                        _ => (0, 0),
-                    };
-                    needs.elements.push(Need { index, literal, head, mask });
+                    needs.elements.push(Need { index, literal });
                 }
                 // Reads that change no test's input.
                 WireOp::GetElement { dst, .. }
@@ -139,7 +131,7 @@ pub(super) enum WireOp {
         a: Reg,
         b: Reg,
     },
-    /// `src op literal`.
+    /// `src op literal`, the literal not an integer.
     CompareLiteral {
         op: Cmp,
         src: Reg,
@@ -255,7 +247,7 @@ impl WireProgram {
                 .contains(&reg.index())
                 .then(|| program.constants()[reg.index() - constants.start])
         };
-        let mut code: Vec<WireOp> = program
+        let code: Vec<WireOp> = program
             .code()
             .iter()
             .map(|&op| match op {
@@ -274,31 +266,14 @@ impl WireProgram {
                 Op::IsMap { src, fail, .. } => WireOp::IsMap { src, fail },
                 Op::IsExactEq { a, b, fail } => match (constant(a), constant(b)) {
                     (None, None) => WireOp::IsExactEq { a, b },
-                    (None, Some(word)) => WireOp::CompareLiteral {
-                        op: Cmp::ExactEq,
-                        src: a,
-                        literal: literal(word),
-                        fail,
-                    },
-                    (Some(word), None) => WireOp::CompareLiteral {
-                        op: Cmp::ExactEq,
-                        src: b,
-                        literal: literal(word),
-                        fail,
-                    },
+                    (None, Some(word)) => compare_with(Cmp::ExactEq, a, word, fail, &mut literal),
+                    (Some(word), None) => compare_with(Cmp::ExactEq, b, word, fail, &mut literal),
                     (Some(_), Some(_)) => WireOp::Decode,
                 },
                 Op::Compare { op, a, b, fail } => match (constant(a), constant(b)) {
                     (None, None) => WireOp::Compare { op, a, b, fail },
-                    (None, Some(word)) => {
-                        WireOp::CompareLiteral { op, src: a, literal: literal(word), fail }
-                    }
-                    (Some(word), None) => WireOp::CompareLiteral {
-                        op: op.swapped(),
-                        src: b,
-                        literal: literal(word),
-                        fail,
-                    },
+                    (None, Some(word)) => compare_with(op, a, word, fail, &mut literal),
+                    (Some(word), None) => compare_with(op.swapped(), b, word, fail, &mut literal),
                     (Some(_), Some(_)) => WireOp::Decode,
                 },
                 Op::TypeTest { test, src, expect, fail } if constant(src).is_none() => {
@@ -313,14 +288,6 @@ impl WireProgram {
                 _ => WireOp::Decode,
             })
             .collect();
-        // An integer compared with: read in place, not from the table.
-        for op in &mut code {
-            if let WireOp::CompareLiteral { op: cmp, src, literal, fail } = *op
-                && let Literal::Small(value) = literals[literal as usize]
-            {
-                *op = WireOp::CompareSmall { op: cmp, src, value, fail };
-            }
-        }
         let mut written: Vec<Reg> = code
             .iter()
             .filter_map(|op| match *op {
@@ -332,7 +299,22 @@ impl WireProgram {
             .collect();
         written.sort_unstable();
         written.dedup();
-        let needs = Needs::of(&code, &literals);
+        let needs = Needs::of(&code);
         Some(WireProgram { code, literals, registers: program.registers(), written, needs })
+    }
+}
+
+/// `src op word`: an integer carried in the op, anything else a literal
+/// of the table (`literal` adds one).
+fn compare_with(
+    op: Cmp,
+    src: Reg,
+    word: Word,
+    fail: Label,
+    literal: &mut impl FnMut(Word) -> u32,
+) -> WireOp {
+    match word.as_small() {
+        Some(value) => WireOp::CompareSmall { op, src, value, fail },
+        None => WireOp::CompareLiteral { op, src, literal: literal(word), fail },
     }
 }
