@@ -49,20 +49,20 @@ pub use wrap::{WrapSetError, wrap_order};
 /// [`EtfReader`] (any `Read`, a chunk at a time) or a [`SliceReader`] (bytes
 /// in memory, no copy).
 pub trait Entries {
-    /// The next entry's term, undecoded: `None` at the end (and after an
-    /// error).
-    fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>>;
+    /// The next entry's term, undecoded, with its index if measuring it
+    /// made one (concatenated terms: the wire program then reads it
+    /// without a scan of its own): `None` at the end (and after an error).
+    fn next_indexed(&mut self) -> Option<Result<Indexed<'_>, StreamError>>;
     /// Reports that the entry given last does not decode.
     fn fail_entry(&mut self, err: matchspec::etf::DecodeError) -> StreamError;
     /// Goes past the entry that failed, if its end is known (`true`).
     fn resume(&mut self) -> bool;
     /// How many bytes the entries read so far took.
     fn offset(&self) -> u64;
-    /// [`next_entry`](Entries::next_entry), with the index of the term
-    /// if measuring it made one (concatenated terms): the wire program
-    /// then reads it without a scan of its own.
-    fn next_indexed(&mut self) -> Option<Result<Indexed<'_>, StreamError>> {
-        Some(self.next_entry()?.map(|bytes| Indexed { bytes, index: None }))
+    /// The next entry's term, undecoded: `None` at the end (and after an
+    /// error).
+    fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
+        Some(self.next_indexed()?.map(|entry| entry.bytes))
     }
 }
 

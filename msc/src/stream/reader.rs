@@ -183,16 +183,7 @@ impl<R: Read> EtfReader<R> {
     /// the prefix frames, and [`fail_entry`](EtfReader::fail_entry) reports
     /// a decoder's error on them.
     pub fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
-        match self.advance()? {
-            Ok((at, Found::Buffered { skip, len })) => {
-                Some(Ok(&self.buffer[at + skip..at + skip + len]))
-            }
-            Ok((_, Found::Drop(count))) => {
-                self.synthetic = drop_term(count);
-                Some(Ok(&self.synthetic))
-            }
-            Err(err) => Some(Err(err)),
-        }
+        super::Entries::next_entry(self)
     }
 
     /// The next entry as the stream holds it, framing included (a length
@@ -213,9 +204,15 @@ impl<R: Read> EtfReader<R> {
 
     /// Finds and consumes the next entry: where it starts in the buffer,
     /// and where its term is.
+    #[inline]
     fn advance(&mut self) -> Option<Result<(usize, Found), StreamError>> {
         if self.failed {
             return None;
+        }
+        // The usual case, without the error plumbing: an entry buffered
+        // whole whose length its prefix or a plain term's scan gives.
+        if let Some(found) = self.buffered_entry() {
+            return Some(Ok((self.accept(found), found)));
         }
         let found = match self.framing.prefix() {
             0 => self.next_concatenated(),
@@ -223,13 +220,7 @@ impl<R: Read> EtfReader<R> {
         };
         match found {
             Ok(None) => None,
-            Ok(Some(found)) => {
-                let at = self.start;
-                self.entry_offset = self.offset;
-                self.consume(found.framed_len());
-                self.entries += 1;
-                Some(Ok((at, found)))
-            }
+            Ok(Some(found)) => Some(Ok((self.accept(found), found))),
             Err(kind) => {
                 self.failed = true;
                 if !matches!(kind, StreamErrorKind::TooLarge { .. })
@@ -268,6 +259,16 @@ impl<R: Read> EtfReader<R> {
 
     fn buffered(&self) -> &[u8] {
         &self.buffer[self.start..self.end]
+    }
+
+    /// Consumes the entry `found` at the start of what is buffered, and
+    /// answers where it starts in the buffer.
+    fn accept(&mut self, found: Found) -> usize {
+        let at = self.start;
+        self.entry_offset = self.offset;
+        self.consume(found.framed_len());
+        self.entries += 1;
+        at
     }
 
     /// Consumes `n` buffered bytes.
@@ -313,20 +314,12 @@ impl<R: Read> EtfReader<R> {
         Ok(true)
     }
 
-    /// The next framed entry, buffered whole.
-    #[inline]
-    fn next_packet(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
-        match self.buffered_packet() {
-            Some(found) => Ok(Some(found)),
-            None => self.next_packet_slow(prefix),
-        }
-    }
-
-    /// The next entry if it is a `{packet, 4}` or dbg message entry
-    /// buffered whole (most are): its length prefix read in one load,
-    /// nothing else to check.
+    /// The next entry if it is buffered whole and needs nothing more than
+    /// finding its length (most are): a `{packet, 4}` or dbg message
+    /// entry's prefix read in one load, or a plain term measured (and
+    /// indexed); within the entry limit.
     #[inline(always)]
-    fn buffered_packet(&self) -> Option<Found> {
+    fn buffered_entry(&mut self) -> Option<Found> {
         let prefix = self.framing.prefix();
         let field = match self.framing {
             Framing::Packet4 => self.buffered().first_chunk::<4>(),
@@ -334,15 +327,19 @@ impl<R: Read> EtfReader<R> {
                 [0, rest @ ..] => rest.first_chunk::<4>(),
                 _ => None,
             },
-            _ => None,
+            Framing::Concatenated => {
+                let len = self.index.measure(&self.buffer[self.start..self.end])?;
+                return (len <= self.max_entry).then_some(Found::Buffered { skip: 0, len });
+            }
+            Framing::Packet1 | Framing::Packet2 => None,
         };
         let framed = (u32::from_be_bytes(*field?) as usize).checked_add(prefix)?;
         (framed <= self.buffered().len() && framed <= self.max_entry)
             .then_some(Found::Buffered { skip: prefix, len: framed - prefix })
     }
 
-    #[inline(never)]
-    fn next_packet_slow(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
+    /// The next framed entry, buffered whole.
+    fn next_packet(&mut self, prefix: usize) -> Result<Option<Found>, StreamErrorKind> {
         if !self.want(1)? {
             return Ok(None);
         }
@@ -450,10 +447,6 @@ pub(super) fn drop_term(count: u32) -> Vec<u8> {
 }
 
 impl<R: Read> super::Entries for EtfReader<R> {
-    fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
-        EtfReader::next_entry(self)
-    }
-
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {
         EtfReader::fail_entry(self, err)
     }
@@ -468,30 +461,6 @@ impl<R: Read> super::Entries for EtfReader<R> {
 
     #[inline]
     fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
-        // The usual case of a framed stream, without the error plumbing.
-        if !self.failed
-            && let Some(Found::Buffered { skip, len }) = self.buffered_packet()
-        {
-            let at = self.start;
-            self.entry_offset = self.offset;
-            self.consume(skip + len);
-            self.entries += 1;
-            let bytes = &self.buffer[at + skip..at + skip + len];
-            return Some(Ok(super::Indexed { bytes, index: None }));
-        }
-        // And of concatenated terms: a plain term buffered whole.
-        if !self.failed
-            && self.framing == Framing::Concatenated
-            && let Some(len) = self.index.measure(&self.buffer[self.start..self.end])
-            && len <= self.max_entry
-        {
-            let at = self.start;
-            self.entry_offset = self.offset;
-            self.consume(len);
-            self.entries += 1;
-            let bytes = &self.buffer[at..at + len];
-            return Some(Ok(super::Indexed { bytes, index: Some(&self.index) }));
-        }
         let indexed = self.framing == Framing::Concatenated;
         match self.advance()? {
             Ok((at, Found::Buffered { skip, len })) => Some(Ok(super::Indexed {

@@ -143,18 +143,6 @@ impl<'a> SliceReader<'a> {
 }
 
 impl Entries for SliceReader<'_> {
-    fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
-        let at = self.pos;
-        match self.advance()? {
-            Ok(Found::Buffered { skip, len }) => Some(Ok(&self.bytes[at + skip..at + skip + len])),
-            Ok(Found::Drop(count)) => {
-                self.synthetic = drop_term(count);
-                Some(Ok(&self.synthetic))
-            }
-            Err(err) => Some(Err(err)),
-        }
-    }
-
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {
         self.failed = true;
         // The entry was passed already: going on means forgetting the error.
