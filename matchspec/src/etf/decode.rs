@@ -44,12 +44,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Term, DecodeError> {
 /// assert_eq!(heap.view(b).to_string(), "\"hi\"");
 /// ```
 pub fn decode_into(bytes: &[u8], heap: &mut Heap) -> std::result::Result<Word, DecodeError> {
-    let mark = heap.len();
-    let result = decode_versioned(bytes, heap);
-    if result.is_err() {
-        heap.truncate(mark);
-    }
-    result
+    undone_on_error(heap, |heap| decode_versioned(bytes, heap))
 }
 
 /// Decodes the term that starts at byte `at` of `bytes` (a part of a
@@ -72,12 +67,7 @@ pub fn decode_subterm(
     at: usize,
     heap: &mut Heap,
 ) -> std::result::Result<Word, DecodeError> {
-    let mark = heap.len();
-    let result = Decoder { input: bytes, pos: at, origin: 0, heap }.term();
-    if result.is_err() {
-        heap.truncate(mark);
-    }
-    result
+    undone_on_error(heap, |heap| Decoder { input: bytes, pos: at, origin: 0, heap }.term())
 }
 
 /// Decodes the term at the start of `bytes` into `heap` and returns its
@@ -100,8 +90,17 @@ pub fn decode_prefix(
     bytes: &[u8],
     heap: &mut Heap,
 ) -> std::result::Result<(Word, usize), DecodeError> {
+    undone_on_error(heap, |heap| decode_versioned_prefix(bytes, heap))
+}
+
+/// Runs `decode` on `heap`, dropping what it built if it fails: a caller's
+/// heap is left as it was by a term that does not decode.
+fn undone_on_error<T>(
+    heap: &mut Heap,
+    decode: impl FnOnce(&mut Heap) -> std::result::Result<T, DecodeError>,
+) -> std::result::Result<T, DecodeError> {
     let mark = heap.len();
-    let result = decode_versioned_prefix(bytes, heap);
+    let result = decode(heap);
     if result.is_err() {
         heap.truncate(mark);
     }
