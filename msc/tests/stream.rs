@@ -249,9 +249,26 @@ impl msc::stream::Sink for Collect {
     }
 }
 
+/// The results of `spec` on each of `terms` (parsed, not encoded), as text,
+/// with their entry numbers: what a filter must give.
+fn decoding_first(spec: &msc::Spec, terms: &[&str]) -> Vec<(u64, String)> {
+    use msc::{Run, Scratch, TestHost};
+    let mut results = Vec::new();
+    for (i, term) in terms.iter().enumerate() {
+        let term = Term::parse(term).expect("term");
+        let mut scratch = Scratch::new();
+        let outcome =
+            spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).expect("runs");
+        if let Some(result) = outcome.result() {
+            results.push((i as u64 + 1, result.to_string()));
+        }
+    }
+    results
+}
+
 #[test]
 fn the_filter_gives_what_decoding_first_gives() {
-    use msc::{Kind, Run, Scratch, Spec, TestHost};
+    use msc::{Kind, Spec};
     let specs = [
         "[{'$1', [{is_tuple, '$1'}], [{{'$1'}}]}]",
         "[{{order, '$1', '_'}, [], ['$1']}]",
@@ -259,16 +276,7 @@ fn the_filter_gives_what_decoding_first_gives() {
     ];
     for text in specs {
         let spec = Spec::compile(text, Kind::Table).expect("spec");
-        let mut expected = Vec::new();
-        for (i, term) in TERMS.iter().enumerate() {
-            let term = Term::parse(term).expect("term");
-            let mut scratch = Scratch::new();
-            let outcome =
-                spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).expect("runs");
-            if let Some(result) = outcome.result() {
-                expected.push((i as u64 + 1, result.to_string()));
-            }
-        }
+        let expected = decoding_first(&spec, &TERMS);
         for framing in [Framing::Concatenated, Framing::Packet1, Framing::Packet4] {
             let bytes = stream(&TERMS, framing);
             let mut reader = EtfReader::new(Trickle { bytes: &bytes, step: 5 }).framing(framing);
@@ -490,7 +498,7 @@ fn a_stream_of_events_filters_as_decoding_first_does_on_every_path() {
     // Many small plain events: whole entries buffered at once (the readers'
     // fast paths), the wire's needs, its matches that decode a part, and a
     // sink that hears only of matches, through every framing and read size.
-    use msc::{Kind, Run, Scratch, Spec, TestHost};
+    use msc::{Kind, Spec};
     let ops = ["get", "put", "delete", "scan", "déjà", "a_rather_long_operation_name"];
     let events: Vec<String> = (0..3_000u64)
         .map(|i| {
@@ -509,16 +517,7 @@ fn a_stream_of_events_filters_as_decoding_first_does_on_every_path() {
     ];
     for text in specs {
         let spec = Spec::compile(text, Kind::Table).expect("spec");
-        let mut expected = Vec::new();
-        for (i, term) in terms.iter().enumerate() {
-            let term = Term::parse(term).expect("term");
-            let mut scratch = Scratch::new();
-            let outcome =
-                spec.run(term.as_ref(), &mut scratch, &mut TestHost::default()).expect("runs");
-            if let Some(result) = outcome.result() {
-                expected.push((i as u64 + 1, result.to_string()));
-            }
-        }
+        let expected = decoding_first(&spec, &terms);
         assert!(!expected.is_empty(), "{text} matches some");
         for framing in FRAMINGS {
             let bytes = stream(&terms, framing);
