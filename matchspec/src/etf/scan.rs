@@ -103,6 +103,22 @@ fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
 /// It holds to the bytes it was found on (the same address and length):
 /// given other bytes, the wire program scans them itself. Only bytes
 /// changed in place in between would be read with a stale index.
+///
+/// ```
+/// use matchspec::etf::{self, PlainIndex};
+/// use matchspec::wire::Verdict;
+/// use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+///
+/// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default())?;
+/// let mut stream = etf::encode(Term::parse("{7, no}")?.as_ref())?;
+/// stream.extend(etf::encode(Term::parse("{8, ok}")?.as_ref())?);
+/// let (mut index, mut scratch) = (PlainIndex::new(), Scratch::new());
+/// let len = index.measure(&stream).expect("a plain term");
+/// let first = &stream[..len];
+/// let wire = spec.wire().expect("a table spec");
+/// assert_eq!(wire.decide_indexed(first, &index, &mut scratch), Verdict::NoMatch);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct PlainIndex {
     elements: Vec<u32>,
