@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use super::Verdict;
-use super::lower::{Literal, WireOp, WireProgram};
+use super::lower::{Literal, NeedResult, NeedTest, WireOp, WireProgram};
 use crate::Scratch;
 use crate::bif::Bif;
 use crate::etf::scan::{PlainIndex, atom_at, is_utf8_tag, plain_len_indexed, skip, u16_at, u32_at};
@@ -30,6 +30,7 @@ const UNSET: u32 = u32::MAX;
 impl WireProgram {
     /// Decides what the spec does with the term encoded in `bytes` (one
     /// whole term, version byte first), as far as it can without decoding.
+    #[inline]
     pub fn decide(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
         let elements = &mut scratch.wire_elements;
         if plain_len_indexed(bytes, elements) != Some(bytes.len()) {
@@ -43,6 +44,7 @@ impl WireProgram {
     /// without scanning the term again (unless `index` is not of `bytes`).
     ///
     /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
+    #[inline]
     pub fn decide_indexed(
         &self,
         bytes: &[u8],
@@ -57,16 +59,39 @@ impl WireProgram {
 
     /// Decides a plain term whose top-level elements (if it is a tuple)
     /// start at `elements`.
+    #[inline(always)]
     fn decide_plain(&self, bytes: &[u8], elements: &[u32], registers: &mut Vec<u32>) -> Verdict {
+        let start = match self.needs_met(bytes, elements) {
+            Met::No => return Verdict::NoMatch,
+            Met::Yes => match self.needs.result {
+                // The clause reads nothing more that could fail.
+                Some(NeedResult::Input) => return Verdict::Match { result: 1 },
+                Some(NeedResult::Element(index)) => match elements.get(index as usize) {
+                    Some(&at) => return Verdict::Match { result: at as usize },
+                    None => 0,
+                },
+                // The leading tests hold: the program goes on after them.
+                None => self.needs.resume,
+            },
+            Met::Unknown => 0,
+        };
+        self.run_from(bytes, elements, registers, start)
+    }
+
+    /// Runs the program from op `start` (out of line: the needs decide
+    /// most terms without it).
+    #[inline(never)]
+    fn run_from(
+        &self,
+        bytes: &[u8],
+        elements: &[u32],
+        registers: &mut Vec<u32>,
+        start: usize,
+    ) -> Verdict {
+        // Registers hold offsets below `UNSET`.
         if bytes.len() >= UNSET as usize {
             return Verdict::Decode;
         }
-        let start = match self.needs_met(bytes, elements) {
-            Met::No => return Verdict::NoMatch,
-            // The leading tests hold: the program goes on after them.
-            Met::Yes => self.needs.resume,
-            Met::Unknown => 0,
-        };
         self.exec(bytes, elements, registers, start).unwrap_or(Verdict::Decode)
     }
 
@@ -81,7 +106,19 @@ impl WireProgram {
         let mut met = Met::Yes;
         for need in &self.needs.elements {
             let Some(&at) = elements.get(need.index as usize) else { return Met::Unknown };
-            match self.is_literal(bytes, at as usize, need.literal) {
+            let at = at as usize;
+            let holds = match need.test {
+                NeedTest::Literal { literal, word } => {
+                    match word.zip(window(bytes, at)).and_then(|(word, w)| word.test(w)) {
+                        Some(holds) => Some(holds),
+                        None => self.is_literal(bytes, at, literal),
+                    }
+                }
+                NeedTest::Compare { op, value } => {
+                    integer(bytes, at).map(|n| holds(op, n.cmp(&value)))
+                }
+            };
+            match holds {
                 Some(true) => {}
                 Some(false) => return Met::No,
                 None => met = Met::Unknown,
@@ -214,23 +251,9 @@ impl WireProgram {
                 matches!(tag, tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT)
                     && integer(bytes, at)? == value,
             ),
-            literal @ Literal::Atom { encoded, head, mask, .. } => {
-                // The usual encoding: the same bytes or not the atom.
-                if tag == tag::SMALL_ATOM_UTF8_EXT && encoded.len() <= 257 {
-                    if let Some(window) = bytes.get(at..at + 8) {
-                        let word = u64::from_le_bytes(window.try_into().ok()?);
-                        if (word ^ head) & mask != 0 {
-                            return Some(false);
-                        }
-                        if encoded.len() <= 8 {
-                            return Some(true);
-                        }
-                    }
-                    return Some(
-                        bytes.get(at..at + encoded.len()).is_some_and(|b| same_bytes(b, encoded)),
-                    );
-                }
-                is_atom_literal(bytes, at, literal)
+            literal @ Literal::Atom { word, .. } => {
+                let quick = word.zip(window(bytes, at)).and_then(|(word, w)| word.test(w));
+                quick.or_else(|| is_atom_literal(bytes, at, literal))
             }
             Literal::Nil => Some(match tag {
                 tag::NIL_EXT => true,
@@ -242,8 +265,15 @@ impl WireProgram {
     }
 }
 
+/// The 8 bytes at `at` as a little-endian word, if there are 8.
+#[inline(always)]
+fn window(bytes: &[u8], at: usize) -> Option<u64> {
+    bytes.get(at..)?.first_chunk::<8>().map(|w| u64::from_le_bytes(*w))
+}
+
 /// The arity of the tuple at `at` and where its first element starts, or
 /// `None` if it is not a tuple.
+#[inline]
 fn tuple(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
     match *bytes.get(at)? {
         tag::SMALL_TUPLE_EXT => Some((u32::from(*bytes.get(at + 1)?), at + 2)),
@@ -266,6 +296,7 @@ fn element(bytes: &[u8], elements: &[u32], at: usize, index: u32) -> Option<usiz
 }
 
 /// The integer at `at`, if it is one.
+#[inline]
 fn integer(bytes: &[u8], at: usize) -> Option<i64> {
     match *bytes.get(at)? {
         tag::SMALL_INTEGER_EXT => Some(i64::from(*bytes.get(at + 1)?)),
@@ -317,6 +348,7 @@ fn type_test(bytes: &[u8], at: usize, test: Bif) -> Option<bool> {
 }
 
 /// Does `op` hold of two terms that compare as `ordering`?
+#[inline]
 fn holds(op: Cmp, ordering: Ordering) -> bool {
     match op {
         Cmp::Lt => ordering.is_lt(),

@@ -19,30 +19,54 @@ pub struct WireProgram {
 }
 
 /// The tests the program starts with whose failure is no match at all
-/// (a one-clause spec's head tests on the input): checked first, as a
-/// list, they reject most inputs of a selective spec without running the
-/// program. Pure tests joined by "and", so their order does not matter.
+/// (a one-clause spec's head and guard tests on the input's elements):
+/// checked first, as a list, they reject most inputs of a selective spec
+/// without running the program. Pure tests joined by "and", so their order
+/// does not matter. When the clause then only reads and succeeds, they
+/// decide its match too.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Needs {
     /// The input is a tuple of this arity (`None`: no such test leads).
     pub(super) arity: Option<u32>,
-    /// Elements of the input that are literals.
+    /// Tests of the input's elements.
     pub(super) elements: Vec<Need>,
-    /// How many ops the program starts with that are these tests: where
-    /// it goes on when every one holds.
+    /// How many ops the program starts with that are these tests (and
+    /// reads): where it goes on when every one holds.
     pub(super) resume: usize,
+    /// What the clause matches with when every test holds, if nothing
+    /// else can fail on the way.
+    pub(super) result: Option<NeedResult>,
 }
 
-/// Element `index` of the input is literal number `literal`.
+/// A test of element `index` of the input.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Need {
     pub(super) index: u32,
-    pub(super) literal: u32,
+    pub(super) test: NeedTest,
+}
+
+/// What a [`Need`] tests.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum NeedTest {
+    /// The element is literal number `literal`; its [`AtomWord`] is kept
+    /// here so that the check reads nothing else.
+    Literal { literal: u32, word: Option<AtomWord> },
+    /// `element op value`, the element an integer.
+    Compare { op: Cmp, value: i64 },
+}
+
+/// The result of a clause the [`Needs`] decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NeedResult {
+    /// The whole input (`'$_'`).
+    Input,
+    /// One of its elements.
+    Element(u32),
 }
 
 impl Needs {
     /// The tests at the start of `code` that fail to no match.
-    fn of(code: &[WireOp]) -> Needs {
+    fn of(code: &[WireOp], literals: &[Literal], registers: usize) -> Needs {
         let fails_to_no_match = |mut label: Label| {
             // Follow a few jumps: a clause's failure may jump to the end.
             for _ in 0..4 {
@@ -54,6 +78,11 @@ impl Needs {
             }
             false
         };
+        // Which part of the input each register holds, as far as read.
+        let mut holds: Vec<Option<NeedResult>> = vec![None; registers.max(1)];
+        holds[Reg::INPUT.index()] = Some(NeedResult::Input);
+        let held =
+            |holds: &[Option<NeedResult>], reg: Reg| holds.get(reg.index()).copied().flatten();
         let mut needs = Needs::default();
         let mut tests_only = true;
         for op in code {
@@ -67,13 +96,38 @@ impl Needs {
                 WireOp::IsElement { src: Reg::INPUT, index, literal, fail }
                     if needs.arity.is_some() && fails_to_no_match(fail) =>
                 {
-                    needs.elements.push(Need { index, literal });
+                    let word = match literals.get(literal as usize) {
+                        Some(&Literal::Atom { word, .. }) => word,
+                        _ => None,
+                    };
+                    needs.elements.push(Need { index, test: NeedTest::Literal { literal, word } });
+                }
+                WireOp::CompareSmall { op, src, value, fail }
+                    if needs.arity.is_some() && fails_to_no_match(fail) =>
+                {
+                    let Some(NeedResult::Element(index)) = held(&holds, src) else { break };
+                    needs.elements.push(Need { index, test: NeedTest::Compare { op, value } });
                 }
                 // Reads that change no test's input.
-                WireOp::GetElement { dst, .. }
-                | WireOp::GetInputElement { dst, .. }
-                | WireOp::Move { dst, .. }
-                    if dst != Reg::INPUT => {}
+                WireOp::GetInputElement { index, dst }
+                    if dst != Reg::INPUT && needs.arity.is_some() =>
+                {
+                    let Some(slot) = holds.get_mut(dst.index()) else { break };
+                    *slot = Some(NeedResult::Element(index));
+                }
+                WireOp::Move { src, dst } if dst != Reg::INPUT => {
+                    let part = held(&holds, src);
+                    let Some(slot) = holds.get_mut(dst.index()) else { break };
+                    *slot = part;
+                }
+                WireOp::GetElement { dst, .. } if dst != Reg::INPUT => {
+                    let Some(slot) = holds.get_mut(dst.index()) else { break };
+                    *slot = None;
+                }
+                WireOp::Succeed { src } if needs.arity.is_some() => {
+                    needs.result = held(&holds, src);
+                    break;
+                }
                 _ => break,
             }
             tests_only &= test;
@@ -183,14 +237,10 @@ pub(super) enum Literal {
     Atom {
         utf8: Box<[u8]>,
         latin1: Option<Box<[u8]>>,
-        /// `SMALL_ATOM_UTF8_EXT`, the length and the name: how
-        /// `term_to_binary/1` writes it, compared in one go.
-        encoded: Box<[u8]>,
-        /// Its first 8 bytes as a little-endian word, and the mask of
-        /// those that are its (fewer for short names): most atoms are
-        /// decided by one compare.
-        head: u64,
-        mask: u64,
+        /// The start of how `term_to_binary/1` writes it
+        /// (`SMALL_ATOM_UTF8_EXT`, the length and the name) as one word
+        /// (`None`: a name too long for that encoding).
+        word: Option<AtomWord>,
     },
     Nil,
     /// Anything else: the wire does not decide against it.
@@ -209,23 +259,49 @@ impl Literal {
             Some(atom) => {
                 let name = atom.name();
                 let latin1 = name.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
-                let mut encoded = vec![crate::etf::tag::SMALL_ATOM_UTF8_EXT];
-                encoded.push(u8::try_from(name.len()).unwrap_or(u8::MAX));
-                encoded.extend(name.as_bytes());
-                let mut first = [0; 8];
-                let known = encoded.len().min(8);
-                first[..known].copy_from_slice(&encoded[..known]);
-                let mask = if known == 8 { u64::MAX } else { (1 << (8 * known)) - 1 };
-                Literal::Atom {
-                    utf8: name.as_bytes().into(),
-                    latin1,
-                    encoded: encoded.into(),
-                    head: u64::from_le_bytes(first),
-                    mask,
-                }
+                let word = u8::try_from(name.len()).ok().map(|len| {
+                    AtomWord::of(
+                        &[&[crate::etf::tag::SMALL_ATOM_UTF8_EXT, len], name.as_bytes()].concat(),
+                    )
+                });
+                Literal::Atom { utf8: name.as_bytes().into(), latin1, word }
             }
             None => Literal::Other,
         }
+    }
+}
+
+/// The first 8 bytes of an atom's usual encoding (`SMALL_ATOM_UTF8_EXT`,
+/// length, name) as a little-endian word, and the mask of those that are
+/// its: most atoms in the input are decided by one compare of a word read
+/// where they start.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AtomWord {
+    head: u64,
+    mask: u64,
+    /// The encoding fits the word: equal words are the atom.
+    whole: bool,
+}
+
+impl AtomWord {
+    fn of(encoded: &[u8]) -> AtomWord {
+        let mut first = [0; 8];
+        let known = encoded.len().min(8);
+        first[..known].copy_from_slice(&encoded[..known]);
+        let mask = if known == 8 { u64::MAX } else { (1 << (8 * known)) - 1 };
+        AtomWord { head: u64::from_le_bytes(first), mask, whole: encoded.len() <= 8 }
+    }
+
+    /// Is the plain term whose encoding starts with the 8 bytes `window`
+    /// this atom? `None`: not decided by them.
+    #[inline(always)]
+    pub(super) fn test(self, window: u64) -> Option<bool> {
+        if (window ^ self.head) & self.mask != 0 {
+            // In the usual encoding too, a different atom; in another
+            // (Latin-1, a long length field) the same name may follow.
+            return (window as u8 == crate::etf::tag::SMALL_ATOM_UTF8_EXT).then_some(false);
+        }
+        self.whole.then_some(true)
     }
 }
 
@@ -299,7 +375,7 @@ impl WireProgram {
             .collect();
         written.sort_unstable();
         written.dedup();
-        let needs = Needs::of(&code);
+        let needs = Needs::of(&code, &literals, program.registers());
         Some(WireProgram { code, literals, registers: program.registers(), written, needs })
     }
 }
