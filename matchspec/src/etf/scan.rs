@@ -28,7 +28,31 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
 /// [`plain_len`], also writing where each element of the term starts to
 /// `elements` if it is a tuple (else leaving it empty; on `None`, anything): what the wire
 /// program reads the input's elements by, without skipping to them.
+#[inline(always)]
 pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
+    // The usual input, a small tuple, inline; anything else out of line.
+    let [super::VERSION, tag::SMALL_TUPLE_EXT, arity, ..] = *bytes else {
+        return other_len_indexed(bytes, elements);
+    };
+    if bytes.len() > u32::MAX as usize {
+        return None;
+    }
+    // A stream's tuples mostly have the arity of the one before, and then
+    // nothing is resized; every slot is written below.
+    if elements.len() != usize::from(arity) {
+        elements.resize(usize::from(arity), 0);
+    }
+    let mut pos = 3;
+    for start in elements.iter_mut() {
+        *start = pos as u32;
+        pos = element_end(bytes, pos)?;
+    }
+    (pos <= bytes.len()).then_some(pos)
+}
+
+/// [`plain_len_indexed`] of anything but a small tuple.
+#[inline(never)]
+fn other_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
     if *bytes.first()? != super::VERSION || bytes.len() > u32::MAX as usize {
         return None;
     }
@@ -45,11 +69,7 @@ pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option
     if arity as usize > bytes.len() {
         return None;
     }
-    // Every slot is written below; a stream's tuples mostly have the
-    // arity of the one before, and then nothing is resized.
-    if elements.len() != arity as usize {
-        elements.resize(arity as usize, 0);
-    }
+    elements.resize(arity as usize, 0);
     for start in elements.iter_mut() {
         *start = pos as u32;
         pos = element_end(bytes, pos)?;
@@ -67,6 +87,18 @@ const FIXED_SIZE: [u8; 256] = {
     sizes
 };
 
+/// The high bit of each of the first `n` bytes of a little-endian word,
+/// by `n`: what a name of `n` bytes must not have set to be ASCII.
+const HIGH_BITS: [u64; 9] = {
+    let mut masks = [0; 9];
+    let mut n = 1;
+    while n < 9 {
+        masks[n] = masks[n - 1] | 0x80 << (8 * (n - 1));
+        n += 1;
+    }
+    masks
+};
+
 /// [`valid_end`] of one element, the scalars events are mostly made of
 /// read inline (a term's end past the input is caught by the caller).
 #[inline(always)]
@@ -81,17 +113,24 @@ fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
         if size != 0 {
             return Some(pos + usize::from(size));
         }
-        if tag == tag::SMALL_ATOM_UTF8_EXT && len <= 8 {
-            let name_bits = u64::MAX.checked_shr(64 - 8 * u32::from(len)).unwrap_or(0);
-            if u64::from_le_bytes(*name) & name_bits & 0x8080_8080_8080_8080 == 0 {
-                return Some(pos + 2 + usize::from(len));
-            }
+        if tag == tag::SMALL_ATOM_UTF8_EXT
+            && len <= 8
+            && u64::from_le_bytes(*name) & HIGH_BITS[usize::from(len)] == 0
+        {
+            return Some(pos + 2 + usize::from(len));
         }
     }
     match FIXED_SIZE[usize::from(*bytes.get(pos)?)] {
-        0 => valid_end(bytes, pos, 0),
+        0 => any_end(bytes, pos),
         size => Some(pos + usize::from(size)),
     }
+}
+
+/// [`valid_end`] out of line: the elements [`element_end`] does not read
+/// itself.
+#[inline(never)]
+fn any_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    valid_end(bytes, pos, 0)
 }
 
 /// Where the top-level elements of a plain term start, found while
