@@ -3,6 +3,7 @@
 
 use std::io;
 
+use matchspec::etf::DecodeError;
 use matchspec::term::Heap;
 use matchspec::wire::Verdict;
 use matchspec::{EvalError, Host, Outcome, Run, Scratch, TestHost};
@@ -196,13 +197,11 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                 }
             };
             let number = self.entry_base + summary.entries + summary.skipped + 1;
-            let entry = Entry { number, offset: self.offset_base + offset, bytes };
             if number.is_multiple_of(PROGRESS_EVERY) {
-                sink.progress(number, entry.offset);
+                sink.progress(number, self.offset_base + offset);
             }
-            heap.clear();
             let verdict = match program {
-                Some(program) if wire.use_next() => {
+                Some(program) if wire.on() => {
                     let verdict = match index {
                         Some(index) => program.decide_indexed(bytes, index, &mut scratch),
                         None => program.decide(bytes, &mut scratch),
@@ -212,32 +211,47 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                 }
                 _ => Verdict::Decode,
             };
-            if verdict == Verdict::NoMatch {
-                // Most entries of a selective spec: nothing to run or build.
-                summary.count(Ok(&Outcome::NoMatch));
-                if no_matches {
-                    sink.decided(entry, Ok(&Outcome::NoMatch))?;
-                }
+            if verdict == Verdict::NoMatch && !no_matches {
+                // Most entries of a selective spec: nothing to run, build
+                // or hand over.
+                summary.entries += 1;
                 continue;
             }
-            let outcome =
-                self.spec.run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut *self.host);
-            match outcome {
-                Ok(outcome) => {
-                    summary.count(outcome.as_ref());
-                    if no_matches || !matches!(outcome, Ok(Outcome::NoMatch)) {
-                        sink.decided(entry, outcome.as_ref())?;
-                    }
-                }
-                Err(err) => {
-                    let err = reader.fail_entry(err);
-                    if !self.bad_entry(reader, err, sink, &mut summary)? {
-                        break;
-                    }
+            let entry = Entry { number, offset: self.offset_base + offset, bytes };
+            let run = Running { heap: &mut heap, scratch: &mut scratch, summary: &mut summary };
+            if let Err(err) = self.decided(entry, verdict, run, sink)? {
+                let err = reader.fail_entry(err);
+                if !self.bad_entry(reader, err, sink, &mut summary)? {
+                    break;
                 }
             }
         }
         Ok(summary)
+    }
+
+    /// Runs the spec on `entry` as far as the wire left it (`verdict`),
+    /// counts the outcome and hands it to `sink`; an `Err` inside is an
+    /// entry that does not decode.
+    #[inline(never)]
+    fn decided(
+        &mut self,
+        entry: Entry<'_>,
+        verdict: Verdict,
+        run: Running<'_>,
+        sink: &mut impl Sink,
+    ) -> io::Result<Result<(), DecodeError>> {
+        run.heap.clear();
+        let outcome =
+            self.spec.run_verdict(entry.bytes, verdict, run.heap, run.scratch, &mut *self.host);
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(err) => return Ok(Err(err)),
+        };
+        run.summary.count(outcome.as_ref());
+        if sink.wants_no_matches() || !matches!(outcome, Ok(Outcome::NoMatch)) {
+            sink.decided(entry, outcome.as_ref())?;
+        }
+        Ok(Ok(()))
     }
 
     /// Skips a bad entry if allowed and possible (`true`: go on), or
@@ -261,6 +275,13 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
     }
 }
 
+/// What [`Filter::decided`] runs with and counts into.
+struct Running<'r> {
+    heap: &'r mut Heap,
+    scratch: &'r mut Scratch,
+    summary: &'r mut Summary,
+}
+
 /// How often a [`Sink`] hears of progress, in entries.
 const PROGRESS_EVERY: u64 = 4096;
 
@@ -269,13 +290,20 @@ const PROGRESS_EVERY: u64 = 4096;
 /// costs a scan of every entry. When nearly every entry of a sample has to
 /// be decoded anyway, the next stretch is decoded directly (the answers are
 /// the same either way), then the wire is sampled again.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct WireUse {
-    /// Entries of the current sample, and those the wire left to decode.
-    sampled: u32,
+    /// Entries left in the current sample, and those of it the wire left
+    /// to decode.
+    left: u32,
     undecided: u32,
     /// Entries still to decode directly.
     off_for: u32,
+}
+
+impl Default for WireUse {
+    fn default() -> WireUse {
+        WireUse { left: Self::SAMPLE, undecided: 0, off_for: 0 }
+    }
 }
 
 impl WireUse {
@@ -285,7 +313,8 @@ impl WireUse {
     const OFF: u32 = 1 << 16;
 
     /// Should the next entry go through the wire program?
-    fn use_next(&mut self) -> bool {
+    #[inline(always)]
+    fn on(&mut self) -> bool {
         if self.off_for > 0 {
             self.off_for -= 1;
             return false;
@@ -294,15 +323,21 @@ impl WireUse {
     }
 
     /// What the wire program said of an entry.
+    #[inline(always)]
     fn saw(&mut self, verdict: Verdict) {
-        self.sampled += 1;
         self.undecided += u32::from(verdict == Verdict::Decode);
-        if self.sampled == Self::SAMPLE {
-            // Under 5% decided: the scan costs more than it saves.
-            if self.undecided >= Self::SAMPLE - Self::SAMPLE / 20 {
-                self.off_for = Self::OFF;
-            }
-            (self.sampled, self.undecided) = (0, 0);
+        self.left -= 1;
+        if self.left == 0 {
+            self.judge_sample();
         }
+    }
+
+    #[cold]
+    fn judge_sample(&mut self) {
+        // Under 5% decided: the scan costs more than it saves.
+        if self.undecided >= Self::SAMPLE - Self::SAMPLE / 20 {
+            self.off_for = Self::OFF;
+        }
+        (self.left, self.undecided) = (Self::SAMPLE, 0);
     }
 }

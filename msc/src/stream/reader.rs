@@ -214,6 +214,13 @@ impl<R: Read> EtfReader<R> {
         if let Some(found) = self.buffered_entry() {
             return Some(Ok((self.accept(found), found)));
         }
+        self.advance_read()
+    }
+
+    /// [`advance`](EtfReader::advance) when the next entry is not buffered
+    /// whole (or fails).
+    #[inline(never)]
+    fn advance_read(&mut self) -> Option<Result<(usize, Found), StreamError>> {
         let found = match self.framing.prefix() {
             0 => self.next_concatenated(),
             prefix => self.next_packet(prefix),
@@ -263,6 +270,7 @@ impl<R: Read> EtfReader<R> {
 
     /// Consumes the entry `found` at the start of what is buffered, and
     /// answers where it starts in the buffer.
+    #[inline(always)]
     fn accept(&mut self, found: Found) -> usize {
         let at = self.start;
         self.entry_offset = self.offset;
@@ -461,6 +469,23 @@ impl<R: Read> super::Entries for EtfReader<R> {
 
     #[inline]
     fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
+        // The usual case inline: an entry buffered whole.
+        if !self.failed
+            && let Some(found @ Found::Buffered { skip, len }) = self.buffered_entry()
+        {
+            let at = self.accept(found) + skip;
+            let index = (self.framing == Framing::Concatenated).then_some(&self.index);
+            return Some(Ok(super::Indexed { bytes: &self.buffer[at..at + len], index }));
+        }
+        self.next_indexed_read()
+    }
+}
+
+impl<R: Read> EtfReader<R> {
+    /// [`Entries::next_indexed`](super::Entries::next_indexed) when the
+    /// entry is not buffered whole, or is a dbg drop entry, or fails.
+    #[inline(never)]
+    fn next_indexed_read(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
         let indexed = self.framing == Framing::Concatenated;
         match self.advance()? {
             Ok((at, Found::Buffered { skip, len })) => Some(Ok(super::Indexed {
