@@ -42,12 +42,22 @@ pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option
     if elements.len() != usize::from(arity) {
         elements.resize(usize::from(arity), 0);
     }
-    let mut pos = 3;
+    // Walked as what is left of the term, so that one length check covers
+    // a window.
+    let mut rest = &bytes[3..];
     for start in elements.iter_mut() {
-        *start = pos as u32;
-        pos = element_end(bytes, pos)?;
+        *start = (bytes.len() - rest.len()) as u32;
+        let len = match rest.first_chunk::<WINDOW>() {
+            Some(window) => scalar_len(window),
+            None => None,
+        };
+        let len = match len {
+            Some(len) => len,
+            None => element_end(rest, 0)?,
+        };
+        rest = rest.get(len..)?;
     }
-    (pos <= bytes.len()).then_some(pos)
+    Some(bytes.len() - rest.len())
 }
 
 /// [`plain_len_indexed`] of anything but a small tuple.
@@ -99,26 +109,31 @@ const HIGH_BITS: [u64; 9] = {
     masks
 };
 
+/// How many bytes [`scalar_len`] reads: a tag, a length and 8 bytes of
+/// name.
+const WINDOW: usize = 10;
+
+/// The length of the small integer or short ASCII atom (the scalars events
+/// are mostly made of) that starts `window`, or `None` for anything else.
+#[inline(always)]
+fn scalar_len(&[tag, len, ref name @ ..]: &[u8; WINDOW]) -> Option<usize> {
+    // One branch for both integer sizes: which one comes is data.
+    let size = FIXED_SIZE[usize::from(tag)];
+    if size != 0 {
+        return Some(usize::from(size));
+    }
+    if tag != tag::SMALL_ATOM_UTF8_EXT || len > 8 {
+        return None;
+    }
+    (u64::from_le_bytes(*name) & HIGH_BITS[usize::from(len)] == 0).then_some(2 + usize::from(len))
+}
+
 /// [`valid_end`] of one element, the scalars events are mostly made of
 /// read inline (a term's end past the input is caught by the caller).
 #[inline(always)]
 fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
-    // With 10 bytes to read, a small integer or a short atom (its tag,
-    // length and name) is read from one window, without bounds checks.
-    if let Some(&[tag, len, ref name @ ..]) =
-        bytes.get(pos..).and_then(|rest| rest.first_chunk::<10>())
-    {
-        // One branch for both integer sizes: which one comes is data.
-        let size = FIXED_SIZE[usize::from(tag)];
-        if size != 0 {
-            return Some(pos + usize::from(size));
-        }
-        if tag == tag::SMALL_ATOM_UTF8_EXT
-            && len <= 8
-            && u64::from_le_bytes(*name) & HIGH_BITS[usize::from(len)] == 0
-        {
-            return Some(pos + 2 + usize::from(len));
-        }
+    if let Some(len) = bytes.get(pos..).and_then(|rest| scalar_len(rest.first_chunk()?)) {
+        return Some(pos + len);
     }
     match FIXED_SIZE[usize::from(*bytes.get(pos)?)] {
         0 => any_end(bytes, pos),

@@ -100,7 +100,9 @@ impl WireProgram {
     #[inline(always)]
     fn needs_met(&self, bytes: &[u8], elements: &[u32]) -> Met {
         let Some(arity) = self.needs.arity else { return Met::Unknown };
-        if tuple(bytes, 1).map(|(n, _)| n) != Some(arity) {
+        // The scan indexed every element of a tuple and none of anything
+        // else: only an empty tuple is told apart by its tag.
+        if elements.len() != arity as usize || (arity == 0 && tuple(bytes, 1).is_none()) {
             return Met::No;
         }
         let mut met = Met::Yes;
@@ -108,12 +110,13 @@ impl WireProgram {
             let Some(&at) = elements.get(need.index as usize) else { return Met::Unknown };
             let at = at as usize;
             let holds = match need.test {
-                NeedTest::Literal { literal, word } => {
-                    match word.zip(window(bytes, at)).and_then(|(word, w)| word.test(w)) {
+                NeedTest::Atom { word, literal } => {
+                    match window(bytes, at).and_then(|w| word.test(w)) {
                         Some(holds) => Some(holds),
                         None => self.is_literal(bytes, at, literal),
                     }
                 }
+                NeedTest::Literal { literal } => self.is_literal(bytes, at, literal),
                 NeedTest::Compare { op, value } => {
                     integer(bytes, at).map(|n| holds(op, n.cmp(&value)))
                 }

@@ -48,9 +48,12 @@ pub(super) struct Need {
 /// What a [`Need`] tests.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum NeedTest {
-    /// The element is literal number `literal`; its [`AtomWord`] is kept
-    /// here so that the check reads nothing else.
-    Literal { literal: u32, word: Option<AtomWord> },
+    /// The element is the atom literal number `literal`, whose
+    /// [`AtomWord`] is kept here so that the check mostly reads nothing
+    /// else.
+    Atom { word: AtomWord, literal: u32 },
+    /// The element is literal number `literal`.
+    Literal { literal: u32 },
     /// `element op value`, the element an integer.
     Compare { op: Cmp, value: i64 },
 }
@@ -96,11 +99,13 @@ impl Needs {
                 WireOp::IsElement { src: Reg::INPUT, index, literal, fail }
                     if needs.arity.is_some() && fails_to_no_match(fail) =>
                 {
-                    let word = match literals.get(literal as usize) {
-                        Some(&Literal::Atom { word, .. }) => word,
-                        _ => None,
+                    let test = match literals.get(literal as usize) {
+                        Some(&Literal::Atom { word: Some(word), .. }) => {
+                            NeedTest::Atom { word, literal }
+                        }
+                        _ => NeedTest::Literal { literal },
                     };
-                    needs.elements.push(Need { index, test: NeedTest::Literal { literal, word } });
+                    needs.elements.push(Need { index, test });
                 }
                 WireOp::CompareSmall { op, src, value, fail }
                     if needs.arity.is_some() && fails_to_no_match(fail) =>
