@@ -556,3 +556,89 @@ fn a_filter_refuses_entries_over_the_limit_too() {
         assert!(matches!(stopped.kind, StreamErrorKind::TooLarge { .. }), "{framing:?}: {stopped}");
     }
 }
+
+/// Progress reports, and whether the no-matches are wanted too.
+struct Progress {
+    all: bool,
+    reports: Vec<(u64, u64)>,
+}
+
+impl msc::stream::Sink for Progress {
+    fn decided(
+        &mut self,
+        _: msc::stream::Entry<'_>,
+        _: Result<&msc::Outcome<'_>, &msc::EvalError>,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn wants_no_matches(&self) -> bool {
+        self.all
+    }
+
+    fn progress(&mut self, entries: u64, offset: u64) {
+        self.reports.push((entries, offset));
+    }
+}
+
+#[test]
+fn progress_is_reported_every_4096_entries_where_the_next_starts() {
+    // Rejections passed in runs (a sink that wants only matches) report
+    // where entries passed one at a time do.
+    let spec = msc::Spec::compile("[{{e, '$1', x}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    let events: Vec<String> = (0..10_000u64)
+        .map(|i| format!("{{e, {i}, {}}}", if i % 10 == 0 { "x" } else { "y" }))
+        .collect();
+    let terms: Vec<&str> = events.iter().map(String::as_str).collect();
+    for framing in FRAMINGS {
+        let bytes = stream(&terms, framing);
+        let starts: Vec<u64> = {
+            let mut reader = msc::stream::SliceReader::new(&bytes).framing(framing);
+            let mut starts = vec![0];
+            while let Some(entry) = reader.next_framed() {
+                starts.push(starts.last().unwrap() + entry.expect("entry").len() as u64);
+            }
+            starts
+        };
+        let expected = vec![(4096, starts[4096]), (8192, starts[8192])];
+        for all in [false, true] {
+            for step in [7, 1 << 20] {
+                let mut reader = EtfReader::new(Trickle { bytes: &bytes, step }).framing(framing);
+                let mut sink = Progress { all, reports: Vec::new() };
+                msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+                assert_eq!(sink.reports, expected, "{framing:?} by {step}, all: {all}");
+            }
+            let mut reader = msc::stream::SliceReader::new(&bytes).framing(framing);
+            let mut sink = Progress { all, reports: Vec::new() };
+            msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
+            assert_eq!(sink.reports, expected, "{framing:?} from a slice, all: {all}");
+        }
+    }
+}
+
+#[test]
+fn rejections_passed_in_a_run_stop_at_an_entry_over_the_limit() {
+    let spec = msc::Spec::compile("[{{never, '$1'}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    let terms = ["{a, 1}", "{b, 2}", "{order, 7, [1, 2, 3, 4, 5, 6, 7, 8, 9]}", "{c, 3}"];
+    for framing in [Framing::Concatenated, Framing::Packet4] {
+        let bytes = stream(&terms, framing);
+        let limit = encoded(terms[0]).len() + framing_prefix(framing) + 4;
+        let mut reader = EtfReader::new(&bytes[..]).framing(framing).max_entry(limit);
+        let summary = msc::stream::Filter::new(&spec)
+            .run(&mut reader, &mut Matches::default())
+            .expect("sink");
+        assert_eq!(summary.entries, 2, "{framing:?}: the two before it");
+        let stopped = summary.stopped.expect("stopped");
+        assert_eq!(stopped.entry, 3, "{framing:?}");
+        assert!(matches!(stopped.kind, StreamErrorKind::TooLarge { .. }), "{framing:?}: {stopped}");
+        let mut reader = msc::stream::SliceReader::new(&bytes).framing(framing).max_entry(limit);
+        let summary = msc::stream::Filter::new(&spec)
+            .run(&mut reader, &mut Matches::default())
+            .expect("sink");
+        assert_eq!(
+            (summary.entries, summary.stopped.map(|s| s.entry)),
+            (2, Some(3)),
+            "{framing:?}"
+        );
+    }
+}

@@ -46,8 +46,8 @@ pub trait Sink {
         true
     }
 
-    /// Every 4,096 entries: `entries` decided so far, ending at stream
-    /// byte `offset` (for a progress report).
+    /// Every 4,096 entries: `entries` read so far, and the stream offset
+    /// where the entry after them starts (for a progress report).
     fn progress(&mut self, entries: u64, offset: u64) {
         let _ = (entries, offset);
     }
@@ -184,7 +184,32 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         let mut wire = WireUse::default();
         let program = self.spec.wire_program();
         let no_matches = sink.wants_no_matches();
+        // Entries read when progress was last reported.
+        let mut reported = 0;
         loop {
+            // A run of entries rejected on the wire, passed in one go when
+            // nothing is handed over for them.
+            let mut known = None;
+            let wire_on = wire.on();
+            if let Some(program) = program
+                && !no_matches
+                && wire_on
+            {
+                let read = self.entry_base + summary.entries + summary.skipped;
+                let until_progress = PROGRESS_EVERY - read % PROGRESS_EVERY;
+                let most = until_progress.min(u64::from(wire.left));
+                let (passed, verdict) = reader.skip_rejected(program, &mut scratch, most);
+                summary.entries += passed;
+                wire.saw_rejected(passed as u32);
+                if passed == until_progress {
+                    sink.progress(read + passed, self.offset_base + reader.offset());
+                    reported = read + passed;
+                }
+                if let Some(verdict) = verdict {
+                    wire.saw(verdict);
+                    known = Some(verdict);
+                }
+            }
             let offset = reader.offset();
             let (bytes, index) = match reader.next_indexed() {
                 None => break,
@@ -197,11 +222,14 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                 }
             };
             let number = self.entry_base + summary.entries + summary.skipped + 1;
-            if number.is_multiple_of(PROGRESS_EVERY) {
-                sink.progress(number, self.offset_base + offset);
+            let read = number - 1;
+            if read.is_multiple_of(PROGRESS_EVERY) && read > reported {
+                sink.progress(read, self.offset_base + offset);
+                reported = read;
             }
-            let verdict = match program {
-                Some(program) if wire.on() => {
+            let verdict = match (known, program) {
+                (Some(verdict), _) => verdict,
+                (None, Some(program)) if wire_on => {
                     let verdict = match index {
                         Some(index) => program.decide_indexed(bytes, index, &mut scratch),
                         None => program.decide(bytes, &mut scratch),
@@ -320,6 +348,15 @@ impl WireUse {
             return false;
         }
         true
+    }
+
+    /// The wire program rejected `n` entries (at most [`left`](WireUse::left)).
+    #[inline(always)]
+    fn saw_rejected(&mut self, n: u32) {
+        self.left -= n;
+        if self.left == 0 {
+            self.judge_sample();
+        }
     }
 
     /// What the wire program said of an entry.

@@ -45,6 +45,9 @@ pub use slice::SliceReader;
 pub use text::{TextError, TextReader};
 pub use wrap::{WrapSetError, wrap_order};
 
+use matchspec::Scratch;
+use matchspec::wire::{Verdict, WireProgram};
+
 /// A source of encoded entries that a [`Filter`] runs over: an
 /// [`EtfReader`] (any `Read`, a chunk at a time) or a [`SliceReader`] (bytes
 /// in memory, no copy).
@@ -63,6 +66,22 @@ pub trait Entries {
     /// error).
     fn next_entry(&mut self) -> Option<Result<&[u8], StreamError>> {
         Some(self.next_indexed()?.map(|entry| entry.bytes))
+    }
+
+    /// Goes past the next entries (at most `most`) that `program` rejects
+    /// on the wire, as far as they are at hand whole, in one loop: what a
+    /// selective spec spends most entries on. Says how many it passed and,
+    /// if it stopped at an entry it did not reject, that entry's verdict:
+    /// the entry [`next_indexed`](Entries::next_indexed) gives next. A
+    /// reader that cannot do this passes none.
+    fn skip_rejected(
+        &mut self,
+        program: &WireProgram,
+        scratch: &mut Scratch,
+        most: u64,
+    ) -> (u64, Option<Verdict>) {
+        let _ = (program, scratch, most);
+        (0, None)
     }
 }
 

@@ -2,8 +2,10 @@
 
 use std::io::{self, Read};
 
+use matchspec::Scratch;
 use matchspec::etf::{self, DecodeError, DecodeErrorKind};
 use matchspec::term::{Heap, Word};
+use matchspec::wire::{Verdict, WireProgram};
 
 use super::{StreamError, StreamErrorKind};
 
@@ -404,6 +406,70 @@ impl<R: Read> EtfReader<R> {
     }
 }
 
+/// A run of entries a wire program rejects, passed in one loop
+/// ([`Entries::skip_rejected`](super::Entries::skip_rejected)).
+pub(super) struct Rejections<'p> {
+    pub(super) program: &'p WireProgram,
+    pub(super) framing: Framing,
+    pub(super) max_entry: usize,
+    /// The most entries to pass.
+    pub(super) most: u64,
+}
+
+/// What [`Rejections::pass`] passed.
+pub(super) struct Passed {
+    pub(super) bytes: usize,
+    pub(super) entries: u64,
+    /// The verdict on the entry it stopped at, if it stopped at one it did
+    /// not reject (rather than at the end of what is at hand, or at an
+    /// entry the usual path must read).
+    pub(super) stopped_at: Option<Verdict>,
+}
+
+impl Rejections<'_> {
+    /// Passes the whole entries at the start of `bytes` that the program
+    /// rejects (plain `{packet, 4}` and concatenated entries; others are
+    /// left to the usual path).
+    #[inline]
+    pub(super) fn pass(
+        &self,
+        bytes: &[u8],
+        index: &mut etf::PlainIndex,
+        scratch: &mut Scratch,
+    ) -> Passed {
+        let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
+        while passed.entries < self.most {
+            let rest = &bytes[passed.bytes..];
+            let (verdict, framed) = match self.framing {
+                Framing::Packet4 => {
+                    let Some(field) = rest.first_chunk::<4>() else { break };
+                    let len = u32::from_be_bytes(*field) as usize;
+                    let Some(term) = rest.get(4..).and_then(|rest| rest.get(..len)) else { break };
+                    if len + 4 > self.max_entry {
+                        break;
+                    }
+                    (self.program.decide(term, scratch), len + 4)
+                }
+                Framing::Concatenated => {
+                    let Some(len) = index.measure(rest) else { break };
+                    if len > self.max_entry {
+                        break;
+                    }
+                    (self.program.decide_indexed(&rest[..len], index, scratch), len)
+                }
+                _ => break,
+            };
+            if verdict != Verdict::NoMatch {
+                passed.stopped_at = Some(verdict);
+                break;
+            }
+            passed.bytes += framed;
+            passed.entries += 1;
+        }
+        passed
+    }
+}
+
 /// Does decoding `err` only say the bytes ended too soon?
 pub(super) fn needs_more(err: &DecodeError) -> bool {
     !err.in_compressed()
@@ -455,6 +521,22 @@ pub(super) fn drop_term(count: u32) -> Vec<u8> {
 }
 
 impl<R: Read> super::Entries for EtfReader<R> {
+    fn skip_rejected(
+        &mut self,
+        program: &WireProgram,
+        scratch: &mut Scratch,
+        most: u64,
+    ) -> (u64, Option<Verdict>) {
+        if self.failed {
+            return (0, None);
+        }
+        let run = Rejections { program, framing: self.framing, max_entry: self.max_entry, most };
+        let passed = run.pass(&self.buffer[self.start..self.end], &mut self.index, scratch);
+        self.consume(passed.bytes);
+        self.entries += passed.entries;
+        (passed.entries, passed.stopped_at)
+    }
+
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {
         EtfReader::fail_entry(self, err)
     }

@@ -3,7 +3,10 @@
 
 use matchspec::etf::{self, DecodeError};
 
-use super::reader::{Found, Header, drop_term, header, needs_more};
+use matchspec::Scratch;
+use matchspec::wire::{Verdict, WireProgram};
+
+use super::reader::{Found, Header, Rejections, drop_term, header, needs_more};
 use super::{DEFAULT_MAX_ENTRY, Entries, Framing, StreamError, StreamErrorKind};
 
 /// Reads the entries of `bytes` as [`EtfReader`](super::EtfReader) reads a
@@ -143,6 +146,22 @@ impl<'a> SliceReader<'a> {
 }
 
 impl Entries for SliceReader<'_> {
+    fn skip_rejected(
+        &mut self,
+        program: &WireProgram,
+        scratch: &mut Scratch,
+        most: u64,
+    ) -> (u64, Option<Verdict>) {
+        if self.failed {
+            return (0, None);
+        }
+        let run = Rejections { program, framing: self.framing, max_entry: self.max_entry, most };
+        let passed = run.pass(&self.bytes[self.pos..], &mut self.index, scratch);
+        self.pos += passed.bytes;
+        self.entries += passed.entries;
+        (passed.entries, passed.stopped_at)
+    }
+
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {
         self.failed = true;
         // The entry was passed already: going on means forgetting the error.
