@@ -488,7 +488,7 @@ fn an_index_from_measuring_gives_the_same_verdicts() {
     let mut scratch = Scratch::new();
     let mut index = etf::PlainIndex::new();
     let mut other = etf::PlainIndex::new();
-    let mut indexed = 0;
+    let (mut indexed, mut decided_first) = (0, 0);
     for spec in SPECS {
         let (_, wire) = compile(spec);
         for (n, text) in TERMS.iter().enumerate() {
@@ -513,6 +513,11 @@ fn an_index_from_measuring_gives_the_same_verdicts() {
                 expected,
                 "{spec} on {text}"
             );
+            // Deciding the first term of the stream measures it too.
+            if let Some((first, verdict)) = wire.decide_first(&stream, &mut scratch) {
+                assert_eq!((first, verdict), (len, expected), "{spec} on {text}");
+                decided_first += 1;
+            }
             // Nor are other bytes.
             let next = &stream[len..];
             let verdict = wire.decide(next, &mut scratch);
@@ -525,4 +530,5 @@ fn an_index_from_measuring_gives_the_same_verdicts() {
         }
     }
     assert!(indexed > 100, "only {indexed} decided");
+    assert!(decided_first > 300, "only {decided_first} decided first");
 }

@@ -31,31 +31,44 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
 #[inline(always)]
 pub(crate) fn plain_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
     // The usual input, a small tuple, inline; anything else out of line.
-    let [super::VERSION, tag::SMALL_TUPLE_EXT, arity, ..] = *bytes else {
+    let Some(arity) = small_tuple_arity(bytes) else {
         return other_len_indexed(bytes, elements);
     };
-    if bytes.len() > u32::MAX as usize {
-        return None;
-    }
     // A stream's tuples mostly have the arity of the one before, and then
-    // nothing is resized; every slot is written below.
-    if elements.len() != usize::from(arity) {
-        elements.resize(usize::from(arity), 0);
+    // nothing is resized; every slot is written.
+    if elements.len() != arity {
+        elements.resize(arity, 0);
     }
+    small_tuple_len(bytes, elements)
+}
+
+/// The arity of the small tuple `bytes` starts with (version byte first),
+/// if it is one and short enough to be indexed in `u32` offsets.
+#[inline(always)]
+pub(crate) fn small_tuple_arity(bytes: &[u8]) -> Option<usize> {
+    match *bytes {
+        [super::VERSION, tag::SMALL_TUPLE_EXT, arity, ..] if bytes.len() <= u32::MAX as usize => {
+            Some(usize::from(arity))
+        }
+        _ => None,
+    }
+}
+
+/// The length of the plain small tuple `bytes` starts with, whose arity
+/// ([`small_tuple_arity`]) is `elements.len()`, writing where each of
+/// its elements starts to `elements`.
+#[inline(always)]
+pub(crate) fn small_tuple_len(bytes: &[u8], elements: &mut [u32]) -> Option<usize> {
     // Walked as what is left of the term, so that one length check covers
     // a window.
-    let mut rest = &bytes[3..];
-    for start in elements.iter_mut() {
+    let mut rest = bytes.get(3..)?;
+    for start in elements {
         *start = (bytes.len() - rest.len()) as u32;
-        let len = match rest.first_chunk::<WINDOW>() {
-            Some(window) => scalar_len(window),
-            None => None,
+        rest = match rest.first_chunk::<WINDOW>().and_then(scalar_len) {
+            // Within the window: no check.
+            Some(len) => &rest[len..],
+            None => rest.get(element_end(rest, 0)?..)?,
         };
-        let len = match len {
-            Some(len) => len,
-            None => element_end(rest, 0)?,
-        };
-        rest = rest.get(len..)?;
     }
     Some(bytes.len() - rest.len())
 }
@@ -117,15 +130,20 @@ const WINDOW: usize = 10;
 /// are mostly made of) that starts `window`, or `None` for anything else.
 #[inline(always)]
 fn scalar_len(&[tag, len, ref name @ ..]: &[u8; WINDOW]) -> Option<usize> {
-    // One branch for both integer sizes: which one comes is data.
-    let size = FIXED_SIZE[usize::from(tag)];
+    // One branch for both integer sizes: which one comes is data. (The
+    // mask tells the compiler what the table holds: less than a window.)
+    let size = FIXED_SIZE[usize::from(tag)] & 7;
     if size != 0 {
         return Some(usize::from(size));
     }
-    if tag != tag::SMALL_ATOM_UTF8_EXT || len > 8 {
+    if tag != tag::SMALL_ATOM_UTF8_EXT {
         return None;
     }
-    (u64::from_le_bytes(*name) & HIGH_BITS[usize::from(len)] == 0).then_some(2 + usize::from(len))
+    if len > 8 {
+        return None;
+    }
+    let len = usize::from(len);
+    (u64::from_le_bytes(*name) & HIGH_BITS[len] == 0).then_some(2 + len)
 }
 
 /// [`valid_end`] of one element, the scalars events are mostly made of

@@ -10,7 +10,10 @@ use super::Verdict;
 use super::lower::{Literal, NeedResult, NeedTest, WireOp, WireProgram};
 use crate::Scratch;
 use crate::bif::Bif;
-use crate::etf::scan::{PlainIndex, atom_at, is_utf8_tag, plain_len_indexed, skip, u16_at, u32_at};
+use crate::etf::scan::{
+    PlainIndex, atom_at, is_utf8_tag, plain_len_indexed, skip, small_tuple_arity, small_tuple_len,
+    u16_at, u32_at,
+};
 use crate::etf::tag;
 use crate::ir::{Cmp, Reg};
 
@@ -27,11 +30,47 @@ enum Met {
 /// A register no op has written.
 const UNSET: u32 = u32::MAX;
 
+/// The most elements of a tuple [`WireProgram::decide`] indexes on the stack.
+const SMALL_ARITY: usize = 16;
+
 impl WireProgram {
     /// Decides what the spec does with the term encoded in `bytes` (one
     /// whole term, version byte first), as far as it can without decoding.
     #[inline]
     pub fn decide(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
+        // The usual input, a small tuple of a few elements, is indexed on
+        // the stack.
+        let mut small = [0; SMALL_ARITY];
+        match small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity)) {
+            Some(elements) => match small_tuple_len(bytes, elements) {
+                Some(len) if len == bytes.len() => {
+                    self.decide_plain(bytes, elements, &mut scratch.wire)
+                }
+                _ => Verdict::Decode,
+            },
+            None => self.decide_other(bytes, scratch),
+        }
+    }
+
+    /// [`decide`](WireProgram::decide) for the term at the start of
+    /// `bytes`, where more may follow (a stream of concatenated terms):
+    /// its length and the verdict, when it is a plain small tuple of at
+    /// most [`SMALL_ARITY`] elements. `None` says nothing about the term:
+    /// measure it ([`etf::term_len_indexed`]) and decide it the usual way.
+    ///
+    /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
+    #[inline]
+    pub fn decide_first(&self, bytes: &[u8], scratch: &mut Scratch) -> Option<(usize, Verdict)> {
+        let mut small = [0; SMALL_ARITY];
+        let elements = small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity))?;
+        let len = small_tuple_len(bytes, elements)?;
+        Some((len, self.decide_plain(bytes.get(..len)?, elements, &mut scratch.wire)))
+    }
+
+    /// [`decide`](WireProgram::decide) of anything but a small tuple of at
+    /// most [`SMALL_ARITY`] elements.
+    #[inline(never)]
+    fn decide_other(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
         let elements = &mut scratch.wire_elements;
         if plain_len_indexed(bytes, elements) != Some(bytes.len()) {
             return Verdict::Decode;
@@ -107,27 +146,36 @@ impl WireProgram {
         }
         let mut met = Met::Yes;
         for need in &self.needs.elements {
-            let Some(&at) = elements.get(need.index as usize) else { return Met::Unknown };
-            let at = at as usize;
-            let holds = match need.test {
-                NeedTest::Atom { word, literal } => {
-                    match window(bytes, at).and_then(|w| word.test(w)) {
-                        Some(holds) => Some(holds),
-                        None => self.is_literal(bytes, at, literal),
-                    }
+            let at = elements.get(need.index as usize).map(|&at| at as usize);
+            let quick = match (at, need.test) {
+                (Some(at), NeedTest::Atom { word, .. }) => {
+                    window(bytes, at).and_then(|w| word.test(w))
                 }
-                NeedTest::Literal { literal } => self.is_literal(bytes, at, literal),
-                NeedTest::Compare { op, value } => {
+                (Some(at), NeedTest::Compare { op, value }) => {
                     integer(bytes, at).map(|n| holds(op, n.cmp(&value)))
                 }
+                _ => None,
             };
-            match holds {
+            match quick.or_else(|| self.need_holds(bytes, at?, need.test)) {
                 Some(true) => {}
                 Some(false) => return Met::No,
                 None => met = Met::Unknown,
             }
         }
         met
+    }
+
+    /// Whether a need holds of the element at `at`, when its quick test
+    /// (in [`needs_met`](WireProgram::needs_met)) did not say.
+    #[cold]
+    #[inline(never)]
+    fn need_holds(&self, bytes: &[u8], at: usize, test: NeedTest) -> Option<bool> {
+        match test {
+            NeedTest::Atom { literal, .. } | NeedTest::Literal { literal } => {
+                self.is_literal(bytes, at, literal)
+            }
+            NeedTest::Compare { .. } => None,
+        }
     }
 
     /// Runs the program on a plain term whose top-level elements (if it is
