@@ -451,11 +451,17 @@ impl Rejections<'_> {
                     (self.program.decide(term, scratch), len + 4)
                 }
                 Framing::Concatenated => {
-                    let Some(len) = index.measure(rest) else { break };
+                    let (len, verdict) = match self.program.decide_first(rest, scratch) {
+                        Some(decided) => decided,
+                        None => {
+                            let Some(len) = index.measure(rest) else { break };
+                            (len, self.program.decide_indexed(&rest[..len], index, scratch))
+                        }
+                    };
                     if len > self.max_entry {
                         break;
                     }
-                    (self.program.decide_indexed(&rest[..len], index, scratch), len)
+                    (verdict, len)
                 }
                 _ => break,
             };
