@@ -532,3 +532,24 @@ fn an_index_from_measuring_gives_the_same_verdicts() {
     assert!(indexed > 100, "only {indexed} decided");
     assert!(decided_first > 300, "only {decided_first} decided first");
 }
+
+#[test]
+fn a_cleared_index_is_of_no_bytes() {
+    // Bytes replaced in place by others of the same length, with their
+    // elements elsewhere: an index of the old ones would misread them, so a
+    // reader clears it before it hands out a term it did not measure.
+    let (_, wire) = compile("[{{e, '$1', y}, [], ['$1']}]");
+    let old = etf::encode(Term::parse("{e, 1, xyzw}").unwrap().as_ref()).unwrap();
+    let new = etf::encode(Term::parse("{e, 300, y}").unwrap().as_ref()).unwrap();
+    assert_eq!(old.len(), new.len());
+    let mut buffer = old.clone();
+    let mut index = etf::PlainIndex::new();
+    assert_eq!(index.measure(&buffer), Some(old.len()));
+    buffer.copy_from_slice(&new);
+    let mut scratch = Scratch::new();
+    let expected = wire.decide(&new, &mut scratch);
+    assert_eq!(expected, Verdict::Match { result: 6 });
+    assert_ne!(wire.decide_indexed(&buffer, &index, &mut scratch), expected, "stale");
+    index.clear();
+    assert_eq!(wire.decide_indexed(&buffer, &index, &mut scratch), expected);
+}

@@ -642,3 +642,37 @@ fn rejections_passed_in_a_run_stop_at_an_entry_over_the_limit() {
         );
     }
 }
+
+#[test]
+fn an_entry_after_a_run_of_rejections_comes_with_an_index_of_its_own_or_none() {
+    // A run of rejections stops at an entry it has found already, which
+    // the reader then hands out without measuring it again: the index it
+    // hands out with it must not be one of other bytes that once lay at the
+    // same place, of the same length, with elements elsewhere.
+    use msc::matchspec::{Run, Scratch};
+    let spec = msc::Spec::compile("[{{e, '$1', y}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    let program = spec.wire_program().expect("a table spec");
+    // Both 14 bytes long, their last elements at 8 and at 11.
+    let shapes = ["{e, 1, xyzw}", "{e, 300, y}", "{e, 2, yy}", "{e, 301, y}"];
+    let terms: Vec<&str> =
+        (0..2_000usize).map(|i| shapes[(i * 7 + i / 3) % shapes.len()]).collect();
+    let bytes = stream(&terms, Framing::Concatenated);
+    let mut scratch = Scratch::new();
+    let mut checked = 0;
+    for step in [5, 7, 13, 31, 64, 1 << 20] {
+        let mut reader = EtfReader::new(Trickle { bytes: &bytes, step });
+        loop {
+            use msc::stream::Entries;
+            reader.skip_rejected(program, &mut scratch, u64::MAX);
+            let Some(entry) = reader.next_indexed() else { break };
+            let entry = entry.expect("entry");
+            let expected = program.decide(entry.bytes, &mut scratch);
+            if let Some(index) = entry.index {
+                let verdict = program.decide_indexed(entry.bytes, index, &mut scratch);
+                assert_eq!(verdict, expected, "by {step}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 1_000, "{checked}");
+}

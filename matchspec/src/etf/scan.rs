@@ -216,6 +216,13 @@ impl PlainIndex {
         Some(len)
     }
 
+    /// Forgets what it indexed: for a reader about to hand out a term it
+    /// did not measure, where the bytes it measured may since have been
+    /// replaced by others of the same length at the same address.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// The elements of `term`, if this indexes exactly those bytes.
     pub(crate) fn elements_of(&self, term: &[u8]) -> Option<&[u32]> {
         (self.len != 0 && term.len() == self.len && term.as_ptr() as usize == self.address)

@@ -43,7 +43,7 @@ impl Framing {
 }
 
 /// Where the next entry's term is (for this reader and [`SliceReader`](super::SliceReader)).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Found {
     /// After `skip` bytes of framing, `len` bytes long.
     Buffered { skip: usize, len: usize },
@@ -98,6 +98,9 @@ pub struct EtfReader<R> {
     /// The top-level elements of the term measured last (concatenated
     /// terms), for the wire program.
     index: etf::PlainIndex,
+    /// The next entry, when a run of rejections stopped at it and found it
+    /// already ([`Entries::skip_rejected`](super::Entries::skip_rejected)).
+    peeked: Option<Found>,
 }
 
 /// How [`EtfReader::resume`] goes past a failed entry.
@@ -128,6 +131,7 @@ impl<R: Read> EtfReader<R> {
             skippable: None,
             synthetic: Vec::new(),
             index: etf::PlainIndex::new(),
+            peeked: None,
         }
     }
 
@@ -283,6 +287,7 @@ impl<R: Read> EtfReader<R> {
 
     /// Consumes `n` buffered bytes.
     fn consume(&mut self, n: usize) {
+        self.peeked = None;
         self.start += n;
         self.offset += n as u64;
     }
@@ -330,6 +335,9 @@ impl<R: Read> EtfReader<R> {
     /// indexed); within the entry limit.
     #[inline(always)]
     fn buffered_entry(&mut self) -> Option<Found> {
+        if let Some(found) = self.peeked.take() {
+            return Some(found);
+        }
         let prefix = self.framing.prefix();
         let field = match self.framing {
             Framing::Packet4 => self.buffered().first_chunk::<4>(),
@@ -420,10 +428,10 @@ pub(super) struct Rejections<'p> {
 pub(super) struct Passed {
     pub(super) bytes: usize,
     pub(super) entries: u64,
-    /// The verdict on the entry it stopped at, if it stopped at one it did
-    /// not reject (rather than at the end of what is at hand, or at an
-    /// entry the usual path must read).
-    pub(super) stopped_at: Option<Verdict>,
+    /// The verdict on the entry it stopped at, and where that entry's
+    /// term is, if it stopped at one it did not reject (rather than at the
+    /// end of what is at hand, or at an entry the usual path must read).
+    pub(super) stopped_at: Option<(Verdict, Found)>,
 }
 
 impl Rejections<'_> {
@@ -440,7 +448,7 @@ impl Rejections<'_> {
         let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
         while passed.entries < self.most {
             let rest = &bytes[passed.bytes..];
-            let (verdict, framed) = match self.framing {
+            let (verdict, found) = match self.framing {
                 Framing::Packet4 => {
                     let Some(field) = rest.first_chunk::<4>() else { break };
                     let len = u32::from_be_bytes(*field) as usize;
@@ -448,7 +456,7 @@ impl Rejections<'_> {
                     if len + 4 > self.max_entry {
                         break;
                     }
-                    (self.program.decide(term, scratch), len + 4)
+                    (self.program.decide(term, scratch), Found::Buffered { skip: 4, len })
                 }
                 Framing::Concatenated => {
                     let (len, verdict) = match self.program.decide_first(rest, scratch) {
@@ -461,15 +469,15 @@ impl Rejections<'_> {
                     if len > self.max_entry {
                         break;
                     }
-                    (verdict, len)
+                    (verdict, Found::Buffered { skip: 0, len })
                 }
                 _ => break,
             };
             if verdict != Verdict::NoMatch {
-                passed.stopped_at = Some(verdict);
+                passed.stopped_at = Some((verdict, found));
                 break;
             }
-            passed.bytes += framed;
+            passed.bytes += found.framed_len();
             passed.entries += 1;
         }
         passed
@@ -540,7 +548,13 @@ impl<R: Read> super::Entries for EtfReader<R> {
         let passed = run.pass(&self.buffer[self.start..self.end], &mut self.index, scratch);
         self.consume(passed.bytes);
         self.entries += passed.entries;
-        (passed.entries, passed.stopped_at)
+        // Where the entry it stopped at ends is known: not measured again,
+        // so the index is not of it.
+        self.peeked = passed.stopped_at.map(|(_, found)| found);
+        if self.peeked.is_some() {
+            self.index.clear();
+        }
+        (passed.entries, passed.stopped_at.map(|(verdict, _)| verdict))
     }
 
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {

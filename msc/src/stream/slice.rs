@@ -159,7 +159,7 @@ impl Entries for SliceReader<'_> {
         let passed = run.pass(&self.bytes[self.pos..], &mut self.index, scratch);
         self.pos += passed.bytes;
         self.entries += passed.entries;
-        (passed.entries, passed.stopped_at)
+        (passed.entries, passed.stopped_at.map(|(verdict, _)| verdict))
     }
 
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {
