@@ -36,7 +36,7 @@ fn stream(framing: Framing) -> Vec<u8> {
     bytes
 }
 
-/// Counts the matches.
+/// Counts the matches (and, like `msc run`, asks for nothing else).
 struct Count(u64);
 
 impl Sink for Count {
@@ -50,6 +50,10 @@ impl Sink for Count {
             self.0 += 1;
         }
         Ok(())
+    }
+
+    fn wants_no_matches(&self) -> bool {
+        false
     }
 }
 
