@@ -55,7 +55,7 @@ impl WireProgram {
     /// [`decide`](WireProgram::decide) for the term at the start of
     /// `bytes`, where more may follow (a stream of concatenated terms):
     /// its length and the verdict, when it is a plain small tuple of at
-    /// most [`SMALL_ARITY`] elements. `None` says nothing about the term:
+    /// most 16 elements. `None` says nothing about the term:
     /// measure it ([`etf::term_len_indexed`]) and decide it the usual way.
     ///
     /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
