@@ -38,8 +38,8 @@ impl WireProgram {
     /// whole term, version byte first), as far as it can without decoding.
     #[inline]
     pub fn decide(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
-        // The usual input, a small tuple of a few elements, is indexed on
-        // the stack.
+        // What `decide_first` does, written out: through a call to it, an
+        // event took some 5% more instructions (callgrind).
         let mut small = [0; SMALL_ARITY];
         match small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity)) {
             Some(elements) => match small_tuple_len(bytes, elements) {
@@ -61,6 +61,8 @@ impl WireProgram {
     /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
     #[inline]
     pub fn decide_first(&self, bytes: &[u8], scratch: &mut Scratch) -> Option<(usize, Verdict)> {
+        // The usual input, a small tuple of a few elements, is indexed on
+        // the stack (as in `decide`).
         let mut small = [0; SMALL_ARITY];
         let elements = small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity))?;
         let len = small_tuple_len(bytes, elements)?;
@@ -151,9 +153,7 @@ impl WireProgram {
                 (Some(at), NeedTest::Atom { word, .. }) => {
                     window(bytes, at).and_then(|w| word.test(w))
                 }
-                (Some(at), NeedTest::Compare { op, value }) => {
-                    integer(bytes, at).map(|n| holds(op, n.cmp(&value)))
-                }
+                (Some(at), NeedTest::Compare { op, value }) => compare_small(bytes, at, op, value),
                 _ => None,
             };
             match quick.or_else(|| self.need_holds(bytes, at?, need.test)) {
@@ -218,8 +218,7 @@ impl WireProgram {
                     None
                 }
                 WireOp::CompareSmall { op, src, value, fail } => {
-                    let at = at(registers, src)?;
-                    (!holds(op, integer(bytes, at)?.cmp(&value))).then_some(fail)
+                    (!compare_small(bytes, at(registers, src)?, op, value)?).then_some(fail)
                 }
                 WireOp::IsElement { src, index, literal, fail } => {
                     let element = element(bytes, elements, at(registers, src)?, index)?;
@@ -354,6 +353,13 @@ fn integer(bytes: &[u8], at: usize) -> Option<i64> {
         tag::INTEGER_EXT => Some(i64::from(u32_at(bytes, at + 1)? as i32)),
         _ => None,
     }
+}
+
+/// Does `integer op value` hold of the integer at `at`? `None`: it is no
+/// integer.
+#[inline]
+fn compare_small(bytes: &[u8], at: usize, op: Cmp, value: i64) -> Option<bool> {
+    Some(holds(op, integer(bytes, at)?.cmp(&value)))
 }
 
 /// Is the term at `at` the atom `literal` (a [`Literal::Atom`])?

@@ -30,8 +30,9 @@ pub(super) struct Needs {
     pub(super) arity: Option<u32>,
     /// Tests of the input's elements.
     pub(super) elements: Vec<Need>,
-    /// How many ops the program starts with that are these tests (and
-    /// reads): where it goes on when every one holds.
+    /// How many ops the program starts with that are head tests among
+    /// these (the reads and compares after them run again): where it goes
+    /// on when every one holds.
     pub(super) resume: usize,
     /// What the clause matches with when every test holds, if nothing
     /// else can fail on the way.
@@ -90,11 +91,14 @@ impl Needs {
         let mut tests_only = true;
         for op in code {
             let test = matches!(op, WireOp::IsTuple { .. } | WireOp::IsElement { .. });
-            match *op {
+            // A read: the register it writes, and the part of the input it
+            // then holds.
+            let read = match *op {
                 WireOp::IsTuple { src: Reg::INPUT, arity, fail }
                     if needs.arity.is_none() && fails_to_no_match(fail) =>
                 {
                     needs.arity = Some(arity);
+                    None
                 }
                 WireOp::IsElement { src: Reg::INPUT, index, literal, fail }
                     if needs.arity.is_some() && fails_to_no_match(fail) =>
@@ -106,34 +110,32 @@ impl Needs {
                         _ => NeedTest::Literal { literal },
                     };
                     needs.elements.push(Need { index, test });
+                    None
                 }
                 WireOp::CompareSmall { op, src, value, fail }
                     if needs.arity.is_some() && fails_to_no_match(fail) =>
                 {
                     let Some(NeedResult::Element(index)) = held(&holds, src) else { break };
                     needs.elements.push(Need { index, test: NeedTest::Compare { op, value } });
+                    None
                 }
                 // Reads that change no test's input.
                 WireOp::GetInputElement { index, dst }
                     if dst != Reg::INPUT && needs.arity.is_some() =>
                 {
-                    let Some(slot) = holds.get_mut(dst.index()) else { break };
-                    *slot = Some(NeedResult::Element(index));
+                    Some((dst, Some(NeedResult::Element(index))))
                 }
-                WireOp::Move { src, dst } if dst != Reg::INPUT => {
-                    let part = held(&holds, src);
-                    let Some(slot) = holds.get_mut(dst.index()) else { break };
-                    *slot = part;
-                }
-                WireOp::GetElement { dst, .. } if dst != Reg::INPUT => {
-                    let Some(slot) = holds.get_mut(dst.index()) else { break };
-                    *slot = None;
-                }
+                WireOp::Move { src, dst } if dst != Reg::INPUT => Some((dst, held(&holds, src))),
+                WireOp::GetElement { dst, .. } if dst != Reg::INPUT => Some((dst, None)),
                 WireOp::Succeed { src } if needs.arity.is_some() => {
                     needs.result = held(&holds, src);
                     break;
                 }
                 _ => break,
+            };
+            if let Some((dst, part)) = read {
+                let Some(slot) = holds.get_mut(dst.index()) else { break };
+                *slot = part;
             }
             tests_only &= test;
             if tests_only {
