@@ -67,7 +67,7 @@ pub(crate) fn small_tuple_len(bytes: &[u8], elements: &mut [u32]) -> Option<usiz
         rest = match rest.first_chunk::<WINDOW>().and_then(scalar_len) {
             // Within the window: no check.
             Some(len) => &rest[len..],
-            None => rest.get(element_end(rest, 0)?..)?,
+            None => rest.get(other_end(rest, 0)?..)?,
         };
     }
     Some(bytes.len() - rest.len())
@@ -79,8 +79,8 @@ fn other_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
     if *bytes.first()? != super::VERSION || bytes.len() > u32::MAX as usize {
         return None;
     }
+    // (A small tuple here is one cut short: the scan finds where.)
     let (arity, mut pos) = match *bytes.get(1)? {
-        tag::SMALL_TUPLE_EXT => (u32::from(*bytes.get(2)?), 3),
         tag::LARGE_TUPLE_EXT => (u32_at(bytes, 2)?, 6),
         _ => {
             elements.clear();
@@ -136,10 +136,7 @@ fn scalar_len(&[tag, len, ref name @ ..]: &[u8; WINDOW]) -> Option<usize> {
     if size != 0 {
         return Some(usize::from(size));
     }
-    if tag != tag::SMALL_ATOM_UTF8_EXT {
-        return None;
-    }
-    if len > 8 {
+    if tag != tag::SMALL_ATOM_UTF8_EXT || len > 8 {
         return None;
     }
     let len = usize::from(len);
@@ -150,9 +147,16 @@ fn scalar_len(&[tag, len, ref name @ ..]: &[u8; WINDOW]) -> Option<usize> {
 /// read inline (a term's end past the input is caught by the caller).
 #[inline(always)]
 fn element_end(bytes: &[u8], pos: usize) -> Option<usize> {
-    if let Some(len) = bytes.get(pos..).and_then(|rest| scalar_len(rest.first_chunk()?)) {
-        return Some(pos + len);
+    match bytes.get(pos..).and_then(|rest| scalar_len(rest.first_chunk()?)) {
+        Some(len) => Some(pos + len),
+        None => other_end(bytes, pos),
     }
+}
+
+/// [`element_end`] of an element [`scalar_len`] did not read from a window
+/// (an integer without a window's bytes after it is still read inline).
+#[inline(always)]
+fn other_end(bytes: &[u8], pos: usize) -> Option<usize> {
     match FIXED_SIZE[usize::from(*bytes.get(pos)?)] {
         0 => any_end(bytes, pos),
         size => Some(pos + usize::from(size)),
