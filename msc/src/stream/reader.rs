@@ -338,22 +338,14 @@ impl<R: Read> EtfReader<R> {
         if let Some(found) = self.peeked.take() {
             return Some(found);
         }
-        let prefix = self.framing.prefix();
-        let field = match self.framing {
-            Framing::Packet4 => self.buffered().first_chunk::<4>(),
-            Framing::DbgTrace => match self.buffered() {
-                [0, rest @ ..] => rest.first_chunk::<4>(),
-                _ => None,
-            },
+        let buffered = &self.buffer[self.start..self.end];
+        match self.framing {
             Framing::Concatenated => {
-                let len = self.index.measure(&self.buffer[self.start..self.end])?;
-                return (len <= self.max_entry).then_some(Found::Buffered { skip: 0, len });
+                let len = self.index.measure(buffered)?;
+                (len <= self.max_entry).then_some(Found::Buffered { skip: 0, len })
             }
-            Framing::Packet1 | Framing::Packet2 => None,
-        };
-        let framed = (u32::from_be_bytes(*field?) as usize).checked_add(prefix)?;
-        (framed <= self.buffered().len() && framed <= self.max_entry)
-            .then_some(Found::Buffered { skip: prefix, len: framed - prefix })
+            framing => whole_framed(buffered, framing, self.max_entry),
+        }
     }
 
     /// The next framed entry, buffered whole.
@@ -414,6 +406,25 @@ impl<R: Read> EtfReader<R> {
     }
 }
 
+/// The `{packet, 4}` or dbg message entry at the start of `bytes`, if it
+/// is there whole and within `max_entry`: its prefix read in one load.
+/// `None` for anything else, which the usual path reads.
+#[inline(always)]
+fn whole_framed(bytes: &[u8], framing: Framing, max_entry: usize) -> Option<Found> {
+    let field = match framing {
+        Framing::Packet4 => bytes.first_chunk::<4>(),
+        Framing::DbgTrace => match bytes {
+            [0, rest @ ..] => rest.first_chunk::<4>(),
+            _ => None,
+        },
+        Framing::Concatenated | Framing::Packet1 | Framing::Packet2 => None,
+    };
+    let prefix = framing.prefix();
+    let framed = (u32::from_be_bytes(*field?) as usize).checked_add(prefix)?;
+    (framed <= bytes.len() && framed <= max_entry)
+        .then_some(Found::Buffered { skip: prefix, len: framed - prefix })
+}
+
 /// A run of entries a wire program rejects, passed in one loop
 /// ([`Entries::skip_rejected`](super::Entries::skip_rejected)).
 pub(super) struct Rejections<'p> {
@@ -436,8 +447,8 @@ pub(super) struct Passed {
 
 impl Rejections<'_> {
     /// Passes the whole entries at the start of `bytes` that the program
-    /// rejects (plain `{packet, 4}` and concatenated entries; others are
-    /// left to the usual path).
+    /// rejects (concatenated, `{packet, 4}` and dbg message entries; others
+    /// are left to the usual path).
     #[inline]
     pub(super) fn pass(
         &self,
@@ -449,15 +460,6 @@ impl Rejections<'_> {
         while passed.entries < self.most {
             let rest = &bytes[passed.bytes..];
             let (verdict, found) = match self.framing {
-                Framing::Packet4 => {
-                    let Some(field) = rest.first_chunk::<4>() else { break };
-                    let len = u32::from_be_bytes(*field) as usize;
-                    let Some(term) = rest.get(4..).and_then(|rest| rest.get(..len)) else { break };
-                    if len + 4 > self.max_entry {
-                        break;
-                    }
-                    (self.program.decide(term, scratch), Found::Buffered { skip: 4, len })
-                }
                 Framing::Concatenated => {
                     let (len, verdict) = match self.program.decide_first(rest, scratch) {
                         Some(decided) => decided,
@@ -471,7 +473,12 @@ impl Rejections<'_> {
                     }
                     (verdict, Found::Buffered { skip: 0, len })
                 }
-                _ => break,
+                framing => match whole_framed(rest, framing, self.max_entry) {
+                    Some(found @ Found::Buffered { skip, len }) => {
+                        (self.program.decide(&rest[skip..skip + len], scratch), found)
+                    }
+                    _ => break,
+                },
             };
             if verdict != Verdict::NoMatch {
                 passed.stopped_at = Some((verdict, found));
@@ -571,10 +578,11 @@ impl<R: Read> super::Entries for EtfReader<R> {
 
     #[inline]
     fn next_indexed(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
+        if self.failed {
+            return None;
+        }
         // The usual case inline: an entry buffered whole.
-        if !self.failed
-            && let Some(found @ Found::Buffered { skip, len }) = self.buffered_entry()
-        {
+        if let Some(found @ Found::Buffered { skip, len }) = self.buffered_entry() {
             let at = self.accept(found) + skip;
             let index = (self.framing == Framing::Concatenated).then_some(&self.index);
             return Some(Ok(super::Indexed { bytes: &self.buffer[at..at + len], index }));
@@ -589,7 +597,7 @@ impl<R: Read> EtfReader<R> {
     #[inline(never)]
     fn next_indexed_read(&mut self) -> Option<Result<super::Indexed<'_>, StreamError>> {
         let indexed = self.framing == Framing::Concatenated;
-        match self.advance()? {
+        match self.advance_read()? {
             Ok((at, Found::Buffered { skip, len })) => Some(Ok(super::Indexed {
                 bytes: &self.buffer[at + skip..at + skip + len],
                 index: indexed.then_some(&self.index),
