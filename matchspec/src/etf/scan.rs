@@ -223,6 +223,24 @@ impl PlainIndex {
     /// Forgets what it indexed: for a reader about to hand out a term it
     /// did not measure, where the bytes it measured may since have been
     /// replaced by others of the same length at the same address.
+    ///
+    /// ```
+    /// use matchspec::etf::{self, PlainIndex};
+    /// use matchspec::wire::Verdict;
+    /// use matchspec::{CompiledSpec, Config, Scratch, spec::Kind, term::Term};
+    ///
+    /// let spec = CompiledSpec::compile("[{{e, '$1', y}, [], ['$1']}]", Kind::Table, &Config::default())?;
+    /// let wire = spec.wire().expect("a table spec");
+    /// let mut buffer = etf::encode(Term::parse("{e, 1, xyzw}")?.as_ref())?;
+    /// let mut index = PlainIndex::new();
+    /// index.measure(&buffer);
+    /// // Other bytes of the same length, read into the same place.
+    /// buffer.copy_from_slice(&etf::encode(Term::parse("{e, 300, y}")?.as_ref())?);
+    /// index.clear();
+    /// let verdict = wire.decide_indexed(&buffer, &index, &mut Scratch::new());
+    /// assert_eq!(verdict, Verdict::Match { result: 6 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn clear(&mut self) {
         self.len = 0;
     }

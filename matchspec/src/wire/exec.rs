@@ -58,6 +58,20 @@ impl WireProgram {
     /// most 16 elements. `None` says nothing about the term:
     /// measure it ([`etf::term_len_indexed`]) and decide it the usual way.
     ///
+    /// ```
+    /// use matchspec::wire::Verdict;
+    /// use matchspec::{CompiledSpec, Config, Scratch, etf, spec::Kind, term::Term};
+    ///
+    /// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default())?;
+    /// let first = etf::encode(Term::parse("{7, no}")?.as_ref())?;
+    /// let mut stream = first.clone();
+    /// stream.extend(etf::encode(Term::parse("{8, ok}")?.as_ref())?);
+    /// let wire = spec.wire().expect("a table spec");
+    /// let decided = wire.decide_first(&stream, &mut Scratch::new());
+    /// assert_eq!(decided, Some((first.len(), Verdict::NoMatch)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
     #[inline]
     pub fn decide_first(&self, bytes: &[u8], scratch: &mut Scratch) -> Option<(usize, Verdict)> {

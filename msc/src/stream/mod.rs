@@ -74,6 +74,25 @@ pub trait Entries {
     /// if it stopped at an entry it did not reject, that entry's verdict:
     /// the entry [`next_indexed`](Entries::next_indexed) gives next. A
     /// reader that cannot do this passes none.
+    ///
+    /// ```
+    /// use msc::matchspec::{Run, Scratch, wire::Verdict};
+    /// use msc::stream::{Entries, SliceReader};
+    /// use msc::{Kind, Spec, Term, etf};
+    ///
+    /// let mut bytes = Vec::new();
+    /// for text in ["{1, no}", "{2, no}", "{3, ok}"] {
+    ///     bytes.extend(etf::encode(Term::parse(text)?.as_ref())?);
+    /// }
+    /// let spec = Spec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table)?;
+    /// let program = spec.wire_program().expect("a table spec");
+    /// let mut reader = SliceReader::new(&bytes);
+    /// let (passed, verdict) = reader.skip_rejected(program, &mut Scratch::new(), u64::MAX);
+    /// assert_eq!((passed, verdict), (2, Some(Verdict::Match { result: 3 })));
+    /// let next = reader.next_entry().expect("the third entry")?;
+    /// assert_eq!(next, &bytes[bytes.len() - next.len()..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn skip_rejected(
         &mut self,
         program: &WireProgram,
