@@ -67,6 +67,17 @@ pub fn decode_subterm(
     at: usize,
     heap: &mut Heap,
 ) -> std::result::Result<Word, DecodeError> {
+    // A wire match's result is often an integer: no decoder for it.
+    let small = match *bytes.get(at..).unwrap_or_default() {
+        [tag::SMALL_INTEGER_EXT, n, ..] => Word::small(i64::from(n)),
+        [tag::INTEGER_EXT, a, b, c, d, ..] => {
+            Word::small(i64::from(i32::from_be_bytes([a, b, c, d])))
+        }
+        _ => None,
+    };
+    if let Some(word) = small {
+        return Ok(word);
+    }
     undone_on_error(heap, |heap| Decoder { input: bytes, pos: at, origin: 0, heap }.term())
 }
 

@@ -6,8 +6,8 @@
 
 use std::cmp::Ordering;
 
-use super::Verdict;
 use super::lower::{Literal, NeedResult, NeedTest, WireOp, WireProgram};
+use super::{SMALL_ARITY, Verdict};
 use crate::Scratch;
 use crate::bif::Bif;
 use crate::etf::scan::{
@@ -29,9 +29,6 @@ enum Met {
 
 /// A register no op has written.
 const UNSET: u32 = u32::MAX;
-
-/// The most elements of a tuple [`WireProgram::decide`] indexes on the stack.
-const SMALL_ARITY: usize = 16;
 
 impl WireProgram {
     /// Decides what the spec does with the term encoded in `bytes` (one

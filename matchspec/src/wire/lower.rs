@@ -1,5 +1,10 @@
 //! IR to wire ops: one op for each IR op, so labels carry over unchanged.
 
+use std::sync::Arc;
+
+use super::SMALL_ARITY;
+use super::ScanCode;
+use super::code::ElementTest;
 use crate::bif::Bif;
 use crate::ir::{Cmp, Label, Op, Program, Reg};
 use crate::spec::Kind;
@@ -16,6 +21,8 @@ pub struct WireProgram {
     pub(super) written: Vec<Reg>,
     /// Tests every match needs, checked before the program runs.
     pub(super) needs: Needs,
+    /// Machine code for the scan and the needs, if made.
+    pub(super) scan_code: Option<Arc<dyn ScanCode>>,
 }
 
 /// The tests the program starts with whose failure is no match at all
@@ -37,6 +44,10 @@ pub(super) struct Needs {
     /// What the clause matches with when every test holds, if nothing
     /// else can fail on the way.
     pub(super) result: Option<NeedResult>,
+    /// The tests again, by element, when the input's arity is one that
+    /// [`decide`](WireProgram::decide) indexes on the stack and no element
+    /// has two: then each is tested as the scan reaches its element.
+    pub(super) by_element: Option<Box<[Option<NeedTest>]>>,
 }
 
 /// A test of element `index` of the input.
@@ -142,8 +153,24 @@ impl Needs {
                 needs.resume += 1;
             }
         }
+        needs.by_element = needs.arity.and_then(|arity| by_element(&needs.elements, arity));
         needs
     }
+}
+
+/// `needs` by element of a tuple of `arity` elements, if that is at most
+/// [`SMALL_ARITY`] and no element has two.
+fn by_element(needs: &[Need], arity: u32) -> Option<Box<[Option<NeedTest>]>> {
+    let arity = usize::try_from(arity).ok().filter(|&arity| arity <= SMALL_ARITY)?;
+    let mut tests = vec![None; arity];
+    for need in needs {
+        let slot = tests.get_mut(need.index as usize)?;
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(need.test);
+    }
+    Some(tests.into())
 }
 
 /// One op: a head test or read of the IR, on byte offsets; anything it
@@ -290,6 +317,19 @@ pub(super) struct AtomWord {
     whole: bool,
 }
 
+impl NeedTest {
+    /// The test as [`ScanCode`] is told to make it.
+    pub(super) fn public(self) -> ElementTest {
+        match self {
+            NeedTest::Atom { word, .. } => {
+                ElementTest::Atom { head: word.head, mask: word.mask, whole: word.whole }
+            }
+            NeedTest::Compare { op, value } => ElementTest::Compare { op, value },
+            NeedTest::Literal { .. } => ElementTest::Other,
+        }
+    }
+}
+
 impl AtomWord {
     fn of(encoded: &[u8]) -> AtomWord {
         let mut first = [0; 8];
@@ -383,7 +423,14 @@ impl WireProgram {
         written.sort_unstable();
         written.dedup();
         let needs = Needs::of(&code, &literals, program.registers());
-        Some(WireProgram { code, literals, registers: program.registers(), written, needs })
+        Some(WireProgram {
+            code,
+            literals,
+            registers: program.registers(),
+            written,
+            needs,
+            scan_code: None,
+        })
     }
 }
 

@@ -64,10 +64,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod code;
 mod exec;
 mod lower;
 
+pub use code::{ElementTest, PlanResult, RunFraming, RunMatch, RunPassed, ScanCode, ScanPlan};
 pub use lower::WireProgram;
+
+/// The most elements of a tuple whose elements the wire program indexes
+/// without allocating (and [`ScanCode`] scans).
+pub const SMALL_ARITY: usize = 16;
 
 /// What the wire program decided about one encoded term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
