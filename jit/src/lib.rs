@@ -79,9 +79,12 @@ mod fuse;
 mod helpers;
 mod lean;
 mod looping;
+mod module;
 mod prefix;
 mod program;
 mod translate;
+mod wire;
 
 pub use error::JitError;
 pub use program::{JitProgram, Listing, MAX_OPS};
+pub use wire::WireCode;

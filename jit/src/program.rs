@@ -3,19 +3,18 @@
 use std::ffi::c_void;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::resume_unwind;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use cranelift_codegen::ir::{ExtFuncData, ExternalName, UserExternalName};
-use cranelift_codegen::isa::OwnedTargetIsa;
-use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Linkage, Module};
 use matchspec::engine_internals::Frame;
 use matchspec::ir::{Program, Reg};
 use matchspec::run::{Batch, Report};
 use matchspec::term::{Space, TermRef, Word};
+use matchspec::wire::WireProgram;
 use matchspec::{CompiledSpec, EvalError, Flags, Host, Matched, Outcome, Run, Scratch};
 
 use crate::JitError;
@@ -23,7 +22,9 @@ use crate::abi::{self, Ctx, Entry, Words};
 use crate::effects::Effects;
 use crate::effects::needs_args;
 use crate::helpers::HelperId;
+use crate::module::{self, codegen};
 use crate::translate::{Translated, entry_signature, helper_signature, translate};
+use crate::wire::WireCode;
 
 /// The most ops a program may have to be compiled. Cranelift's time and
 /// memory grow with the function (measured: 30,000 ops, a spec of 5,000
@@ -65,6 +66,9 @@ pub struct JitProgram {
     module: Option<JITModule>,
     /// How long compiling took.
     compile_time: Duration,
+    /// The spec's wire program with its runs as machine code, made when
+    /// first asked for (only stream filters use it).
+    wire: OnceLock<Option<WireProgram>>,
 }
 
 // SAFETY: after `compile` the module is never touched again until `drop`,
@@ -95,31 +99,6 @@ impl Drop for JitProgram {
     }
 }
 
-/// The target machine, set up once: probing the CPU is not cheap.
-static ISA: LazyLock<Result<OwnedTargetIsa, JitError>> = LazyLock::new(|| {
-    let mut flags = settings::builder();
-    let set = |flags: &mut settings::Builder, name: &'static str, value: &'static str| {
-        flags.set(name, value).map_err(|_| JitError::Setting { name })
-    };
-    // Compile time matters as much as code speed: specs are compiled at
-    // run time, often for a short life. The translator already reuses
-    // loaded registers, so Cranelift's optimizer finds nothing left to do
-    // (the same instructions per event on all six workloads) and skipping
-    // it compiles 23-25% faster. The single-pass register allocator
-    // compiles faster still but spills every value (twice the
-    // instructions per event), so the backtracking one stays.
-    set(&mut flags, "opt_level", "none")?;
-    set(&mut flags, "regalloc_algorithm", "backtracking")?;
-    // The verifier doubles compile time; the translator's output is
-    // checked by it in debug builds (and so by every test run).
-    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
-    // Required by cranelift-jit (see `JITBuilder::with_flags`).
-    set(&mut flags, "use_colocated_libcalls", "false")?;
-    set(&mut flags, "is_pic", "false")?;
-    let isa = cranelift_native::builder().map_err(|reason| JitError::UnsupportedHost { reason })?;
-    isa.finish(settings::Flags::new(flags)).map_err(|e| codegen(e.into()))
-});
-
 impl JitProgram {
     /// Compiles `spec`'s program to machine code.
     ///
@@ -147,6 +126,7 @@ impl JitProgram {
             own_args: program.kind().is_trace() && !needs_args(program),
             module: Some(module),
             compile_time: start.elapsed(),
+            wire: OnceLock::new(),
         })
     }
 
@@ -410,15 +390,15 @@ impl Run for JitProgram {
         self.run_code_batch(batch, scratch, host, each);
     }
 
-    fn wire_program(&self) -> Option<&matchspec::wire::WireProgram> {
-        self.spec().wire()
+    /// The spec's wire program, its runs as machine code ([`WireCode`]).
+    fn wire_program(&self) -> Option<&WireProgram> {
+        self.wire.get_or_init(|| self.spec.wire().map(WireCode::attach)).as_ref()
     }
 }
 
 /// A module for one program, with the helpers it may call.
 fn new_module() -> Result<JITModule, JitError> {
-    let isa = ISA.as_ref().map_err(Clone::clone)?.clone();
-    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    let mut builder = module::builder()?;
     for id in HelperId::ALL {
         let helper = id.helper();
         builder.symbol(helper.name, helper.address);
@@ -475,11 +455,6 @@ fn translate_and_define(
     }
     module.clear_context(&mut ctx);
     Ok((id, texts, translated))
-}
-
-/// A Cranelift error as a [`JitError`].
-fn codegen(e: cranelift_module::ModuleError) -> JitError {
-    JitError::Codegen(std::sync::Arc::new(e))
 }
 
 /// What a program compiles to, as text.

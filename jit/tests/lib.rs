@@ -3,3 +3,4 @@
 mod memory;
 mod ops;
 mod panics;
+mod wire;
