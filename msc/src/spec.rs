@@ -251,7 +251,13 @@ impl Run for Spec {
         }
     }
 
+    /// The wire program of the engine that runs the spec now: the JIT's
+    /// scans with machine code.
     fn wire_program(&self) -> Option<&matchspec::wire::WireProgram> {
-        self.spec.wire()
+        match self.code(0) {
+            Code::Interp(spec) => spec.wire(),
+            #[cfg(feature = "jit")]
+            Code::Jit(jit) => jit.wire_program(),
+        }
     }
 }

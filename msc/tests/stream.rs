@@ -471,9 +471,10 @@ fn a_slice_reads_as_a_stream_does_without_copying() {
     }
 }
 
-/// Only the matches, as a sink that does not want the no-matches.
+/// Only the matches, as a sink that does not want the no-matches, and
+/// where each entry was (its offset and bytes).
 #[derive(Default)]
-struct Matches(Vec<(u64, String)>);
+struct Matches(Vec<(u64, String)>, Vec<(u64, Vec<u8>)>);
 
 impl msc::stream::Sink for Matches {
     fn decided(
@@ -485,6 +486,7 @@ impl msc::stream::Sink for Matches {
             Ok(msc::Outcome::Match(m)) => self.0.push((entry.number, m.result.to_string())),
             other => panic!("entry {}: handed {other:?}, which it did not ask for", entry.number),
         }
+        self.1.push((entry.offset, entry.bytes.to_vec()));
         Ok(())
     }
 
@@ -515,25 +517,94 @@ fn a_stream_of_events_filters_as_decoding_first_does_on_every_path() {
         "[{{event, '$1', '$2', '_', '$3'}, [], [{{'$2', '$3'}}]}]",
         "[{{event, '_', user_3, get, '_'}, [], [hit]}, {{'_', '$1', '_', put, '_'}, [], ['$1']}]",
     ];
-    for text in specs {
-        let spec = Spec::compile(text, Kind::Table).expect("spec");
+    for (text, engine) in specs.iter().flat_map(|t| ENGINES.map(|e| (t, e))) {
+        let spec = Spec::builder().engine(engine).build(text, Kind::Table).expect("spec");
         let expected = decoding_first(&spec, &terms);
         assert!(!expected.is_empty(), "{text} matches some");
         for framing in FRAMINGS {
             let bytes = stream(&terms, framing);
+            let placed = placements(&terms, framing, &expected);
+            let what = format!("{text} on {engine} {framing:?}");
             for step in [1, 7, 4096, 1 << 20] {
                 let mut reader = EtfReader::new(Trickle { bytes: &bytes, step }).framing(framing);
                 let mut sink = Matches::default();
                 let summary =
                     msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
-                assert!(summary.stopped.is_none(), "{text} {framing:?} by {step}");
+                assert!(summary.stopped.is_none(), "{what} by {step}");
                 assert_eq!(summary.entries, terms.len() as u64);
-                assert_eq!(sink.0, expected, "{text} {framing:?} by {step}");
+                assert_eq!(summary.matched, expected.len() as u64);
+                assert_eq!(sink.0, expected, "{what} by {step}");
+                assert!(sink.1 == placed, "{what} by {step}: where the matches are");
             }
             let mut reader = msc::stream::SliceReader::new(&bytes).framing(framing);
             let mut sink = Matches::default();
             msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
-            assert_eq!(sink.0, expected, "{text} {framing:?} from a slice");
+            assert_eq!(sink.0, expected, "{what} from a slice");
+            assert!(sink.1 == placed, "{what} from a slice: where the matches are");
+        }
+    }
+}
+
+/// Both engines: the JIT's wire program passes runs with machine code.
+const ENGINES: [msc::Engine; 2] = [msc::Engine::Interp, msc::Engine::Jit];
+
+/// Where each of the `matches` (entry numbers first) of `terms` framed as
+/// `framing` is: its offset and its term's bytes.
+fn placements(terms: &[&str], framing: Framing, matches: &[(u64, String)]) -> Vec<(u64, Vec<u8>)> {
+    let mut starts = vec![0];
+    for term in terms {
+        starts.push(starts.last().unwrap() + stream(&[term], framing).len() as u64);
+    }
+    let placed = |&(number, _): &(u64, String)| {
+        let i = number as usize - 1;
+        (starts[i], encoded(terms[i]))
+    };
+    matches.iter().map(placed).collect()
+}
+
+/// A sink that fails on its `fail_at`-th match.
+struct Failing {
+    fail_at: usize,
+    seen: Vec<u64>,
+}
+
+impl msc::stream::Sink for Failing {
+    fn decided(
+        &mut self,
+        entry: msc::stream::Entry<'_>,
+        _: Result<&msc::Outcome<'_>, &msc::EvalError>,
+    ) -> std::io::Result<()> {
+        if self.seen.len() + 1 == self.fail_at {
+            return Err(std::io::Error::other("full"));
+        }
+        self.seen.push(entry.number);
+        Ok(())
+    }
+
+    fn wants_no_matches(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_sink_that_fails_on_a_match_in_a_run_stops_the_filter_there() {
+    let events: Vec<String> = (0..500u64)
+        .map(|i| format!("{{e, {i}, {}}}", if i % 7 == 3 { "x" } else { "y" }))
+        .collect();
+    let terms: Vec<&str> = events.iter().map(String::as_str).collect();
+    for engine in ENGINES {
+        let spec = msc::Spec::builder()
+            .engine(engine)
+            .build("[{{e, '$1', x}, [], ['$1']}]", msc::Kind::Table);
+        let spec = spec.expect("spec");
+        for framing in [Framing::Concatenated, Framing::Packet4] {
+            let bytes = stream(&terms, framing);
+            let mut reader = EtfReader::new(&bytes[..]).framing(framing);
+            let mut sink = Failing { fail_at: 30, seen: Vec::new() };
+            let result = msc::stream::Filter::new(&spec).run(&mut reader, &mut sink);
+            assert!(result.is_err(), "{engine} {framing:?}: the sink's error");
+            let expected: Vec<u64> = (0..29).map(|k| 7 * k + 4).collect();
+            assert_eq!(sink.seen, expected, "{engine} {framing:?}");
         }
     }
 }
@@ -585,7 +656,15 @@ impl msc::stream::Sink for Progress {
 fn progress_is_reported_every_4096_entries_where_the_next_starts() {
     // Rejections passed in runs (a sink that wants only matches) report
     // where entries passed one at a time do.
-    let spec = msc::Spec::compile("[{{e, '$1', x}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    for engine in ENGINES {
+        progress_reports_on(engine);
+    }
+}
+
+fn progress_reports_on(engine: msc::Engine) {
+    let spec =
+        msc::Spec::builder().engine(engine).build("[{{e, '$1', x}, [], ['$1']}]", msc::Kind::Table);
+    let spec = spec.expect("spec");
     let events: Vec<String> = (0..10_000u64)
         .map(|i| format!("{{e, {i}, {}}}", if i % 10 == 0 { "x" } else { "y" }))
         .collect();
@@ -606,19 +685,28 @@ fn progress_is_reported_every_4096_entries_where_the_next_starts() {
                 let mut reader = EtfReader::new(Trickle { bytes: &bytes, step }).framing(framing);
                 let mut sink = Progress { all, reports: Vec::new() };
                 msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
-                assert_eq!(sink.reports, expected, "{framing:?} by {step}, all: {all}");
+                assert_eq!(sink.reports, expected, "{engine} {framing:?} by {step}, all: {all}");
             }
             let mut reader = msc::stream::SliceReader::new(&bytes).framing(framing);
             let mut sink = Progress { all, reports: Vec::new() };
             msc::stream::Filter::new(&spec).run(&mut reader, &mut sink).expect("sink");
-            assert_eq!(sink.reports, expected, "{framing:?} from a slice, all: {all}");
+            assert_eq!(sink.reports, expected, "{engine} {framing:?} from a slice, all: {all}");
         }
     }
 }
 
 #[test]
 fn rejections_passed_in_a_run_stop_at_an_entry_over_the_limit() {
-    let spec = msc::Spec::compile("[{{never, '$1'}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    for engine in ENGINES {
+        runs_stop_at_the_limit_on(engine);
+    }
+}
+
+fn runs_stop_at_the_limit_on(engine: msc::Engine) {
+    let spec = msc::Spec::builder()
+        .engine(engine)
+        .build("[{{never, '$1'}, [], ['$1']}]", msc::Kind::Table);
+    let spec = spec.expect("spec");
     let terms = ["{a, 1}", "{b, 2}", "{order, 7, [1, 2, 3, 4, 5, 6, 7, 8, 9]}", "{c, 3}"];
     for framing in [Framing::Concatenated, Framing::Packet4] {
         let bytes = stream(&terms, framing);
@@ -650,7 +738,10 @@ fn an_entry_after_a_run_of_rejections_comes_with_an_index_of_its_own_or_none() {
     // hands out with it must not be one of other bytes that once lay at the
     // same place, of the same length, with elements elsewhere.
     use msc::matchspec::{Run, Scratch};
-    let spec = msc::Spec::compile("[{{e, '$1', y}, [], ['$1']}]", msc::Kind::Table).expect("spec");
+    // A match builds its result: the wire leaves it to decoding, and a run
+    // stops there.
+    let spec = "[{{e, '$1', y}, [], [{{'$1'}}]}]";
+    let spec = msc::Spec::compile(spec, msc::Kind::Table).expect("spec");
     let program = spec.wire_program().expect("a table spec");
     // Both 14 bytes long, their last elements at 8 and at 11.
     let shapes = ["{e, 1, xyzw}", "{e, 300, y}", "{e, 2, yy}", "{e, 301, y}"];
@@ -663,7 +754,7 @@ fn an_entry_after_a_run_of_rejections_comes_with_an_index_of_its_own_or_none() {
         let mut reader = EtfReader::new(Trickle { bytes: &bytes, step });
         loop {
             use msc::stream::Entries;
-            reader.skip_rejected(program, &mut scratch, u64::MAX);
+            reader.pass_decided(program, &mut scratch, u64::MAX, &mut |_| Ok(())).expect("run");
             let Some(entry) = reader.next_indexed() else { break };
             let entry = entry.expect("entry");
             let expected = program.decide(entry.bytes, &mut scratch);

@@ -14,6 +14,7 @@ use arbitrary::Unstructured;
 use matchspec::host::{Effect, Recording};
 use matchspec::run::Batch;
 use matchspec::term::{Heap, Term, TermRef, Word};
+use matchspec::wire::{RunFraming, RunMatch, Verdict, WireProgram};
 use matchspec::{CompiledSpec, Config, EvalError, Flags, Outcome, Run, Scratch, TestHost};
 use matchspec_jit::{JitError, JitProgram};
 
@@ -226,6 +227,9 @@ fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: 
         }
         for (v, variant) in variants.iter().enumerate() {
             let what = format!("input {} encoded, variant {v} ({config})", i + 1);
+            if let (Some(plain), Some(coded)) = (spec.wire(), jit.wire_program()) {
+                runs_agree(plain, coded, variant, &bytes, &what);
+            }
             let expected = match matchspec::etf::decode(variant) {
                 Ok(term) => Ok(Answer::of(
                     spec.run(term.as_ref(), &mut Scratch::new(), &mut host()).as_ref(),
@@ -251,6 +255,65 @@ fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: 
                 }
             }
         }
+    }
+}
+
+/// Runs of entries passed by the JIT's wire code ([`WireProgram::pass`])
+/// over `variant` between whole encodings of the input (`good`), in every
+/// framing: each entry passed is one the usual path rejects or matches
+/// alone, and the matches written down are those, in order.
+fn runs_agree(plain: &WireProgram, coded: &WireProgram, variant: &[u8], good: &[u8], what: &str) {
+    let framings = [RunFraming::Concatenated, RunFraming::Packet4, RunFraming::DbgMessage];
+    for framing in framings {
+        let frame = |term: &[u8]| {
+            let len = (term.len() as u32).to_be_bytes();
+            match framing {
+                RunFraming::Concatenated => term.to_vec(),
+                RunFraming::Packet4 => [&len[..], term].concat(),
+                RunFraming::DbgMessage => [&[0][..], &len, term].concat(),
+            }
+        };
+        let mut bytes = frame(good);
+        bytes.extend(frame(variant));
+        for _ in 0..8 {
+            bytes.extend(frame(good));
+        }
+        let mut matches = [RunMatch::default(); 4];
+        let run = coded.pass(&bytes, framing, usize::MAX, u64::MAX, &mut matches);
+        let (mut at, mut found) = (0, Vec::new());
+        let mut scratch = Scratch::new();
+        for before in 0..run.entries {
+            let rest = &bytes[at..];
+            let (prefix, len, verdict) = match framing {
+                RunFraming::Concatenated => {
+                    let decided = plain.decide_first(rest, &mut scratch);
+                    let (len, verdict) = decided.unwrap_or_else(|| {
+                        panic!("{what}: {framing:?} entry {before} passed, not measured")
+                    });
+                    (0, len, verdict)
+                }
+                _ => {
+                    let prefix = if framing == RunFraming::Packet4 { 4 } else { 5 };
+                    let len = u32::from_be_bytes(rest[prefix - 4..prefix].try_into().unwrap());
+                    let term = &rest[prefix..prefix + len as usize];
+                    (prefix, prefix + len as usize, plain.decide(term, &mut scratch))
+                }
+            };
+            match verdict {
+                Verdict::NoMatch => {}
+                Verdict::Match { result } => found.push(RunMatch {
+                    before,
+                    entry: at as u64,
+                    term: (at + prefix) as u64,
+                    len: (len - prefix) as u64,
+                    result: result as u64,
+                }),
+                Verdict::Decode => panic!("{what}: {framing:?} entry {before} passed, undecided"),
+            }
+            at += len;
+        }
+        assert_eq!(run.bytes, at, "{what}: {framing:?} bytes passed");
+        assert_eq!(matches[..run.matches], found[..], "{what}: {framing:?} matches");
     }
 }
 
@@ -280,7 +343,7 @@ impl<R: Run> RunEncoded for R {
         let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
         let verdict = match self.wire_program() {
             Some(wire) => wire.decide_indexed(bytes, &index, &mut scratch),
-            None => matchspec::wire::Verdict::Decode,
+            None => Verdict::Decode,
         };
         let outcome = self.run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut host());
         Some(outcome.map(|outcome| Answer::of(outcome.as_ref())))

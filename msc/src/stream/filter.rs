@@ -3,12 +3,12 @@
 
 use std::io;
 
-use matchspec::etf::DecodeError;
+use matchspec::etf::{self, DecodeError};
 use matchspec::term::Heap;
 use matchspec::wire::Verdict;
-use matchspec::{EvalError, Host, Outcome, Run, Scratch, TestHost};
+use matchspec::{EvalError, Flags, Host, Matched, Outcome, Run, Scratch, TestHost};
 
-use super::{Entries, StreamError};
+use super::{Entries, StreamError, WireMatch};
 
 /// One entry of a stream, as a [`Sink`] sees it.
 #[derive(Clone, Copy, Debug)]
@@ -187,8 +187,9 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         // Entries read when progress was last reported.
         let mut reported = 0;
         loop {
-            // A run of entries rejected on the wire, passed in one go when
-            // nothing is handed over for them.
+            // A run of entries decided on the wire, passed in one go when
+            // nothing is handed over for the rejections: each match's
+            // result alone is decoded and handed over on the way.
             let mut known = None;
             let wire_on = wire.on();
             if let Some(program) = program
@@ -198,9 +199,38 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                 let read = self.entry_base + summary.entries + summary.skipped;
                 let until_progress = PROGRESS_EVERY - read % PROGRESS_EVERY;
                 let most = until_progress.min(u64::from(wire.left));
-                let (passed, verdict) = reader.skip_rejected(program, &mut scratch, most);
+                let offset_base = self.offset_base;
+                let (mut matched, mut failed) = (0, None);
+                let mut on_match = |found: WireMatch<'_>| {
+                    let number = read + found.before + 1;
+                    let entry =
+                        Entry { number, offset: offset_base + found.offset, bytes: found.bytes };
+                    heap.clear();
+                    match etf::decode_subterm(found.bytes, found.result, &mut heap) {
+                        Ok(word) => {
+                            matched += 1;
+                            let result =
+                                Matched { result: heap.view(word), flags: Flags::default() };
+                            sink.decided(entry, Ok(&Outcome::Match(result)))
+                        }
+                        Err(_) => {
+                            let verdict = Verdict::Match { result: found.result };
+                            // (Its atoms may not fit the table.) The usual
+                            // path meets the error again, as the entry's.
+                            failed = Some((found.before, verdict));
+                            Err(io::Error::other("a result does not decode"))
+                        }
+                    }
+                };
+                let run = reader.pass_decided(program, &mut scratch, most, &mut on_match);
+                let (passed, verdict) = match (run, failed) {
+                    (Ok(run), _) => run,
+                    (Err(_), Some((before, verdict))) => (before, Some(verdict)),
+                    (Err(err), None) => return Err(err),
+                };
                 summary.entries += passed;
-                wire.saw_rejected(passed as u32);
+                summary.matched += matched;
+                wire.saw_decided(passed as u32);
                 if passed == until_progress {
                     sink.progress(read + passed, self.offset_base + reader.offset());
                     reported = read + passed;
@@ -350,9 +380,9 @@ impl WireUse {
         true
     }
 
-    /// The wire program rejected `n` entries (at most [`left`](WireUse::left)).
+    /// The wire program decided `n` entries alone (at most [`left`](WireUse::left)).
     #[inline(always)]
-    fn saw_rejected(&mut self, n: u32) {
+    fn saw_decided(&mut self, n: u32) {
         self.left -= n;
         if self.left == 0 {
             self.judge_sample();

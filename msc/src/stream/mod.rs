@@ -45,6 +45,8 @@ pub use slice::SliceReader;
 pub use text::{TextError, TextReader};
 pub use wrap::{WrapSetError, wrap_order};
 
+use std::io;
+
 use matchspec::Scratch;
 use matchspec::wire::{Verdict, WireProgram};
 
@@ -68,12 +70,15 @@ pub trait Entries {
         Some(self.next_indexed()?.map(|entry| entry.bytes))
     }
 
-    /// Goes past the next entries (at most `most`) that `program` rejects
-    /// on the wire, as far as they are at hand whole, in one loop: what a
-    /// selective spec spends most entries on. Says how many it passed and,
-    /// if it stopped at an entry it did not reject, that entry's verdict:
-    /// the entry [`next_indexed`](Entries::next_indexed) gives next. A
-    /// reader that cannot do this passes none.
+    /// Goes past the next entries (at most `most`) that `program` decides
+    /// on the wire alone, as far as they are at hand whole, in one loop:
+    /// what a selective spec spends most entries on. Rejections are
+    /// passed; each match is handed to `on_match` as it is passed, in
+    /// order. Says how many entries it passed and, if it stopped at an
+    /// entry it did not decide alone, that entry's verdict: the entry
+    /// [`next_indexed`](Entries::next_indexed) gives next. An error is
+    /// `on_match`'s (the entries before the one it failed on are passed).
+    /// A reader that cannot do this passes none.
     ///
     /// ```
     /// use msc::matchspec::{Run, Scratch, wire::Verdict};
@@ -81,27 +86,47 @@ pub trait Entries {
     /// use msc::{Kind, Spec, Term, etf};
     ///
     /// let mut bytes = Vec::new();
-    /// for text in ["{1, no}", "{2, no}", "{3, ok}"] {
+    /// for text in ["{1, no}", "{2, ok}", "{3, no}", "{[4], ok}"] {
     ///     bytes.extend(etf::encode(Term::parse(text)?.as_ref())?);
     /// }
+    /// // `[4]` is not a term the wire reads: it stops there.
     /// let spec = Spec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table)?;
     /// let program = spec.wire_program().expect("a table spec");
     /// let mut reader = SliceReader::new(&bytes);
-    /// let (passed, verdict) = reader.skip_rejected(program, &mut Scratch::new(), u64::MAX);
-    /// assert_eq!((passed, verdict), (2, Some(Verdict::Match { result: 3 })));
-    /// let next = reader.next_entry().expect("the third entry")?;
-    /// assert_eq!(next, &bytes[bytes.len() - next.len()..]);
+    /// let mut matched = Vec::new();
+    /// let passed = reader.pass_decided(program, &mut Scratch::new(), u64::MAX, &mut |m| {
+    ///     matched.push((m.before, m.bytes[m.result..].to_vec()));
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(passed, (3, Some(Verdict::Decode)));
+    /// // The second entry (one passed before it), its result the integer 2.
+    /// assert_eq!(matched, [(1, vec![97, 2, 119, 2, b'o', b'k'])]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn skip_rejected(
+    fn pass_decided(
         &mut self,
         program: &WireProgram,
         scratch: &mut Scratch,
         most: u64,
-    ) -> (u64, Option<Verdict>) {
-        let _ = (program, scratch, most);
-        (0, None)
+        on_match: &mut dyn FnMut(WireMatch<'_>) -> io::Result<()>,
+    ) -> io::Result<(u64, Option<Verdict>)> {
+        let _ = (program, scratch, most, on_match);
+        Ok((0, None))
     }
+}
+
+/// An entry a run of [`Entries::pass_decided`] matched on the wire.
+#[derive(Clone, Copy, Debug)]
+pub struct WireMatch<'a> {
+    /// How many entries the run passed before it.
+    pub before: u64,
+    /// The byte offset where it starts (its length prefix, if framed).
+    pub offset: u64,
+    /// Its term, undecoded (version byte first).
+    pub bytes: &'a [u8],
+    /// Where the match's result starts in `bytes` (see
+    /// [`Verdict::Match`]).
+    pub result: usize,
 }
 
 /// An entry's term and, if the reader made one, its index.

@@ -5,9 +5,9 @@ use std::io::{self, Read};
 use matchspec::Scratch;
 use matchspec::etf::{self, DecodeError, DecodeErrorKind};
 use matchspec::term::{Heap, Word};
-use matchspec::wire::{Verdict, WireProgram};
+use matchspec::wire::{RunFraming, RunMatch, Verdict, WireProgram};
 
-use super::{StreamError, StreamErrorKind};
+use super::{StreamError, StreamErrorKind, WireMatch};
 
 /// How entries are delimited.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -99,7 +99,7 @@ pub struct EtfReader<R> {
     /// terms), for the wire program.
     index: etf::PlainIndex,
     /// The next entry, when a run of rejections stopped at it and found it
-    /// already ([`Entries::skip_rejected`](super::Entries::skip_rejected)).
+    /// already ([`Entries::pass_decided`](super::Entries::pass_decided)).
     peeked: Option<Found>,
 }
 
@@ -425,39 +425,82 @@ fn whole_framed(bytes: &[u8], framing: Framing, max_entry: usize) -> Option<Foun
         .then_some(Found::Buffered { skip: prefix, len: framed - prefix })
 }
 
-/// A run of entries a wire program rejects, passed in one loop
-/// ([`Entries::skip_rejected`](super::Entries::skip_rejected)).
-pub(super) struct Rejections<'p> {
+/// A run of entries a wire program decides alone, passed in one loop
+/// ([`Entries::pass_decided`](super::Entries::pass_decided)).
+pub(super) struct Run<'p> {
     pub(super) program: &'p WireProgram,
     pub(super) framing: Framing,
     pub(super) max_entry: usize,
     /// The most entries to pass.
     pub(super) most: u64,
+    /// The stream offset of the bytes it is given.
+    pub(super) offset: u64,
 }
 
-/// What [`Rejections::pass`] passed.
+/// What [`Run::pass`] passed.
 pub(super) struct Passed {
     pub(super) bytes: usize,
     pub(super) entries: u64,
     /// The verdict on the entry it stopped at, and where that entry's
-    /// term is, if it stopped at one it did not reject (rather than at the
+    /// term is, if it stopped at one it did not decide (rather than at the
     /// end of what is at hand, or at an entry the usual path must read).
     pub(super) stopped_at: Option<(Verdict, Found)>,
 }
 
-impl Rejections<'_> {
+/// How many matches the program's code passes before they are handed over.
+const MATCHES: usize = 64;
+
+impl Run<'_> {
     /// Passes the whole entries at the start of `bytes` that the program
-    /// rejects (concatenated, `{packet, 4}` and dbg message entries; others
-    /// are left to the usual path).
+    /// decides (concatenated, `{packet, 4}` and dbg message entries; others
+    /// are left to the usual path), handing each match to `on_match`. On
+    /// an error of `on_match`, what was passed before the entry it failed
+    /// on is in `passed`.
     #[inline]
     pub(super) fn pass(
         &self,
         bytes: &[u8],
         index: &mut etf::PlainIndex,
         scratch: &mut Scratch,
-    ) -> Passed {
-        let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
+        on_match: &mut dyn FnMut(WireMatch<'_>) -> io::Result<()>,
+        passed: &mut Passed,
+    ) -> io::Result<()> {
+        let run_framing = match self.framing {
+            Framing::Concatenated => Some(RunFraming::Concatenated),
+            Framing::Packet4 => Some(RunFraming::Packet4),
+            Framing::DbgTrace => Some(RunFraming::DbgMessage),
+            Framing::Packet1 | Framing::Packet2 => None,
+        };
+        let mut matches = [RunMatch::default(); MATCHES];
         while passed.entries < self.most {
+            // The program's own code passes what it can; an entry it
+            // stops at is read here, and then it goes on.
+            if let Some(framing) = run_framing {
+                let at = passed.bytes;
+                let most = self.most - passed.entries;
+                let run =
+                    self.program.pass(&bytes[at..], framing, self.max_entry, most, &mut matches);
+                for found in &matches[..run.matches] {
+                    let term = at + found.term as usize;
+                    let wire_match = WireMatch {
+                        before: passed.entries + found.before,
+                        offset: self.offset + (at + found.entry as usize) as u64,
+                        bytes: &bytes[term..term + found.len as usize],
+                        result: found.result as usize,
+                    };
+                    if let Err(err) = on_match(wire_match) {
+                        // Passed up to the entry it failed on.
+                        passed.bytes = at + found.entry as usize;
+                        passed.entries += found.before;
+                        return Err(err);
+                    }
+                }
+                passed.bytes += run.bytes;
+                passed.entries += run.entries;
+                if passed.entries >= self.most || run.matches == MATCHES {
+                    continue;
+                }
+            }
             let rest = &bytes[passed.bytes..];
             let (verdict, found) = match self.framing {
                 Framing::Concatenated => {
@@ -480,14 +523,26 @@ impl Rejections<'_> {
                     _ => break,
                 },
             };
-            if verdict != Verdict::NoMatch {
-                passed.stopped_at = Some((verdict, found));
-                break;
+            match verdict {
+                Verdict::NoMatch => {}
+                Verdict::Match { result } => {
+                    let Found::Buffered { skip, len } = found else { break };
+                    on_match(WireMatch {
+                        before: passed.entries,
+                        offset: self.offset + passed.bytes as u64,
+                        bytes: &rest[skip..skip + len],
+                        result,
+                    })?;
+                }
+                Verdict::Decode => {
+                    passed.stopped_at = Some((verdict, found));
+                    break;
+                }
             }
             passed.bytes += found.framed_len();
             passed.entries += 1;
         }
-        passed
+        Ok(())
     }
 }
 
@@ -542,17 +597,26 @@ pub(super) fn drop_term(count: u32) -> Vec<u8> {
 }
 
 impl<R: Read> super::Entries for EtfReader<R> {
-    fn skip_rejected(
+    fn pass_decided(
         &mut self,
         program: &WireProgram,
         scratch: &mut Scratch,
         most: u64,
-    ) -> (u64, Option<Verdict>) {
+        on_match: &mut dyn FnMut(WireMatch<'_>) -> io::Result<()>,
+    ) -> io::Result<(u64, Option<Verdict>)> {
         if self.failed {
-            return (0, None);
+            return Ok((0, None));
         }
-        let run = Rejections { program, framing: self.framing, max_entry: self.max_entry, most };
-        let passed = run.pass(&self.buffer[self.start..self.end], &mut self.index, scratch);
+        let run = Run {
+            program,
+            framing: self.framing,
+            max_entry: self.max_entry,
+            most,
+            offset: self.offset,
+        };
+        let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
+        let buffered = &self.buffer[self.start..self.end];
+        let result = run.pass(buffered, &mut self.index, scratch, on_match, &mut passed);
         self.consume(passed.bytes);
         self.entries += passed.entries;
         // Where the entry it stopped at ends is known: not measured again,
@@ -561,7 +625,8 @@ impl<R: Read> super::Entries for EtfReader<R> {
         if self.peeked.is_some() {
             self.index.clear();
         }
-        (passed.entries, passed.stopped_at.map(|(verdict, _)| verdict))
+        result?;
+        Ok((passed.entries, passed.stopped_at.map(|(verdict, _)| verdict)))
     }
 
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {

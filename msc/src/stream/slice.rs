@@ -1,13 +1,14 @@
 //! [`SliceReader`]: the entries of a stream already in memory, handed out
 //! as slices of it, with no copy.
 
-use matchspec::etf::{self, DecodeError};
+use std::io;
 
 use matchspec::Scratch;
+use matchspec::etf::{self, DecodeError};
 use matchspec::wire::{Verdict, WireProgram};
 
-use super::reader::{Found, Header, Rejections, drop_term, header, needs_more};
-use super::{DEFAULT_MAX_ENTRY, Entries, Framing, StreamError, StreamErrorKind};
+use super::reader::{Found, Header, Passed, Run, drop_term, header, needs_more};
+use super::{DEFAULT_MAX_ENTRY, Entries, Framing, StreamError, StreamErrorKind, WireMatch};
 
 /// Reads the entries of `bytes` as [`EtfReader`](super::EtfReader) reads a
 /// stream, with the same errors, but lends each entry straight out of
@@ -146,20 +147,30 @@ impl<'a> SliceReader<'a> {
 }
 
 impl Entries for SliceReader<'_> {
-    fn skip_rejected(
+    fn pass_decided(
         &mut self,
         program: &WireProgram,
         scratch: &mut Scratch,
         most: u64,
-    ) -> (u64, Option<Verdict>) {
+        on_match: &mut dyn FnMut(WireMatch<'_>) -> io::Result<()>,
+    ) -> io::Result<(u64, Option<Verdict>)> {
         if self.failed {
-            return (0, None);
+            return Ok((0, None));
         }
-        let run = Rejections { program, framing: self.framing, max_entry: self.max_entry, most };
-        let passed = run.pass(&self.bytes[self.pos..], &mut self.index, scratch);
+        let run = Run {
+            program,
+            framing: self.framing,
+            max_entry: self.max_entry,
+            most,
+            offset: self.pos as u64,
+        };
+        let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
+        let result =
+            run.pass(&self.bytes[self.pos..], &mut self.index, scratch, on_match, &mut passed);
         self.pos += passed.bytes;
         self.entries += passed.entries;
-        (passed.entries, passed.stopped_at.map(|(verdict, _)| verdict))
+        result?;
+        Ok((passed.entries, passed.stopped_at.map(|(verdict, _)| verdict)))
     }
 
     fn fail_entry(&mut self, err: DecodeError) -> StreamError {
