@@ -135,6 +135,9 @@ impl Printer<'_> {
         match outcome {
             Ok(Outcome::Match(m)) => {
                 let flags = m.flags;
+                if !(self.kind.is_trace() && (flags.return_trace || flags.exception_trace)) {
+                    return self.write(m.result);
+                }
                 let mut names = Vec::new();
                 if self.kind.is_trace() && flags.return_trace {
                     names.push("return_trace");
@@ -166,9 +169,21 @@ impl Printer<'_> {
         }
     }
 
+    #[inline]
     fn write(&mut self, term: TermRef<'_>) -> Result<(), CliError> {
         match self.encoding {
             Encoding::Text => {
+                // An integer, the usual result of a selective spec, in one
+                // write of a few bytes.
+                if let Some(n) = term.word().as_small() {
+                    let mut digits = itoa::Buffer::new();
+                    let digits = digits.format(n).as_bytes();
+                    let mut line = [0; 24];
+                    line[..digits.len()].copy_from_slice(digits);
+                    line[digits.len()..digits.len() + 2].copy_from_slice(b".\n");
+                    let line = &line[..digits.len() + 2];
+                    return self.out.write_all(line).map_err(CliError::stdout);
+                }
                 // One write a result: formatting straight into the writer
                 // would make one call per piece of the term.
                 self.line.clear();
