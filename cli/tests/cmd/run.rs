@@ -50,6 +50,37 @@ fn etf_inputs() {
 }
 
 #[test]
+fn integer_results_are_printed_as_erlang_reads_them() {
+    // Integers of every size: the small ones are written without the term
+    // printer, the others through it.
+    let numbers = [
+        "0",
+        "-1",
+        "7",
+        "255",
+        "256",
+        "-256",
+        "2147483647",
+        "-2147483648",
+        "576460752303423487",
+        "-576460752303423488",
+        "576460752303423488",
+        "123456789012345678901234567890",
+    ];
+    let text: String = numbers.iter().map(|n| format!("{{n, {n}}}.\n")).collect();
+    let expected: String = numbers.iter().map(|n| format!("{n}.\n")).collect();
+    let spec = temp_file("run_integers.ms", "[{{n, '$1'}, [], ['$1']}].\n");
+    let terms = temp_file("run_integers.terms", &text);
+    let etf = temp_file("run_integers.etf", etf_stream(&text));
+    for input in [&terms, &etf] {
+        for engine in ["interp", "jit"] {
+            let run = msc(&["run", "--spec", &spec, "--input", input, "--engine", engine]).ok();
+            assert_eq!(run.out(), expected, "{input} on {engine}");
+        }
+    }
+}
+
+#[test]
 fn all_prints_the_no_matches_of_encoded_inputs_too() {
     // Encoded input goes through the wire program, which rejects entries
     // without a call to the printer unless it asks for them.
