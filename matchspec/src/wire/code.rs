@@ -71,7 +71,13 @@ pub enum PlanResult {
 }
 
 /// Runs of entries decided by machine code made for one [`WireProgram`]
-/// from its [`ScanPlan`] (see the [module documentation](self)).
+/// from its [`ScanPlan`].
+///
+/// The usual path finds each entry, scans its term (a loop over the
+/// elements' tags) and then tests the needs (a loop over data). For one
+/// program both loops take the same steps on every term: machine code made
+/// for it takes them straight, with the tests' constants in its
+/// instructions, entry after entry without returning.
 pub trait ScanCode: Send + Sync + fmt::Debug {
     /// Passes the whole entries at the start of `bytes`, framed as
     /// `framing`, that it decides as [`WireProgram::decide`] does: a plain
