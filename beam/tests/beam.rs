@@ -81,6 +81,7 @@ fn lay_out(root: PathBuf) -> Vm {
     let vm = Vm { root, dir };
     let host_dir = vm.host_path(&vm.dir);
     let _ = std::fs::remove_dir_all(&host_dir);
+    remove_stale_layouts(&vm.host_path(Path::new("/tmp")));
     for sub in ["msc/ebin", "msc/priv", "src"] {
         std::fs::create_dir_all(host_dir.join(sub)).unwrap();
     }
@@ -116,6 +117,21 @@ fn lay_out(root: PathBuf) -> Vm {
 
     write_corpus(&beam.join("../testdata/conformance/otp27-random-seed1.terms"), &host_dir);
     vm
+}
+
+/// Removes the layouts of earlier runs whose process is gone: the test
+/// harness has no hook to remove this run's at its end, and each holds a
+/// debug build of the NIF (some 100 MB).
+fn remove_stale_layouts(tmp: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|name| name.strip_prefix("msc-beam-test-"));
+        let Some(pid) = pid.filter(|pid| pid.parse::<u32>().is_ok()) else { continue };
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The shared corpus as ETF, each case behind a 4-byte length, so the
