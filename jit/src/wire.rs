@@ -108,8 +108,12 @@ impl WireCode {
     }
 
     /// The code for `wire`'s runs, or `None` if its needs are not by
-    /// element of a tuple of 1 to [`SMALL_ARITY`] elements.
+    /// element of a tuple of 1 to [`SMALL_ARITY`] elements (or this machine
+    /// is big-endian: the code reads words as little-endian ones).
     pub fn compile(wire: &WireProgram) -> Result<Option<WireCode>, JitError> {
+        if cfg!(target_endian = "big") {
+            return Ok(None);
+        }
         let Some(plan) = wire.scan_plan().filter(|p| (1..=SMALL_ARITY).contains(&p.tests.len()))
         else {
             return Ok(None);
