@@ -101,8 +101,12 @@ impl WireCode {
     /// element ([`WireProgram::scan_plan`]) and the code compiles; else
     /// `wire` as it is.
     pub fn attach(wire: &WireProgram) -> WireProgram {
-        match WireCode::compile(wire) {
-            Ok(Some(code)) => wire.with_scan_code(Arc::new(code)),
+        // As for programs, compiling never fails the spec: even a panic in
+        // Cranelift leaves it to the usual path (`wire` is only read).
+        let compile = std::panic::AssertUnwindSafe(|| WireCode::compile(wire));
+        let compiled = std::panic::catch_unwind(compile);
+        match compiled {
+            Ok(Ok(Some(code))) => wire.with_scan_code(Arc::new(code)),
             _ => wire.clone(),
         }
     }
