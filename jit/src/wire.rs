@@ -26,6 +26,7 @@ use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, Signatur
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
+use matchspec::engine_internals::scan;
 use matchspec::ir::Cmp;
 use matchspec::wire::{
     ElementTest, PlanResult, RunFraming, RunMatch, RunPassed, SMALL_ARITY, ScanCode, ScanPlan,
@@ -34,6 +35,7 @@ use matchspec::wire::{
 
 use crate::JitError;
 use crate::module::{self, codegen};
+use crate::translate::int_cc;
 
 /// A run, made for one framing: the bytes and their length, the most bytes
 /// an entry may take, the most entries to pass, where to write matches and
@@ -506,7 +508,7 @@ impl Scan<'_, '_> {
 
         self.b.switch_to_block(compare);
         let integer = self.b.use_var(value_var);
-        let fails = self.b.ins().icmp_imm_s(condition(op).complement(), integer, value);
+        let fails = self.b.ins().icmp_imm_s(int_cc(op).complement(), integer, value);
         self.or_flag(self.failed, fails);
         self.b.ins().jump(done, &[]);
 
@@ -566,26 +568,6 @@ impl Scan<'_, '_> {
     }
 }
 
-/// The high bit of each of the first `n` bytes of a little-endian word,
-/// by `n`: what a name of `n` bytes must not have set to be ASCII.
-static HIGH_BITS: [u64; 9] = {
-    let mut masks = [0; 9];
-    let mut n = 1;
-    while n < 9 {
-        masks[n] = masks[n - 1] | 0x80 << (8 * (n - 1));
-        n += 1;
-    }
-    masks
-};
-
-/// The condition `op` compares integers with.
-fn condition(op: Cmp) -> IntCC {
-    match op {
-        Cmp::Lt => IntCC::SignedLessThan,
-        Cmp::Le => IntCC::SignedLessThanOrEqual,
-        Cmp::Gt => IntCC::SignedGreaterThan,
-        Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
-        Cmp::Eq | Cmp::ExactEq => IntCC::Equal,
-        Cmp::Ne | Cmp::ExactNe => IntCC::NotEqual,
-    }
-}
+/// The scan's table of the high bits of each of a name's first `n` bytes
+/// (little-endian), by `n`, where the code can read it.
+static HIGH_BITS: [u64; 9] = scan::HIGH_BITS;

@@ -17,10 +17,17 @@
 //!   from its header and the words after it, arithmetic and comparisons
 //!   on such numbers), which the JIT's lean helpers call on the words they
 //!   read.
+//! - [`scan`]: what the plain-term scan checks an element with, which the
+//!   JIT's wire runs check the same way.
 
 pub use crate::interp::frame::{Frame, Step};
 
 /// The number fast path every engine shares: see `matchspec/src/number.rs`.
 pub mod number {
     pub use crate::number::{Encoded, Number, Value, arith, order};
+}
+
+/// The plain-term scan's tables: see `matchspec/src/etf/scan.rs`.
+pub mod scan {
+    pub use crate::etf::scan::HIGH_BITS;
 }

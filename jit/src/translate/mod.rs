@@ -365,6 +365,8 @@ mod guard;
 mod head;
 mod number;
 
+pub(crate) use number::int_cc;
+
 pub(crate) use crate::effects::{MAX_INLINE_ARGS, needs_args};
 pub(crate) use analysis::jump_targets;
 pub(crate) use build::heap_slots;

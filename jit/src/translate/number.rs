@@ -395,7 +395,7 @@ impl Translator<'_, '_, '_> {
 /// `op` on two small-integer words (or the order -1, 0, 1 against 0), as
 /// a signed machine comparison; `=:=` and `=/=` as `==` and `/=`, which
 /// they are for small integers.
-pub(super) fn int_cc(op: Cmp) -> IntCC {
+pub(crate) fn int_cc(op: Cmp) -> IntCC {
     match op {
         Cmp::Lt => IntCC::SignedLessThan,
         Cmp::Le => IntCC::SignedLessThanOrEqual,

@@ -112,7 +112,7 @@ const FIXED_SIZE: [u8; 256] = {
 
 /// The high bit of each of the first `n` bytes of a little-endian word,
 /// by `n`: what a name of `n` bytes must not have set to be ASCII.
-const HIGH_BITS: [u64; 9] = {
+pub const HIGH_BITS: [u64; 9] = {
     let mut masks = [0; 9];
     let mut n = 1;
     while n < 9 {
