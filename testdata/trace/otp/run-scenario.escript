@@ -135,7 +135,8 @@ run(File) ->
         true -> load_tracer_test();
         false -> ok
     end,
-    case names_atom(open_port, Terms) orelse names_atom(port_command, Terms) of
+    case names_atom(open_port, Terms) orelse names_atom(port_command, Terms)
+        orelse names_atom(receive_timeout, Terms) of
         true -> watch_session();
         false -> ok
     end,
@@ -290,6 +291,39 @@ await_gone(Pid, S, Deadline) ->
             await_gone(Pid, S, Deadline)
     end.
 
+%% Waits until the trace cleaner has cleaned a destroyed session from every
+%% process: it is waiting with nothing to do, and so is every other process
+%% (a process with a signal to handle is runnable). Polled with status,
+%% which the VM answers without the process.
+await_cleaner() ->
+    Cleaner = case get(trace_cleaner) of
+                  undefined ->
+                      [C] = [P || P <- processes(),
+                                  erlang:process_info(P, initial_call)
+                                      =:= {initial_call, {erts_trace_cleaner, start, 0}}],
+                      put(trace_cleaner, C),
+                      C;
+                  C -> C
+              end,
+    await_cleaner(Cleaner, erlang:monotonic_time(millisecond) + ?WAIT_MS).
+
+await_cleaner(Cleaner, Deadline) ->
+    receive after 1 -> ok end,
+    Idle = erlang:process_info(Cleaner, [status, message_queue_len])
+        =:= [{status, waiting}, {message_queue_len, 0}]
+        andalso lists:all(fun(P) ->
+                                  P =:= self() orelse
+                                      lists:member(erlang:process_info(P, status),
+                                                   [{status, waiting}, undefined])
+                          end, processes()),
+    case Idle of
+        true -> ok;
+        false ->
+            erlang:monotonic_time(millisecond) > Deadline
+                andalso error(trace_cleaner_busy),
+            await_cleaner(Cleaner, Deadline)
+    end.
+
 delivered() ->
     Ref = erlang:trace_delivered(all),
     receive {trace_delivered, all, Ref} -> ok
@@ -309,12 +343,20 @@ do_term({session_create, Name, Tracer, Opts} = T, W0) ->
             {Error, W}
     end;
 do_term({session_destroy, Name}, W) ->
-    {result(fun() -> trace:session_destroy(session(Name, W)) end, W), W};
+    Reply = result(fun() -> trace:session_destroy(session(Name, W)) end, W),
+    %% A destroyed session is cleaned from every process by the trace
+    %% cleaner, a system process that sends each a signal: each is
+    %% scheduled in and out for it (running tracing shows it). Its work is
+    %% waited for here, so that it shows with this term.
+    Reply =:= true andalso await_cleaner(),
+    {Reply, W};
 do_term({session_info, What} = T, W0) ->
     W = prepare(T, W0),
     R = call(fun() -> trace:session_info(real(What, W)) end),
     {case R of
-         {ok, L} when is_list(L) -> [weak_name(S) || S <- L];
+         %% (The driver's private session is not part of the world.)
+         {ok, L} when is_list(L) -> [weak_name(S) || S <- L,
+                                                  weak_name(S) =/= '$scenario_watch'];
          {ok, Other} -> pretty(Other, W);
          Error -> Error
      end, W};
@@ -1266,11 +1308,48 @@ remote_do_event(P, Actions, W) ->
     lists:member(P, W#w.remotes) orelse world_error(noproc),
     lists:all(fun is_remote_action/1, Actions) orelse world_error(unsupported),
     Pid = maps:get(P, W#w.pids),
+    %% What it sends this node's puppets, which wait in their idle loops
+    %% and leave other messages queued: the first message from another
+    %% node has been seen to arrive after the peer answered that its
+    %% puppet was done, so its arrival is waited for too.
+    Targets = [T || T <- [local_target(To, W) || {send, To, _} <- Actions], is_pid(T)],
+    Before = [{T, queue_len(T)} || T <- lists:usort(Targets)],
     Pid ! {?STEP, {do, real(Actions, W)}},
     W1 = lists:foldl(fun(A, Acc) -> relink(P, A, Acc) end, W, Actions),
     %% One that exits is seen gone by settle/1.
     _ = wait_remote(Pid),
+    [await_queued(T, N + length([X || X <- Targets, X =:= T]),
+                  erlang:monotonic_time(millisecond) + ?WAIT_MS)
+     || {T, N} <- Before],
     {ok, W1}.
+
+%% The local puppet a remote send reaches, if any.
+local_target(To, W) ->
+    case To of
+        {Name, Node} when Node =:= node() -> whereis(Name);
+        _ ->
+            case is_spid(To) andalso maps:get(To, W#w.kind, none) =:= puppet of
+                true -> maps:get(To, W#w.pids);
+                false -> none
+            end
+    end.
+
+queue_len(Pid) ->
+    case erlang:process_info(Pid, message_queue_len) of
+        {message_queue_len, N} -> N;
+        undefined -> gone
+    end.
+
+await_queued(Pid, N, Deadline) ->
+    case queue_len(Pid) of
+        gone -> ok;
+        Len when Len >= N -> ok;
+        _ ->
+            erlang:monotonic_time(millisecond) > Deadline
+                andalso error({no_message, Pid}),
+            receive after 1 -> ok end,
+            await_queued(Pid, N, Deadline)
+    end.
 
 is_remote_action({send, _, _}) -> true;
 is_remote_action({link, P}) -> is_spid(P);
@@ -1297,6 +1376,13 @@ local_do_event(P, Actions, W) ->
                         names_atom(C, A)] =:= []
         orelse world_error(unsupported),
     Local = Children -- Remote,
+    %% A receive ... after takes the first message that comes while it
+    %% waits: a step that waits for a timeout does nothing that may make
+    %% one come (an exit signal's 'EXIT', a port's or another node's
+    %% answer).
+    (not lists:member(receive_timeout, Actions)
+     orelse lists:all(fun(A) -> quiet(P, A) end, Actions))
+        orelse world_error(unsupported),
     (Local =:= [] orelse
      [A || A <- Actions, element(1, A) =:= exit] =:= []) orelse world_error(unsupported),
     case maps:get(P, W#w.kind, none) of
@@ -1364,13 +1450,15 @@ local_do_event(P, Actions, W) ->
 %% when another opened the port.
 watch_opens(P, Pid, Actions, W) ->
     Opened = [O || {open_port, O, _} <- Actions],
+    Timeouts = [Pid || receive_timeout <- Actions],
     Owner = fun(O) ->
                     case lists:member(O, Opened) of
                         true -> Pid;
                         false -> maps:get(maps:get(O, W#w.owners, P), W#w.pids)
                     end
             end,
-    Waits = [Pid || _ <- Opened] ++ [Owner(O) || {port_command, O, _} <- Actions],
+    Waits = [Pid || _ <- Opened] ++ [Owner(O) || {port_command, O, _} <- Actions]
+        ++ Timeouts,
     case Waits of
         [] -> none;
         _ ->
@@ -1383,7 +1471,8 @@ await_opens(none) -> ok;
 await_opens({S, Waits}) ->
     [receive
          {trace, Who, 'receive', {Ref, Port}} when is_reference(Ref), is_port(Port) -> ok;
-         {trace, Who, 'receive', {Port, {data, _}}} when is_port(Port) -> ok
+         {trace, Who, 'receive', {Port, {data, _}}} when is_port(Port) -> ok;
+         {trace, Who, 'receive', timeout} -> ok
      after ?WAIT_MS -> error({port_answer, Who})
      end || Who <- Waits],
     [1 = trace:process(S, Who, false, ['receive']) || Who <- lists:usort(Waits)],
@@ -1391,12 +1480,15 @@ await_opens({S, Waits}) ->
 
 %% The session of watch_opens/2, made while no puppet exists (destroying a
 %% session would schedule every process in). Its receive pattern passes
-%% only port answers {Ref, Port} and {Port, {data, Data}}.
+%% only port answers {Ref, Port} and {Port, {data, Data}}, and the timeout
+%% of a receive ... after (a step's receive_timeout: its wait looks like
+%% any other, and the timer may fire after the driver looked).
 watch_session() ->
     S = trace:session_create('$scenario_watch', self(), []),
     _ = trace:recv(S, [{['_', '_', {'$1', '$2'}],
                         [{is_reference, '$1'}, {is_port, '$2'}], []},
-                       {['_', '_', {'$1', {data, '_'}}], [{is_port, '$1'}], []}], []),
+                       {['_', '_', {'$1', {data, '_'}}], [{is_port, '$1'}], []},
+                       {[clock_service, undefined, timeout], [], []}], []),
     put(watch_session, S),
     ok.
 
@@ -1496,6 +1588,17 @@ bump_if_frame(P, W) ->
         _ -> bump(P, W)
     end.
 
+%% Actions after which nothing comes back to the process in the same step.
+quiet(_, {send, To, _}) -> is_spid(To) orelse (is_atom(To) andalso not is_rpid(To));
+quiet(_, {Tag, P}) when Tag =:= link; Tag =:= unlink; Tag =:= spawn; Tag =:= spawn_link ->
+    is_spid(P);
+quiet(_, {exit, _, _}) -> false;
+quiet(_, {register, _, _}) -> false;
+quiet(_, A) when is_tuple(A) ->
+    not lists:member(element(1, A), [open_port, port_command, port_close,
+                                     port_control, port_call]);
+quiet(_, _) -> true.
+
 is_action('receive') -> true;
 is_action(receive_timeout) -> true;
 is_action(garbage_collect) -> true;
@@ -1580,6 +1683,9 @@ check_one(P, {unregister, N}, Acc, W) ->
     (Owner =:= maps:get(P, W#w.pids) orelse is_port(Owner))
         orelse world_error(not_registered),
     Acc;
+check_one(P, {send, P, _}, {Q, L}, _W) ->
+    %% It takes what it sends itself at its next receive.
+    {Q + 1, L};
 check_one(_P, {send, To, _}, Acc, W) ->
     case is_spid(To) of
         true ->
