@@ -86,6 +86,7 @@ use matchspec_runtime::on_load::on_load_info;
 use matchspec_runtime::pattern::{
     MfaPattern, PatternAction, PatternFlags, parse_pattern_action, parse_pattern_flags,
 };
+use matchspec_runtime::query::FunctionTracing;
 use matchspec_runtime::tracer::{Delivered, TracerRef};
 use matchspec_runtime::{
     AnyPid, CallStyle, CoreConfig, Function, FunctionEntry, GcEvent, GcInfo, HostStack, LinkSignal,
@@ -1878,9 +1879,16 @@ impl<'c> World<'c> {
         }
         let f = *pick(&CONSTS.calls, function);
         let key_name = *pick(&FUNCTION_KEYS, key);
-        let result = info::function_info(&self.core, &session, f, Atom::new(key_name), &mut heap);
-        if key_name == "bogus" && result.is_ok() {
-            self.violation("function_info with an unknown key answered".into());
+        let key = Term::atom(Atom::new(key_name));
+        let result = info::function_info(&self.core, &session, f, key.as_ref(), &mut heap);
+        // An unknown key is badarg once the function is traced; before,
+        // any key answers `{Key, false}` (`undefined` if undeclared).
+        let untraced = matches!(
+            self.core.function_tracing(&session, f),
+            FunctionTracing::Untraced | FunctionTracing::Undeclared
+        );
+        if key_name == "bogus" && result.is_ok() != untraced {
+            self.violation(format!("function_info with an unknown key: {result:?}"));
         }
         let _ = write!(out, "{} ", text(&heap, result));
         let w = info::session_info_function(&self.core, f, &mut heap);
@@ -1900,14 +1908,15 @@ impl<'c> World<'c> {
             let _ = write!(out, "{} ", text(&heap, result));
         }
         for key in ["flags", "tracer", "bogus"] {
+            let item = Term::atom(Atom::new(key));
             let result =
-                info::port_info(&self.core, &session, PortSpec::New, Atom::new(key), &mut heap);
+                info::port_info(&self.core, &session, PortSpec::New, item.as_ref(), &mut heap);
             if (key == "bogus") == result.is_ok() {
                 self.violation(format!("new_ports_info({key}): {result:?}"));
             }
             let _ = write!(out, "{} ", text(&heap, result));
         }
-        let w = on_load_info(&self.core, &session, Atom::new(key_name), &mut heap);
+        let w = on_load_info(&self.core, &session, key.as_ref(), &mut heap);
         let _ =
             write!(out, "{}", w.map_or("-".into(), |w| heap.view(w).without_strings().to_string()));
         out
@@ -2251,10 +2260,12 @@ impl<'c> World<'c> {
     ) -> Option<(u64, u128)> {
         let function = CONSTS.counted[f];
         let mut heap = Heap::new();
-        let answer = match info::function_info(&self.core, session, function, key, &mut heap) {
-            Ok(w) => heap.view(w),
-            Err(e) => self.violation(format!("{key} of {function}: {e:?}")),
-        };
+        let item = Term::atom(key);
+        let answer =
+            match info::function_info(&self.core, session, function, item.as_ref(), &mut heap) {
+                Ok(w) => heap.view(w),
+                Err(e) => self.violation(format!("{key} of {function}: {e:?}")),
+            };
         let value = answer.as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(1));
         let now = value.and_then(|v| stats_of(v, key == CONSTS.call_time));
         let Some(now) = now else {
@@ -2290,11 +2301,17 @@ impl<'c> World<'c> {
             }
             let session = self.sessions[uid].session.clone();
             for (f, &function) in CONSTS.counted.iter().enumerate() {
-                let answer =
-                    match info::function_info(&self.core, &session, function, key, &mut heap) {
-                        Ok(w) => heap.view(w),
-                        Err(e) => self.violation(format!("call_count of {function}: {e:?}")),
-                    };
+                let item = Term::atom(key);
+                let answer = match info::function_info(
+                    &self.core,
+                    &session,
+                    function,
+                    item.as_ref(),
+                    &mut heap,
+                ) {
+                    Ok(w) => heap.view(w),
+                    Err(e) => self.violation(format!("call_count of {function}: {e:?}")),
+                };
                 let value = answer.as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(1));
                 let now = match value.map(|v| v.kind()) {
                     Some(Kind::Atom(Atom::FALSE)) => None,

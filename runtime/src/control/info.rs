@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use matchspec::term::{Atom, Heap, Term, Word};
+use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 
 use crate::control::commands::{MessageEvent, PortSpec, ProcessSpec};
 use crate::control::query::{CallScope, FunctionTracing, TraceSettings};
@@ -16,7 +16,8 @@ use crate::model::session::{EventPattern, SessionRef};
 use crate::model::tracee::{Tracee, TracerLink};
 
 /// `trace:info(Session, Pid | new, flags | tracer)`: `{Key, Value}`, or
-/// `undefined` for a process that does not exist.
+/// `undefined` for a process that does not exist (asked with a key it
+/// knows: ERTS checks the key first).
 pub fn process_info(
     core: &TraceCore,
     session: &SessionRef,
@@ -24,30 +25,58 @@ pub fn process_info(
     key: Atom,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
+    let key = ProcessKey::of(key).ok_or(TraceError::BadOpt)?;
     match core.process_settings(session, spec) {
-        Some(settings) => info_pair(key, settings, heap),
+        Some(settings) => Ok(info_pair(key, settings, heap)),
         None => Ok(Word::atom(Atom::UNDEFINED)),
     }
 }
 
-/// `{flags, Flags}` or `{tracer, Tracer}` (`[]` without one).
-fn info_pair(key: Atom, settings: TraceSettings, heap: &mut Heap) -> Result<Word, TraceError> {
-    let value = match key.name() {
-        "flags" => settings.flags.to_list(heap),
-        "tracer" => settings.tracer.map_or(Word::NIL, |t| t.to_term(heap)),
-        _ => return Err(TraceError::BadOpt),
-    };
-    Ok(heap.tuple(&[Word::atom(key), value]))
+/// What `trace:info/3` asks about a process or a port.
+#[derive(Clone, Copy, Debug)]
+enum ProcessKey {
+    Flags,
+    Tracer,
 }
 
-/// `trace:info(Session, {M, F, A}, Key)` (ERTS's `trace_info_func`).
+impl ProcessKey {
+    fn of(key: Atom) -> Option<ProcessKey> {
+        match key.name() {
+            "flags" => Some(ProcessKey::Flags),
+            "tracer" => Some(ProcessKey::Tracer),
+            _ => None,
+        }
+    }
+}
+
+/// `{flags, Flags}` or `{tracer, Tracer}` (`[]` without one).
+fn info_pair(key: ProcessKey, settings: TraceSettings, heap: &mut Heap) -> Word {
+    let (name, value) = match key {
+        ProcessKey::Flags => ("flags", settings.flags.to_list(heap)),
+        ProcessKey::Tracer => ("tracer", settings.tracer.map_or(Word::NIL, |t| t.to_term(heap))),
+    };
+    heap.tuple(&[Word::atom(Atom::new(name)), value])
+}
+
+/// `trace:info(Session, {M, F, A}, Item)` (ERTS's `trace_info_func`).
+///
+/// A function the session does not trace answers `{Item, false}` and one
+/// that does not exist `{Item, undefined}`, whatever `Item` is (any term:
+/// ERTS looks at it only once it has found a breakpoint). For a traced
+/// function, `Item` must be one of `traced`, `match_spec`, `meta`,
+/// `meta_match_spec`, `call_count`, `call_time`, `call_memory` and `all`.
 pub fn function_info(
     core: &TraceCore,
     session: &SessionRef,
     mfa: Mfa,
-    key: Atom,
+    item: TermRef<'_>,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
+    let settings = match core.function_tracing(session, mfa) {
+        FunctionTracing::Undeclared => return Ok(info_answer(item, Atom::UNDEFINED, heap)),
+        FunctionTracing::Untraced => return Ok(info_answer(item, Atom::FALSE, heap)),
+        FunctionTracing::Traced(settings) => settings,
+    };
     let known = [
         "traced",
         "match_spec",
@@ -58,15 +87,8 @@ pub fn function_info(
         "call_memory",
         "all",
     ];
-    if !known.contains(&key.name()) {
-        return Err(TraceError::BadOpt);
-    }
+    let key = item.as_atom().filter(|k| known.contains(&k.name())).ok_or(TraceError::BadOpt)?;
     let pair = |heap: &mut Heap, value: Word| heap.tuple(&[Word::atom(key), value]);
-    let settings = match core.function_tracing(session, mfa) {
-        FunctionTracing::Undeclared => return Ok(pair(heap, Word::atom(Atom::UNDEFINED))),
-        FunctionTracing::Untraced => return Ok(pair(heap, Word::atom(Atom::FALSE))),
-        FunctionTracing::Traced(settings) => settings,
-    };
     let false_ = Word::atom(Atom::FALSE);
     let spec_or_nil = |heap: &mut Heap, spec: &Option<Term>| {
         spec.as_ref().map_or(Word::NIL, |s| s.as_ref().copy_to(heap))
@@ -130,6 +152,12 @@ pub fn function_info(
         }
     };
     Ok(pair(heap, value))
+}
+
+/// `{Item, Value}`, `Item` copied as it is.
+pub(crate) fn info_answer(item: TermRef<'_>, value: Atom, heap: &mut Heap) -> Word {
+    let item = item.copy_to(heap);
+    heap.tuple(&[item, Word::atom(value)])
 }
 
 /// The per-process list of `call_time` or `call_memory` (ERTS's
@@ -250,16 +278,20 @@ pub fn message_pattern_info(
 }
 
 /// `trace:info(S, Port | new_ports, flags | tracer)`: `{Key, Value}`, or
-/// `undefined` for a port that is not open.
+/// `undefined` for a port that is not open, whatever `item` is (ERTS
+/// looks for the port first).
 pub fn port_info(
     core: &TraceCore,
     session: &SessionRef,
     spec: PortSpec,
-    key: Atom,
+    item: TermRef<'_>,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
     match core.port_settings(session, spec) {
-        Some(settings) => info_pair(key, settings, heap),
+        Some(settings) => {
+            let key = item.as_atom().and_then(ProcessKey::of).ok_or(TraceError::BadOpt)?;
+            Ok(info_pair(key, settings, heap))
+        }
         None => Ok(Word::atom(Atom::UNDEFINED)),
     }
 }

@@ -1,7 +1,8 @@
 //! `on_load` patterns: what each session traces in modules declared later.
 
-use matchspec::term::{Atom, Heap, Word};
+use matchspec::term::{Atom, Heap, TermRef, Word};
 
+use crate::control::info::info_answer;
 use crate::core::TraceCore;
 use crate::model::breakpoint::BpFlags;
 use crate::model::error::TraceError;
@@ -67,15 +68,21 @@ pub(crate) fn apply(core: &TraceCore, module: Atom) -> Result<(), TraceError> {
     })
 }
 
-/// `trace:info(S, on_load, Key)`.
+/// `trace:info(S, on_load, Item)`: `{Item, false}` for any item while
+/// the session has no `on_load` pattern; `None` (badarg) for an item
+/// `trace:info/3` does not know once it has one.
 pub fn on_load_info(
     core: &TraceCore,
     session: &SessionRef,
-    key: Atom,
+    item: TermRef<'_>,
     heap: &mut Heap,
 ) -> Option<Word> {
     let staged = core.staged.lock();
     let on_load = staged.on_load.get(&session.id());
+    if on_load.is_none() {
+        return Some(info_answer(item, Atom::FALSE, heap));
+    }
+    let key = item.as_atom()?;
     let false_ = Word::atom(Atom::FALSE);
     let item = |name: &str, heap: &mut Heap| -> Option<Word> {
         let Some(o) = on_load else { return Some(false_) };

@@ -352,8 +352,9 @@ mod tests {
         fn info(&self, session: usize, f: &str, key: &str) -> String {
             let mut heap = Heap::new();
             let mfa = Mfa::new("m", f, 0);
+            let key = Term::atom(Atom::new(key));
             let info =
-                function_info(&self.core, &self.sessions[session], mfa, Atom::new(key), &mut heap)
+                function_info(&self.core, &self.sessions[session], mfa, key.as_ref(), &mut heap)
                     .expect("info");
             heap.view(info).to_string()
         }

@@ -688,32 +688,35 @@ impl Runner {
         Ok(Term::from(n as i64))
     }
 
+    /// `trace:info/3` (and `erlang:trace_info/2` in the legacy session).
+    /// `item` may be any term: what ERTS does with one it does not know
+    /// depends on the target (see `info`).
     fn info(&mut self, session: &SessionRef, what: TermRef<'_>, item: TermRef<'_>) -> Reply {
-        let key = item.as_atom().ok_or(TraceError::BadOpt)?;
+        let key = || item.as_atom().ok_or(TraceError::BadOpt);
         let mut heap = Heap::new();
         let answer = if let Some(pid) = Pid::from_term(what) {
-            info::process_info(&self.core, session, ProcessSpec::Pid(pid), key, &mut heap)?
+            info::process_info(&self.core, session, ProcessSpec::Pid(pid), key()?, &mut heap)?
         } else if let Some(port) = PortId::from_term(what) {
-            info::port_info(&self.core, session, PortSpec::Port(port), key, &mut heap)?
+            info::port_info(&self.core, session, PortSpec::Port(port), item, &mut heap)?
         } else if what.as_tuple().is_some() {
             let mfa = exact_mfa(what).ok_or(TraceError::BadTarget)?;
-            info::function_info(&self.core, session, mfa, key, &mut heap)?
+            info::function_info(&self.core, session, mfa, item, &mut heap)?
         } else {
             match what.as_atom().map(Atom::name) {
                 Some("new" | "new_processes") => {
-                    info::process_info(&self.core, session, ProcessSpec::New, key, &mut heap)?
+                    info::process_info(&self.core, session, ProcessSpec::New, key()?, &mut heap)?
                 }
                 Some("on_load") => {
-                    on_load_info(&self.core, session, key, &mut heap).ok_or(TraceError::BadOpt)?
+                    on_load_info(&self.core, session, item, &mut heap).ok_or(TraceError::BadOpt)?
                 }
                 Some("send") => {
-                    info::message_pattern_info(session, MessageEvent::Send, key, &mut heap)?
+                    info::message_pattern_info(session, MessageEvent::Send, key()?, &mut heap)?
                 }
                 Some("receive") => {
-                    info::message_pattern_info(session, MessageEvent::Receive, key, &mut heap)?
+                    info::message_pattern_info(session, MessageEvent::Receive, key()?, &mut heap)?
                 }
                 Some("new_ports") => {
-                    info::port_info(&self.core, session, PortSpec::New, key, &mut heap)?
+                    info::port_info(&self.core, session, PortSpec::New, item, &mut heap)?
                 }
                 _ => return Err(TraceError::BadTarget.into()),
             }
