@@ -55,6 +55,13 @@ impl From<TraceeId> for Other {
     }
 }
 
+/// The order in which a process takes over the sessions a link passes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handover {
+    OldestFirst,
+    NewestFirst,
+}
+
 const ON_LINK: TraceFlags = TraceFlags::SET_ON_LINK.union(TraceFlags::SET_ON_FIRST_LINK);
 
 impl Process {
@@ -98,21 +105,32 @@ impl Process {
 
     /// Takes the flags and tracers a link passes on (`set_on_link`,
     /// `set_on_first_link`), added to those it has; the linking process.
+    ///
+    /// The sessions it gets keep the linker's order: ERTS hands them over
+    /// oldest first, each new one in front (a session it was traced in
+    /// already keeps its place).
     pub(crate) fn inherit_from_link(&mut self, signal: LinkSignal) -> Pid {
-        self.take_inheritance(signal, |had, passed| had | passed)
+        self.take_inheritance(signal, Handover::OldestFirst, |had, passed| had | passed)
     }
 
     /// The same for a child made by `spawn_link`, whose flags in each such
-    /// session are the passed ones (its new-process settings go).
+    /// session are the passed ones (its new-process settings go). ERTS
+    /// makes these as it makes the child, walking the parent's sessions
+    /// newest first: the child gets them in reverse, as from a spawn.
     pub(crate) fn inherit_from_spawn_link(&mut self, signal: LinkSignal) -> Pid {
-        self.take_inheritance(signal, |_, passed| passed)
+        self.take_inheritance(signal, Handover::NewestFirst, |_, passed| passed)
     }
 
     fn take_inheritance(
         &mut self,
-        signal: LinkSignal,
+        mut signal: LinkSignal,
+        handover: Handover,
         merge: impl Fn(TraceFlags, TraceFlags) -> TraceFlags,
     ) -> Pid {
+        // `inherit` is in the linker's order, newest session first.
+        if handover == Handover::OldestFirst {
+            signal.inherit.reverse();
+        }
         for Inherited { session, on, off, tracer } in signal.inherit {
             self.tracee().inherit(&session.clone(), |link| match link {
                 Some(l) => {
