@@ -233,6 +233,9 @@ impl Runner {
             ("session_destroy", [name]) => {
                 let session = self.any_session(*name)?;
                 let destroyed = self.core.session_destroy(&session)?;
+                if destroyed {
+                    self.clean_processes();
+                }
                 Ok(Term::atom(if destroyed { Atom::TRUE } else { Atom::FALSE }))
             }
             ("session_info", [what]) => self.session_info(*what),
@@ -378,6 +381,19 @@ impl Runner {
                 Ok(Term::atom(Atom::OK))
             }
             _ => Err(Failure::Unknown),
+        }
+    }
+
+    /// After a session is destroyed, ERTS's trace cleaner sends every
+    /// process a signal to drop its links to the session (and then every
+    /// port, which shows nothing): each process handles it in a run of its
+    /// own, in the order of the process table, which is the order of pids.
+    /// (The driver, busy running the scenario, handles its own unseen.)
+    fn clean_processes(&mut self) {
+        let mut pids: Vec<Pid> = self.processes.keys().copied().filter(|p| *p != DRIVER).collect();
+        pids.sort();
+        for pid in pids {
+            self.asked(pid);
         }
     }
 

@@ -54,8 +54,9 @@ fn open_port_mfa() -> Mfa {
     Mfa::new("erlang", "open_port", 2)
 }
 
-/// Where `port_close/1` waits for the port to be gone.
-fn handle_signals_mfa() -> Mfa {
+/// Where a port BIF waits while its caller handles its signals (the exit
+/// signal of the port `port_close/1` closed, what it sent itself).
+pub(super) fn handle_signals_mfa() -> Mfa {
     Mfa::new("erlang", "bif_handle_signals_return", 2)
 }
 
@@ -135,11 +136,13 @@ impl Runner {
                 let request = heap.tuple(&words);
                 let control = heap.tuple(&[atom("control"), request]);
                 port_task(&wp.port, Some("control"), |port| port.received(pid, heap.view(control)));
+                self.bif_handles_signals(pid);
             }
             // The port takes the call in a task and shows nothing else.
             PortAction::Call(id) => {
                 let Some(wp) = self.world.ports.get(id) else { return };
                 port_task(&wp.port, Some("call"), |_| {});
+                self.bif_handles_signals(pid);
             }
             PortAction::Close(id) => self.port_close(pid, *id),
             PortAction::Link(id) => {
@@ -195,6 +198,8 @@ impl Runner {
         self.link_side(pid, LinkKey::Port(id));
         let Some(p) = self.processes.get_mut(&pid) else { return };
         p.link_port(id);
+        // Its receive of the answer takes what it sent itself first.
+        self.take_own_messages(pid);
         let mut heap = Heap::new();
         let port_word = id.to_word(&mut heap);
         let root = heap.tuple(&[atom("$ref"), port_word]);
@@ -220,8 +225,9 @@ impl Runner {
         let echo = Term::from_parts(heap, echo);
         if owner != pid {
             self.world.port_output.push_back((id, owner, echo));
-            return;
+            return self.bif_handles_signals(pid);
         }
+        self.bif_handles_signals(pid);
         let mut to = Heap::new();
         let to_word = pid.to_word(&mut to);
         self.wait_for_port(pid, id, act_mfa(), |port| {
@@ -242,20 +248,16 @@ impl Runner {
         wp.port.received(pid, Term::atom(Atom::new("close")).as_ref());
         wp.port.close(Term::atom(Atom::new("normal")).as_ref(), wp.name);
         let linked = linked_processes(&wp.linked);
-        let exit = |runner: &mut Self| {
-            for &other in linked.iter().filter(|&&p| p != pid) {
-                let reason = Term::atom(Atom::new("normal"));
-                let signal = Signal::port_exit(id, reason);
-                runner.world.pending.push_back((other, signal));
-            }
-        };
-        if !linked.contains(&pid) {
-            return exit(self);
+        for &other in linked.iter().filter(|&&p| p != pid) {
+            let reason = Term::atom(Atom::new("normal"));
+            let signal = Signal::port_exit(id, reason);
+            self.world.pending.push_back((other, signal));
         }
-        self.wait_within(pid, handle_signals_mfa(), |runner| {
-            exit(runner);
-            runner.run_signals_but(Some(pid));
-        });
+        if !linked.contains(&pid) {
+            return self.bif_handles_signals(pid);
+        }
+        self.wait_within(pid, handle_signals_mfa(), |_| {});
+        self.take_own_messages(pid);
         let reason = Term::atom(Atom::new("normal"));
         self.handle(pid, Signal::port_exit(id, reason));
     }
@@ -289,8 +291,10 @@ impl Runner {
         }
     }
 
-    /// Process `pid` is scheduled out in `current`, `meanwhile` happens,
-    /// and it is scheduled in again.
+    /// Process `pid` is scheduled out in `current`; the others handle what
+    /// is pending for them (the one scheduler runs them while it waits),
+    /// then `meanwhile` happens (a port's I/O task), and it is scheduled
+    /// in again.
     pub(super) fn wait_within(
         &mut self,
         pid: Pid,
@@ -301,6 +305,7 @@ impl Runner {
             p.schedule_out();
             p.trace_schedule_within(false, current);
         }
+        self.run_signals_but(Some(pid));
         meanwhile(self);
         if let Some(p) = self.processes.get_mut(&pid) {
             p.schedule_in();
@@ -319,19 +324,23 @@ impl Runner {
     /// Process `pid` has exited with `reason`: the ports it was linked to
     /// (`ports`, in the order its exit walked its links) close with that
     /// reason (each processes the exit signal in a task of its own, named
-    /// 0), and their other linked processes get exit signals.
+    /// 0, taking it as `{Pid, close}`; one it does not close lives on), and
+    /// their other linked processes get exit signals.
     pub(super) fn ports_after_exit(&mut self, pid: Pid, ports: &[PortId], reason: &Term) {
         for &id in ports {
             let Some(wp) = self.world.ports.get_mut(&id) else { continue };
             wp.linked.remove(LinkKey::Process(pid));
+            // The exit signal reaches the port as `{Pid, close}`.
+            let close = Term::atom(Atom::new("close"));
             let closes = wp.owner == pid || reason.as_ref().as_atom() != Some(Atom::new("normal"));
             if !closes {
-                // The port handles the exit signal and lives on, quietly.
-                port_task(&wp.port, None, |_| {});
+                // It lives on.
+                port_task(&wp.port, None, |port| port.received(pid, close.as_ref()));
                 continue;
             }
             let wp = self.world.ports.remove(&id).expect("looked up above");
             wp.port.trace_schedule_in(None);
+            wp.port.received(pid, close.as_ref());
             wp.port.close(reason.as_ref(), wp.name);
             for linked in linked_processes(&wp.linked) {
                 let signal = Signal::port_exit(id, reason.clone());

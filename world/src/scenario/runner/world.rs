@@ -7,7 +7,11 @@
 //! taking a message without a token clears the puppet's sequential trace
 //! token, exactly as in OTP). Signals a step sends (messages, links,
 //! unlinks, exits) are handled after the step, each receiver in turn in
-//! the order they were woken, as the one scheduler would run them.
+//! the order they were woken, as the one scheduler would run them; or
+//! before, while the puppet waits in the middle of its step (for a
+//! timeout, a port's answer, in a BIF that handles its signals). What a
+//! puppet sends itself it takes at its next receive (see
+//! docs/scenarios.md, "What runs when").
 
 use std::collections::VecDeque;
 
@@ -19,7 +23,7 @@ use super::ports::{PortAction, WorldPort};
 use super::{DRIVER, Failure, Reply, Runner};
 use matchspec_runtime::LinkSignal;
 use matchspec_runtime::Origin;
-use matchspec_runtime::ids::{Pid, PortId, RemotePid};
+use matchspec_runtime::ids::{Mfa, Pid, PortId, RemotePid};
 use matchspec_runtime::seq_trace::MessageToken;
 use matchspec_runtime::{Process, Raised};
 
@@ -85,6 +89,11 @@ pub(super) struct World {
     pub(super) port_output: VecDeque<(PortId, Pid, Term)>,
     /// The puppet running the current step.
     active: Option<Pid>,
+    /// What the puppet running the step sent itself, not taken yet: it
+    /// takes its own messages when it next looks at its signals (a
+    /// receive, the end of the step, an `exit/2` to itself, a port BIF
+    /// that handles the caller's signals).
+    own: VecDeque<(Term, MessageToken)>,
     /// The node's name, the peer nodes and their processes.
     pub(super) nodes: Nodes,
 }
@@ -178,6 +187,13 @@ impl Runner {
         if spawns && ends {
             return Err(world("unsupported"));
         }
+        // A receive ... after takes the first message that comes while it
+        // waits: a step that waits for a timeout does nothing that may
+        // make one come.
+        let waits = actions.iter().any(|a| matches!(a, Action::ReceiveTimeout));
+        if waits && !actions.iter().all(Action::is_quiet) {
+            return Err(world("unsupported"));
+        }
         if pid == DRIVER {
             // The driver only sends messages and exit signals.
             let driver_may = |a: &Action| {
@@ -260,6 +276,10 @@ impl Runner {
                     }
                 }
                 Action::Send { to, .. } => {
+                    // It takes what it sends itself at its next receive.
+                    if Pid::from_term(to.as_ref()) == Some(pid) {
+                        queued += 1;
+                    }
                     // A pid that is not a puppet but exists (a tracer, the
                     // driver) would be a message OTP's side cannot show.
                     if let Some(to) = Pid::from_term(to.as_ref())
@@ -360,6 +380,15 @@ impl Runner {
         if let Action::ReceiveTimeout = action {
             return self.receive_timeout(pid);
         }
+        if let Action::Receive = action {
+            self.take_own_messages(pid);
+            let queued = self.world.queues.get_mut(&pid).and_then(VecDeque::pop_front);
+            if let (Some((message, token)), Some(process)) = (queued, self.processes.get_mut(&pid))
+            {
+                process.consume(message.as_ref(), &token);
+            }
+            return;
+        }
         if let Action::Unregister(name) = action
             && self.port_named(*name).is_some()
         {
@@ -372,6 +401,7 @@ impl Runner {
             | Action::Spawn { .. }
             | Action::ExitSignal(..)
             | Action::Exit(_)
+            | Action::Receive
             | Action::ReceiveTimeout => {
                 unreachable!("handled above")
             }
@@ -385,16 +415,13 @@ impl Runner {
                         .send(matchspec_runtime::tracer::Delivered::new(receiver, message.clone()));
                     return;
                 }
+                if receiver == pid {
+                    self.world.own.push_back((message.clone(), token));
+                    return;
+                }
                 let signal =
                     Signal::Message { from: Origin::Process(pid), message: message.clone(), token };
                 self.world.pending.push_back((receiver, signal));
-            }
-            Action::Receive => {
-                if let Some((message, token)) =
-                    self.world.queues.get_mut(&pid).and_then(VecDeque::pop_front)
-                {
-                    process.consume(message.as_ref(), &token);
-                }
             }
             Action::Link(other) => {
                 let signal = process.link(*other);
@@ -445,11 +472,63 @@ impl Runner {
         }
     }
 
-    /// The step's puppet blocks in its next receive: it is scheduled out
-    /// (unless it ended).
+    /// The step's puppet blocks in its next receive, taking what it sent
+    /// itself first: it is scheduled out (unless it ended).
     pub(super) fn end_step(&mut self) {
-        if let Some(pid) = self.world.active.take() {
+        if let Some(pid) = self.world.active {
+            self.take_own_messages(pid);
+            self.world.active = None;
             self.schedule_out(pid);
+        }
+        self.world.own.clear();
+    }
+
+    /// Process `pid` looks at its signals: the messages it sent itself in
+    /// this step enter its queue (`'receive'`), in the order sent.
+    pub(super) fn take_own_messages(&mut self, pid: Pid) {
+        if self.world.active != Some(pid) {
+            return;
+        }
+        for (message, token) in std::mem::take(&mut self.world.own) {
+            if let Some(process) = self.processes.get_mut(&pid) {
+                process.message_arrived(Origin::Process(pid), message.as_ref());
+                self.world.queues.entry(pid).or_default().push_back((message, token));
+            }
+        }
+    }
+
+    /// Process `pid`, waiting in `current` in the middle of its step,
+    /// handles the signals that came for it meanwhile: scheduled in and
+    /// out for them.
+    fn run_while_waiting(&mut self, pid: Pid, current: Mfa) {
+        let (mine, rest): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.world.pending).into_iter().partition(|(to, _)| *to == pid);
+        self.world.pending = rest;
+        if mine.is_empty() {
+            return;
+        }
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.schedule_in();
+            p.trace_schedule_within(true, current);
+        }
+        for (_, signal) in mine {
+            self.handle(pid, signal);
+        }
+        if let Some(p) = self.processes.get_mut(&pid)
+            && p.tracee().is_alive()
+        {
+            p.schedule_out();
+            p.trace_schedule_within(false, current);
+        }
+    }
+
+    /// A port BIF returns through `erlang:bif_handle_signals_return/2` when
+    /// the caller has signals to handle (here: messages it sent itself):
+    /// it is scheduled out, the others run, and back in it takes them.
+    pub(super) fn bif_handles_signals(&mut self, pid: Pid) {
+        if self.world.active == Some(pid) && !self.world.own.is_empty() {
+            self.wait_within(pid, super::ports::handle_signals_mfa(), |_| {});
+            self.take_own_messages(pid);
         }
     }
 
@@ -483,14 +562,17 @@ impl Runner {
     /// signals sent while handling (exits, unlink answers) go on the end.
     /// Signals to other nodes arrive once none is left on this one (see
     /// `nodes`), and their answers are handled in turn.
+    /// What ports echo to processes that did not wait for it comes from
+    /// their I/O tasks first.
     pub(super) fn run_signals(&mut self) {
+        self.run_port_output();
         self.run_signals_but(None);
     }
 
-    /// [`Runner::run_signals`] while process `away` waits in a BIF: it
-    /// runs after the others, so its signals stay pending.
+    /// [`Runner::run_signals`] while process `away` waits in the middle of
+    /// its step: it runs after the others, so its signals stay pending
+    /// (and the ports' I/O tasks come later).
     pub(super) fn run_signals_but(&mut self, away: Option<Pid>) {
-        self.run_port_output();
         loop {
             while let Some((receiver, _)) =
                 self.world.pending.iter().find(|(to, _)| Some(*to) != away)
@@ -636,11 +718,16 @@ impl Runner {
     }
 
     /// `pid` waits in a `receive` with a timeout (in `scenario_act:act/1`)
-    /// until the timer fires: it is scheduled out and in again, and the
-    /// timeout arrives as the message `timeout` from `clock_service` (the
-    /// receive pattern sees `[clock_service, undefined, timeout]`).
+    /// until the timer fires: it is scheduled out, the others handle what
+    /// it sent them, and it in again, and the timeout arrives as the
+    /// message `timeout` from `clock_service` (the receive pattern sees
+    /// `[clock_service, undefined, timeout]`). (What it sent itself would
+    /// be taken instead: `not_empty`.)
     fn receive_timeout(&mut self, pid: Pid) {
-        self.wait_within(pid, super::ports::act_mfa(), |_| {});
+        let act = super::ports::act_mfa();
+        // Woken by a signal the others' runs sent it (the answer to its
+        // unlink), it handles it in a run of its own, and waits on.
+        self.wait_within(pid, act, |runner| runner.run_while_waiting(pid, act));
         if let Some(process) = self.processes.get_mut(&pid) {
             let timeout = Term::atom(Atom::new("timeout"));
             process.message_arrived(Origin::Other(Atom::new("clock_service")), timeout.as_ref());
@@ -672,6 +759,8 @@ impl Runner {
             linked: false,
         };
         if to == from {
+            // It handles its signals in order: what it sent itself first.
+            self.take_own_messages(to);
             self.handle(to, signal);
         } else {
             self.world.pending.push_back((to, signal));
@@ -853,6 +942,31 @@ pub(super) enum Action {
 }
 
 impl Action {
+    /// Does the action leave nothing to come back to the process later in
+    /// its step? An exit signal may bring an `'EXIT'` back, a port or
+    /// another node an answer.
+    fn is_quiet(&self) -> bool {
+        match self {
+            Action::Send { to, .. } => {
+                to.as_ref().as_atom().is_some() || Pid::from_term(to.as_ref()).is_some()
+            }
+            Action::ExitSignal(..) | Action::Port(_) | Action::Remote(_) => false,
+            Action::Receive
+            | Action::ReceiveTimeout
+            | Action::Link(_)
+            | Action::Unlink(_)
+            | Action::Register(_)
+            | Action::Unregister(_)
+            | Action::TrapExit(_)
+            | Action::SeqTrace(..)
+            | Action::SeqToken(_)
+            | Action::SeqPrint(..)
+            | Action::GarbageCollect
+            | Action::Exit(_)
+            | Action::Spawn { .. } => true,
+        }
+    }
+
     /// The actions of a proper list (`bad_action` for anything else).
     pub(super) fn parse_list(list: TermRef<'_>) -> Result<Vec<Action>, Failure> {
         let items = list.proper_list().ok_or(world("bad_action"))?;
