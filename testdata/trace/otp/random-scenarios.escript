@@ -27,7 +27,21 @@
 %%   enable_trace, disable_trace, seq tokens), send and receive patterns,
 %%   sessions created and destroyed, tracer processes killed, the system
 %%   sequential tracer, tracer modules;
-%% * questions: trace:info/3, erlang:trace_info/2, trace:session_info/1.
+%% * questions: trace:info/3, erlang:trace_info/2, trace:session_info/1,
+%%   about traced, untraced and nonexistent functions, processes, ports and
+%%   the other targets, with every item (unknown ones too);
+%% * ports: puppets open `cat` ports, command them (as owner or not),
+%%   control, call, link, unlink and close them; trace:port/4 and legacy
+%%   port flags;
+%% * steps of several actions: sends to others and to itself, receives of
+%%   what it sent itself, links and unlinks, spawns, receive_timeout after
+%%   them (the others run while it waits).
+%%
+%% Sessions are destroyed while processes are traced with running in
+%% others (destroying a session schedules every process in and out), and
+%% inheritance flags (set_on_spawn, set_on_link, and their first_ kinds)
+%% are set in several sessions at once, so that the order of a process's
+%% sessions shows.
 %%
 %% Each puppet aims at a stack depth drawn anew from time to time, so that
 %% frames stay pending while the configuration changes under them, which is
@@ -51,9 +65,14 @@
 
 -record(proc, {stack = [?IDLE],
                queue = 0,          % messages waiting in its queue
-               links = [],         % puppets it is linked to
+               links = [],         % puppets and ports it is linked to
                trap = false,
+               name = none,        % its registered name
                target = 2}).       % the stack depth it aims at
+
+%% An open port: its owner (linked to it from the start) and the puppets
+%% linked to it.
+-record(port, {owner, links = []}).
 
 -record(st, {out = [],             % terms, newest first
              procs = #{},          % puppet name => #proc{}
@@ -63,12 +82,8 @@
              collectors = [],      % collectors named so far
              dead_collectors = [],
              system_tracer = false,
-             %% Whether sessions may be destroyed. ERTS then schedules every
-             %% process in at some later moment to drop its links to the
-             %% session, which running tracing would show at no fixed
-             %% place: a scenario either destroys sessions or traces
-             %% running, not both.
-             destroys = false}).
+             ports = #{},          % open port => #port{}
+             opened = 0}).         % ports opened so far (#Port<0.1> ...)
 
 main([Seed, Count, Dir]) ->
     main([Seed, Count, Dir, "1"]);
@@ -90,13 +105,16 @@ main(_) ->
     io:format(standard_error, "usage: random-scenarios.escript SEED COUNT DIR [FIRST]~n", []),
     halt(1).
 
-%% Scenario pid literals are written as the atoms '$spid<A.B.C>' while
-%% generating, and printed as <A.B.C>.
+%% Scenario pid and port literals are written as the atoms '$spid<A.B.C>'
+%% and '$sport<0.N>' while generating, and printed as <A.B.C> and
+%% #Port<0.N>.
 format(T) ->
     Text = io_lib:format("~tkw.~n", [T]),
-    re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1", [global, unicode, {return, binary}]).
+    T1 = re:replace(Text, "'\\$spid(<[0-9.]+>)'", "\\1", [global, unicode, {return, binary}]),
+    re:replace(T1, "'\\$sport(<[0-9.]+>)'", "#Port\\1", [global, unicode, {return, binary}]).
 
 spid(N) -> list_to_atom("$spid<0." ++ integer_to_list(N) ++ ".0>").
+sport(N) -> list_to_atom("$sport<0." ++ integer_to_list(N) ++ ">").
 
 %%% The world ---------------------------------------------------------------
 
@@ -110,7 +128,7 @@ declared(M) -> [{F, A} || {F, A} <- exported(M)] ++
 
 scenario() ->
     St0 = lists:foldl(fun({M, Fs}, St) -> emit({module, M, Fs}, St) end,
-                      #st{destroys = chance(50)}, modules()),
+                      #st{}, modules()),
     St1 = start(St0),
     Len = 40 + rand:uniform(80),
     St = steps(Len, St1),
@@ -136,9 +154,10 @@ step(St) ->
          {6, fun function_command/1},
          {2, fun legacy_trace/1},
          {2, fun legacy_pattern/1},
-         {4, fun info/1},
+         {6, fun info/1},
          {1, fun message_pattern/1},
-         {1, fun session_change/1},
+         {2, fun session_change/1},
+         {1, fun port_command/1},
          {1, fun rare/1},
          {2, fun(S) -> spawn_puppet(spawner(S), S) end}],
     (pick(Choices))(St).
@@ -225,7 +244,6 @@ session_change(St) ->
     case {live_sessions(St), chance(50)} of
         {[], _} -> create_session(St);
         {_, true} -> create_session(St);
-        {_, false} when not St#st.destroys -> create_session(St);
         {Ss, false} ->
             S = one_of(Ss),
             St1 = emit({session_destroy, S}, St),
@@ -387,8 +405,15 @@ exited(P, Reason, St) ->
         error -> St;
         {ok, #proc{links = Links}} ->
             St1 = St#st{procs = maps:remove(P, St#st.procs)},
+            %% Its ports close with it, and so do the ports it is linked
+            %% to if the reason is not normal.
+            Owned = [Port || {Port, #port{owner = O}} <- maps:to_list(St1#st.ports), O =:= P],
+            LinkedPorts = [L || L <- Links, not is_puppet_name(L)],
+            Closing = lists:usort(Owned ++ [L || L <- LinkedPorts, Reason =/= normal]),
+            St2 = lists:foldl(fun(Port, Acc) -> close_port(Port, Reason, Acc) end,
+                              St1, Closing),
             lists:foldl(fun(Q, Acc) -> exit_signal(Q, P, Reason, linked, Acc) end,
-                        St1, Links)
+                        St2, [L || L <- Links, is_puppet_name(L)])
     end.
 
 %% Q gets an exit signal from P (through a link, or exit/2).
@@ -416,25 +441,42 @@ reason(R) -> R.
 %%% do steps ---------------------------------------------------------------------------
 
 do(P, St) ->
+    case chance(25) of
+        true -> mixed(P, St);
+        false -> single(P, St)
+    end.
+
+single(P, St) ->
     Others = puppets(St) -- [P],
     #proc{queue = Q, links = Links} = maps:get(P, St#st.procs),
+    LinkedPuppets = [L || L <- Links, is_puppet_name(L)],
+    Ports = maps:keys(St#st.ports),
     Choices =
         [{5, send} || Others =/= []] ++
+        [{1, send_self}] ++
         [{4, 'receive'} || Q > 0] ++
         [{1, receive_timeout} || Q =:= 0] ++
         [{2, link} || Others -- Links =/= []] ++
-        [{2, unlink} || Links =/= []] ++
+        [{2, unlink} || LinkedPuppets =/= []] ++
         [{2, trap_exit}, {1, garbage_collect}] ++
         [{2, seq_trace} || Others =/= []] ++
         [{1, exit_other} || Others =/= []] ++
-        [{1, exit_self}],
+        [{1, exit_self}] ++
+        [{1, register}] ++
+        [{2, open_port} || St#st.opened < 6] ++
+        [{3, port_op} || Ports =/= []],
     Action = pick(Choices),
     action(Action, P, Others, St).
+
+is_puppet_name(A) -> lists:prefix("$spid<", atom_to_list(A)).
 
 action(send, P, Others, St) ->
     To = one_of(Others),
     St1 = bump(P, emit({do, P, [{send, To, value()}]}, St)),
     queued(To, St1);
+action(send_self, P, _, St) ->
+    St1 = bump(P, emit({do, P, [{send, P, value()}]}, St)),
+    queued(P, St1);
 action('receive', P, _, St) ->
     St1 = bump(P, emit({do, P, ['receive']}, St)),
     update(P, fun(Pr) -> Pr#proc{queue = Pr#proc.queue - 1} end, St1);
@@ -444,14 +486,12 @@ action(link, P, Others, St) ->
     #proc{links = Links} = maps:get(P, St#st.procs),
     Q = one_of(Others -- Links),
     St1 = bump(P, emit({do, P, [{link, Q}]}, St)),
-    St2 = update(P, fun(Pr) -> Pr#proc{links = [Q | Pr#proc.links]} end, St1),
-    update(Q, fun(Pr) -> Pr#proc{links = [P | Pr#proc.links]} end, St2);
+    link_model(P, Q, St1);
 action(unlink, P, _, St) ->
     #proc{links = Links} = maps:get(P, St#st.procs),
-    Q = one_of(Links),
+    Q = one_of([L || L <- Links, is_puppet_name(L)]),
     St1 = bump(P, emit({do, P, [{unlink, Q}]}, St)),
-    St2 = update(P, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [Q]} end, St1),
-    update(Q, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [P]} end, St2);
+    unlink_model(P, Q, St1);
 action(trap_exit, P, _, St) ->
     B = one_of([true, false]),
     St1 = bump(P, emit({do, P, [{trap_exit, B}]}, St)),
@@ -482,7 +522,144 @@ action(exit_other, P, Others, St) ->
 action(exit_self, P, _, St) ->
     Reason = one_of([normal, bye]),
     St1 = emit({do, P, [{exit, Reason}]}, St),
-    exited(P, Reason, St1).
+    exited(P, Reason, St1);
+action(register, P, _, St) ->
+    #proc{name = Name} = maps:get(P, St#st.procs),
+    case Name of
+        none ->
+            N = one_of([alpha, beta, gamma]),
+            Taken = [X || #proc{name = X} <- maps:values(St#st.procs)],
+            St1 = bump(P, emit({do, P, [{register, N}]}, St)),
+            case lists:member(N, Taken) of
+                true -> St1;
+                false -> update(P, fun(Pr) -> Pr#proc{name = N} end, St1)
+            end;
+        _ ->
+            %% Now and then a message to its own name first.
+            Acts = [{send, Name, value()} || chance(30)] ++ [{unregister, Name}],
+            St1 = bump(P, emit({do, P, Acts}, St)),
+            St2 = case length(Acts) of 2 -> queued(P, St1); 1 -> St1 end,
+            update(P, fun(Pr) -> Pr#proc{name = none} end, St2)
+    end;
+action(open_port, P, _, St) ->
+    N = St#st.opened + 1,
+    Port = sport(N),
+    St1 = bump(P, emit({do, P, [{open_port, Port, cat}]}, St#st{opened = N})),
+    St2 = St1#st{ports = (St1#st.ports)#{Port => #port{owner = P}}},
+    update(P, fun(Pr) -> Pr#proc{links = [Port | Pr#proc.links]} end, St2);
+action(port_op, P, _, St) ->
+    Port = one_of(maps:keys(St#st.ports)),
+    #port{owner = Owner, links = PortLinks} = maps:get(Port, St#st.ports),
+    #proc{links = Links} = maps:get(P, St#st.procs),
+    Linked = lists:member(Port, Links),
+    Op = pick([{4, command}, {1, control}, {1, call}, {2, close}] ++
+                  [{2, link} || not Linked] ++ [{2, unlink} || Linked]),
+    case Op of
+        command ->
+            St1 = bump(P, emit({do, P, [{port_command, Port, one_of([<<"a">>, <<"hello">>])}]}, St)),
+            %% The owner waits for the echo; anyone else's goes to the owner.
+            case Owner of
+                P -> St1;
+                _ -> queued(Owner, St1)
+            end;
+        control ->
+            bump(P, emit({do, P, [{port_control, Port, rand:uniform(3), <<"x">>}]}, St));
+        call ->
+            bump(P, emit({do, P, [{port_call, Port, rand:uniform(3), x}]}, St));
+        close ->
+            St1 = bump(P, emit({do, P, [{port_close, Port}]}, St)),
+            close_port(Port, normal, St1);
+        link ->
+            St1 = bump(P, emit({do, P, [{link, Port}]}, St)),
+            St2 = update(P, fun(Pr) -> Pr#proc{links = [Port | Pr#proc.links]} end, St1),
+            St2#st{ports = (St2#st.ports)#{Port := #port{owner = Owner, links = [P | PortLinks]}}};
+        unlink ->
+            St1 = bump(P, emit({do, P, [{unlink, Port}]}, St)),
+            St2 = update(P, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [Port]} end, St1),
+            St2#st{ports = (St2#st.ports)#{Port := #port{owner = Owner, links = PortLinks -- [P]}}}
+    end.
+
+%% A step of several actions that leave nothing to wait for but a timeout:
+%% sends to others and to itself, receives (of what it sent itself too),
+%% links, unlinks, a spawn, trap_exit, and receive_timeout while nothing is
+%% queued (the others run while it waits).
+mixed(P, St0) ->
+    N = 2 + rand:uniform(3),
+    {Acts, St} = mixed(N, P, [], St0),
+    case Acts of
+        [] -> St;
+        _ -> bump(P, St#st{out = [{do, P, lists:reverse(Acts)} | St#st.out]})
+    end.
+
+mixed(0, _P, Acts, St) -> {Acts, St};
+mixed(N, P, Acts, St) ->
+    case maps:find(P, St#st.procs) of
+        error -> {Acts, St};
+        {ok, #proc{queue = Q, links = Links}} ->
+            Others = puppets(St) -- [P],
+            Spawned = [C || {S, C} <- Acts, S =:= spawn orelse S =:= spawn_link],
+            Choices =
+                [{4, send} || Others =/= []] ++
+                [{3, send_self}] ++
+                [{3, 'receive'} || Q > 0] ++
+                [{2, receive_timeout} || Q =:= 0] ++
+                [{2, link} || Others -- Links =/= []] ++
+                [{2, unlink} || [L || L <- Links, is_puppet_name(L)] =/= []] ++
+                [{1, trap_exit}] ++
+                [{1, spawn} || Spawned =:= [], St#st.spawned < 10],
+            {Act, St1} = mixed_action(pick(Choices), P, Others, St),
+            mixed(N - 1, P, [Act | Acts], St1)
+    end.
+
+mixed_action(send, _P, Others, St) ->
+    To = one_of(Others),
+    {{send, To, value()}, queued(To, St)};
+mixed_action(send_self, P, _, St) ->
+    {{send, P, value()}, queued(P, St)};
+mixed_action('receive', P, _, St) ->
+    {'receive', update(P, fun(Pr) -> Pr#proc{queue = Pr#proc.queue - 1} end, St)};
+mixed_action(receive_timeout, _P, _, St) ->
+    {receive_timeout, St};
+mixed_action(link, P, Others, St) ->
+    #proc{links = Links} = maps:get(P, St#st.procs),
+    Q = one_of(Others -- Links),
+    {{link, Q}, link_model(P, Q, St)};
+mixed_action(unlink, P, _, St) ->
+    #proc{links = Links} = maps:get(P, St#st.procs),
+    Q = one_of([L || L <- Links, is_puppet_name(L)]),
+    {{unlink, Q}, unlink_model(P, Q, St)};
+mixed_action(trap_exit, P, _, St) ->
+    B = one_of([true, false]),
+    {{trap_exit, B}, update(P, fun(Pr) -> Pr#proc{trap = B} end, St)};
+mixed_action(spawn, P, _, St) ->
+    Child = spid(80 + St#st.spawned),
+    New = #proc{target = rand:uniform(5)},
+    St1 = St#st{spawned = St#st.spawned + 1, procs = (St#st.procs)#{Child => New}},
+    case chance(50) of
+        true -> {{spawn, Child}, St1};
+        false -> {{spawn_link, Child}, link_model(P, Child, St1)}
+    end.
+
+link_model(P, Q, St) ->
+    St1 = update(P, fun(Pr) -> Pr#proc{links = [Q | Pr#proc.links]} end, St),
+    update(Q, fun(Pr) -> Pr#proc{links = [P | Pr#proc.links]} end, St1).
+
+unlink_model(P, Q, St) ->
+    St1 = update(P, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [Q]} end, St),
+    update(Q, fun(Pr) -> Pr#proc{links = Pr#proc.links -- [P]} end, St1).
+
+%% Port is closed with Reason: the puppets linked to it get its exit signal.
+close_port(Port, Reason, St) ->
+    case maps:find(Port, St#st.ports) of
+        error -> St;
+        {ok, #port{owner = Owner, links = Links}} ->
+            St1 = St#st{ports = maps:remove(Port, St#st.ports)},
+            Linked = [Q || {Q, #proc{links = L}} <- maps:to_list(St1#st.procs),
+                           lists:member(Port, L)],
+            _ = {Owner, Links},
+            lists:foldl(fun(Q, Acc) -> exit_signal(Q, Port, Reason, linked, Acc) end,
+                        St1, Linked)
+    end.
 
 queued(To, St) ->
     update(To, fun(Pr) -> Pr#proc{queue = Pr#proc.queue + 1} end, St).
@@ -509,15 +686,17 @@ puppet_flags() ->
 %% garbage_collection: ERTS 27.3.4 crashes when a process's collection is
 %% traced in two sessions (testdata/trace/README.md, "ERTS crashes").
 process_spec(St, S) ->
-    Puppet0 = case St#st.destroys of
-                  true -> puppet_flags() -- [running];
-                  false -> puppet_flags()
-              end,
     Puppet = case S of
-                 s1 -> Puppet0;
-                 _ -> Puppet0 -- [garbage_collection]
+                 s1 -> puppet_flags();
+                 _ -> puppet_flags() -- [garbage_collection]
              end,
+    Inherit = [set_on_spawn, set_on_link, set_on_first_spawn, set_on_first_link],
     case {puppets(St), rand:uniform(10)} of
+        {Ps, R} when Ps =/= [], R =< 1 ->
+            %% Inheritance with events that show whose sessions a new
+            %% process or a linked one gets, and in which order.
+            {one_of(Ps), some_of(Inherit, 2) ++ some_of([procs, send, 'receive', timestamp,
+                                                         running], 2)};
         {Ps, R} when Ps =/= [], R =< 7 -> {one_of(Ps), some_of(Puppet, 4)};
         {_, R} when R =< 9 -> {new, some_of(new_flags(), 4)};
         {_, _} -> {one_of([all, existing]), some_of(existing_flags(), 4)}
@@ -531,15 +710,56 @@ process_command(St) ->
     emit({process, S, Spec, How, Flags}, St1).
 
 %% A {tracer, C} flag where the session has none (or now and then anyway,
-%% which trace:process/4 refuses).
+%% which trace:process/4 refuses); sometimes a tracer module.
 with_tracer(S, true, Flags, St) ->
     case maps:get(S, St#st.sessions, none) =:= undefined orelse chance(3) of
         true ->
-            C = collector(St),
-            {Flags ++ [{tracer, C}], named(C, St)};
+            case tracer_module(St) of
+                {tracer_test, State} when element(2, State) =/= undefined ->
+                    case chance(20) of
+                        true -> {Flags ++ [{tracer, tracer_test, State}], named({tracer_test, State}, St)};
+                        false -> plain_tracer(Flags, St)
+                    end;
+                _ -> plain_tracer(Flags, St)
+            end;
         false -> {Flags, St}
     end;
 with_tracer(_, false, Flags, St) -> {Flags, St}.
+
+plain_tracer(Flags, St) ->
+    C = collector(St),
+    {Flags ++ [{tracer, C}], named(C, St)}.
+
+%% trace:port/4, or legacy erlang:trace/3 on ports: one port (flags for
+%% ports, and process flags, which a port takes too), all, existing or
+%% new ports.
+port_command(St) ->
+    Flags0 = some_of([ports, ports, running_ports, send, 'receive', timestamp,
+                      strict_monotonic_timestamp, call, procs], 3),
+    Spec = case maps:keys(St#st.ports) of
+               [] -> one_of([new, new_ports, all, existing]);
+               Ports -> one_of(Ports ++ Ports ++ [new_ports, all, existing])
+           end,
+    How = chance(70),
+    case chance(25) of
+        true ->
+            %% Legacy: ports by name, the driver the tracer by default.
+            LSpec = case Spec of
+                        new -> new_ports;
+                        all -> ports;
+                        existing -> existing_ports;
+                        _ -> Spec
+                    end,
+            {Flags, St1} = case How andalso chance(60) of
+                               true -> plain_tracer(Flags0, St);
+                               false -> {Flags0, St}
+                           end,
+            emit({erlang_trace, LSpec, How, Flags}, St1);
+        false ->
+            S = session(St),
+            {Flags, St1} = with_tracer(S, How, Flags0, St),
+            emit({port, S, Spec, How, Flags}, St1)
+    end.
 
 legacy_trace(St) ->
     How = chance(65),
@@ -652,30 +872,54 @@ message_pattern(St) ->
 
 info(St) ->
     S = session(St),
-    case rand:uniform(6) of
+    Items = [traced, match_spec, meta, meta_match_spec, call_count, call_time,
+             call_memory, all],
+    Odd = [flags, tracer, session, foo, 42],
+    Ports = maps:keys(St#st.ports),
+    case rand:uniform(9) of
         1 ->
-            What = one_of(puppets(St) ++ [new, ?DRIVER]),
-            emit({info, S, What, one_of([flags, tracer, all])}, St);
+            What = one_of(puppets(St) ++ [new, ?DRIVER, spid(99)] ++ Ports),
+            emit({info, S, What, one_of([flags, tracer, flags, tracer, all, session, foo])}, St);
         2 ->
-            Item = one_of([traced, match_spec, meta, meta_match_spec, call_count,
-                           call_time, call_memory, all]),
-            emit({info, S, concrete_mfa(), Item}, St);
+            Item = one_of(Items ++ Odd),
+            emit({info, S, any_mfa(), Item}, St);
         3 ->
-            emit({session_info, one_of(puppets(St) ++ [concrete_mfa(), new_processes])}, St);
+            emit({session_info, one_of(puppets(St) ++ [any_mfa(), new_processes, spid(99)]
+                                       ++ Ports ++ [new_ports, all])}, St);
         4 ->
-            What = one_of(puppets(St) ++ [new]),
-            emit({erlang_trace_info, What, one_of([flags, tracer])}, St);
+            What = one_of(puppets(St) ++ [new] ++ Ports),
+            emit({erlang_trace_info, What, one_of([flags, tracer, flags, tracer, foo])}, St);
         5 ->
-            Item = one_of([traced, match_spec, meta, call_count, call_time, call_memory, all]),
-            emit({erlang_trace_info, concrete_mfa(), Item}, St);
+            Item = one_of(Items ++ Odd),
+            emit({erlang_trace_info, any_mfa(), Item}, St);
         6 ->
-            emit({info, S, one_of([send, 'receive']), one_of([match_spec, all])}, St)
+            emit({info, S, one_of([send, 'receive']), one_of([match_spec, match_spec, all])}, St);
+        7 ->
+            emit({info, S, one_of([new_ports, on_load]), one_of([flags, tracer, match_spec, all])}, St);
+        _ ->
+            %% A question about a function nobody traces now.
+            Question = case chance(50) of
+                           true -> {info, S, untraced_mfa(), one_of(Items ++ Odd)};
+                           false -> {erlang_trace_info, untraced_mfa(), one_of(Items ++ Odd)}
+                       end,
+            emit(Question, St)
     end.
 
 concrete_mfa() ->
     M = one_of([ma, mb]),
     {F, A} = one_of(declared(M)),
     {M, F, A}.
+
+%% A declared function, or one that does not exist (a missing function,
+%% arity or module).
+any_mfa() ->
+    case rand:uniform(6) of
+        1 -> one_of([{ma, nosuch, 0}, {ma, f, 3}, {mc, f, 1}, {ma, module_info, 0}]);
+        _ -> concrete_mfa()
+    end.
+
+untraced_mfa() ->
+    one_of([{ma, k, 0}, {mb, r, 1}, {ma, nosuch, 0}, {mc, f, 1}, {ma, module_info, 1}]).
 
 %% Now and then: kill a tracer, a clock tick, a sequential trace reset.
 rare(St) ->
