@@ -84,7 +84,9 @@ impl TraceCore {
         // Port events are not a process's.
         let flags = flags - TraceFlags::PORT_ONLY;
         let tracer = tracer_to_use(session, on, tracer)?;
-        if matches!(spec, ProcessSpec::All | ProcessSpec::New) {
+        // ERTS changes the settings for new processes only for a list with
+        // a process flag in it (its tracer too).
+        if matches!(spec, ProcessSpec::All | ProcessSpec::New) && !flags.is_empty() {
             session.change_new_processes(on, flags, tracer.clone());
         }
         match spec {
@@ -237,7 +239,10 @@ impl TraceCore {
             return Err(TraceError::Session);
         }
         let tracer = tracer_to_use(session, on, tracer)?;
-        if matches!(spec, PortSpec::All | PortSpec::New) {
+        // The same for new ports, with a port flag (or a modifier).
+        if matches!(spec, PortSpec::All | PortSpec::New)
+            && flags.intersects(TraceFlags::PORT_TRACEE)
+        {
             session.change_new_ports(on, flags & TraceFlags::PORT_TRACEE, tracer.clone());
         }
         match spec {
