@@ -381,7 +381,11 @@ impl Runner {
             return self.receive_timeout(pid);
         }
         if let Action::Receive = action {
-            self.take_own_messages(pid);
+            // `receive M -> M end` takes the oldest message it has; only
+            // with none does it fetch what it sent itself.
+            if self.world.queues.get(&pid).is_none_or(VecDeque::is_empty) {
+                self.take_own_messages(pid);
+            }
             let queued = self.world.queues.get_mut(&pid).and_then(VecDeque::pop_front);
             if let (Some((message, token)), Some(process)) = (queued, self.processes.get_mut(&pid))
             {
@@ -578,22 +582,22 @@ impl Runner {
                 self.world.pending.iter().find(|(to, _)| Some(*to) != away)
             {
                 let receiver = *receiver;
-                let mut mine = VecDeque::new();
-                let mut rest = VecDeque::new();
-                for (to, signal) in self.world.pending.drain(..) {
-                    if to == receiver {
-                        mine.push_back(signal)
-                    } else {
-                        rest.push_back((to, signal))
-                    }
-                }
-                self.world.pending = rest;
+                // It handles the signals it has now, one at a time; those
+                // after the one it is handling stay pending meanwhile (one
+                // that ends it handles them as it exits), and what comes
+                // later waits for another run.
+                let mine = self.world.pending.iter().filter(|(to, _)| *to == receiver).count();
                 let puppet = self.is_puppet(receiver);
                 if puppet && let Some(p) = self.processes.get_mut(&receiver) {
                     p.schedule_in();
                     super::trace_schedule(p, self.host_stacks.get(&receiver), true);
                 }
-                for signal in mine {
+                for _ in 0..mine {
+                    let Some(at) = self.world.pending.iter().position(|(to, _)| *to == receiver)
+                    else {
+                        break;
+                    };
+                    let (_, signal) = self.world.pending.remove(at).expect("found above");
                     self.handle(receiver, signal);
                 }
                 if puppet {
@@ -681,6 +685,7 @@ impl Runner {
     /// drops its side of the link when it handles the signal.
     pub(super) fn ended(&mut self, pid: Pid, reason: Term) {
         let name = self.world.names.iter().find(|(_, p)| **p == pid).map(|(n, _)| *n);
+        self.drop_ending_links(pid);
         let links = self.world.links.remove(&pid).map(|t| t.exit_order()).unwrap_or_default();
         let mut signals = Vec::with_capacity(links.len());
         let mut ports = Vec::new();
@@ -714,6 +719,24 @@ impl Runner {
         }
         for other in remotes {
             self.world.nodes.exit_to_remote(pid, other, &reason, true);
+        }
+    }
+
+    /// A process that ends handles the signals still on their way to it
+    /// first (ERTS does so as it exits): an exit signal through a link, or
+    /// an unlink, takes that link away, so no exit signal goes back through
+    /// it; the rest are dropped with the process.
+    fn drop_ending_links(&mut self, pid: Pid) {
+        let (mine, rest): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.world.pending).into_iter().partition(|(to, _)| *to == pid);
+        self.world.pending = rest;
+        for (_, signal) in mine {
+            let gone = match signal {
+                Signal::Exit { from, linked: true, .. } => from,
+                Signal::Unlink(from) => LinkKey::Process(from),
+                _ => continue,
+            };
+            self.unlink_side(pid, gone);
         }
     }
 
