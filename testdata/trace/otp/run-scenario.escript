@@ -1470,9 +1470,10 @@ watch_opens(P, Pid, Actions, W) ->
 await_opens(none) -> ok;
 await_opens({S, Waits}) ->
     [receive
-         {trace, Who, 'receive', {Ref, Port}} when is_reference(Ref), is_port(Port) -> ok;
-         {trace, Who, 'receive', {Port, {data, _}}} when is_port(Port) -> ok;
-         {trace, Who, 'receive', timeout} -> ok
+         {'$watched', {trace, Who, 'receive', {Ref, Port}}}
+           when is_reference(Ref), is_port(Port) -> ok;
+         {'$watched', {trace, Who, 'receive', {Port, {data, _}}}} when is_port(Port) -> ok;
+         {'$watched', {trace, Who, 'receive', timeout}} -> ok
      after ?WAIT_MS -> error({port_answer, Who})
      end || Who <- Waits],
     [1 = trace:process(S, Who, false, ['receive']) || Who <- lists:usort(Waits)],
@@ -1484,13 +1485,21 @@ await_opens({S, Waits}) ->
 %% of a receive ... after (a step's receive_timeout: its wait looks like
 %% any other, and the timer may fire after the driver looked).
 watch_session() ->
-    S = trace:session_create('$scenario_watch', self(), []),
+    %% Its tracer forwards what it gets, tagged: the driver may be a
+    %% scenario session's tracer too, getting the very same messages.
+    Driver = self(),
+    Forwarder = spawn_link(fun() -> forward_watched(Driver) end),
+    S = trace:session_create('$scenario_watch', Forwarder, []),
     _ = trace:recv(S, [{['_', '_', {'$1', '$2'}],
                         [{is_reference, '$1'}, {is_port, '$2'}], []},
                        {['_', '_', {'$1', {data, '_'}}], [{is_port, '$1'}], []},
                        {[clock_service, undefined, timeout], [], []}], []),
     put(watch_session, S),
     ok.
+
+forward_watched(Driver) ->
+    receive Msg -> Driver ! {'$watched', Msg} end,
+    forward_watched(Driver).
 
 %% The driver's actions: a send, or an exit signal, which kills a collector
 %% (collectors do not trap exits) unless the reason is normal.

@@ -841,7 +841,7 @@ impl Runner {
         let tracee = p.tracee().clone();
         let start = Term::parse("{scenario, idle, []}").expect("a literal");
         let process = self.core.spawn_from(&tracee, child, Some(super::idle()), start.as_ref());
-        self.born(parent, process);
+        self.born(parent, process, SpawnOpts::None);
     }
 
     /// `parent`, running a step, spawns and links `child` in one go
@@ -853,15 +853,15 @@ impl Runner {
         let process = self.core.spawn_link_from(p, child, Some(super::idle()), start.as_ref());
         self.link_side(parent, LinkKey::Process(child));
         self.link_side(child, LinkKey::Process(parent));
-        self.born(parent, process);
+        self.born(parent, process, SpawnOpts::Link);
     }
 
     /// A child `parent` spawned joins the world: it gets the parent's
     /// sequential trace token and runs once, in its turn.
-    fn born(&mut self, parent: Pid, child: Process) {
+    fn born(&mut self, parent: Pid, child: Process, opts: SpawnOpts) {
         let pid = child.pid();
         self.add_process(child);
-        self.spawn_token(parent, pid);
+        self.spawn_token(parent, pid, opts);
         self.world.pending.push_back((pid, Signal::Start));
     }
 
@@ -870,10 +870,11 @@ impl Runner {
     /// the request, which the child takes (token included), and the child's
     /// reply goes back with it, which the parent handles without taking the
     /// token (but see `Process::spawn_reply_handled` for its counters). The request is `{spawn_request, Ref, Parent, GroupLeader,
-    /// {scenario, idle, 0}, [], spawn_reply, []}` and the reply
+    /// {scenario, idle, 0}, Opts, spawn_reply, []}`, `Opts` being `[link]`
+    /// for `spawn_link` and `[]` for `spawn`, and the reply
     /// `{spawn_reply, Ref, ok, Child}`; the reference is `'$ref'` and the
     /// group leader `<0.60.0>` (see docs/scenarios.md).
-    pub(super) fn spawn_token(&mut self, parent: Pid, child: Pid) {
+    pub(super) fn spawn_token(&mut self, parent: Pid, child: Pid, opts: SpawnOpts) {
         let Some(p) = self.processes.get_mut(&parent) else { return };
         if p.tracee().seq_state().token().is_none() {
             return;
@@ -882,13 +883,17 @@ impl Runner {
         let parent_word = parent.to_word(&mut heap);
         let leader = GROUP_LEADER.to_word(&mut heap);
         let idle = heap.tuple(&[atom("scenario"), atom("idle"), Word::small(0).expect("small")]);
+        let opts = match opts {
+            SpawnOpts::None => Word::NIL,
+            SpawnOpts::Link => heap.list(&[atom("link")]),
+        };
         let request = heap.tuple(&[
             atom("spawn_request"),
             atom("$ref"),
             parent_word,
             leader,
             idle,
-            Word::NIL,
+            opts,
             atom("spawn_reply"),
             Word::NIL,
         ]);
@@ -930,6 +935,15 @@ impl Runner {
         let word = state.token_word(&mut heap);
         Ok(Term::from_parts(heap, word))
     }
+}
+
+/// The options of a spawn request, as a sequential trace shows them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum SpawnOpts {
+    /// `spawn/3`: `[]`.
+    None,
+    /// `spawn_link/3`: `[link]`.
+    Link,
 }
 
 /// One action of a `do` step.
