@@ -39,8 +39,9 @@ pub enum TransformErrorKind {
     /// 10: an atom `'$N'` in a head, which a match spec would read as a
     /// variable.
     HeadDollarAtom(Atom),
-    /// 11: a variable as a binary segment's value in a head.
-    HeadBinVariable(Atom),
+    /// 11: a variable as a binary segment's value in a head (its name,
+    /// which ms_transform writes as an atom).
+    HeadBinVariable(String),
     /// 16, 116: `=` in a guard or body.
     Match(Part),
     /// 17, 117: a call of a function a match spec does not have.
@@ -56,8 +57,9 @@ pub enum TransformErrorKind {
     /// 22, 122: a call of another module's function (or of an `erlang`
     /// function a match spec does not have).
     RemoteCall(Part, Atom, Atom, usize),
-    /// 23, 123: a head variable as a binary segment's value in a guard or body.
-    BinVariable(Part, Atom),
+    /// 23, 123: a head variable as a binary segment's value in a guard or
+    /// body (its name).
+    BinVariable(Part, String),
     /// A record update whose field is not an atom: `ms_transform` throws a
     /// bare code 7 here, which `format_error/1` does not know.
     UnknownCode7,
@@ -107,13 +109,13 @@ impl fmt::Display for TransformErrorKind {
             K::HeadDollarAtom(atom) => write!(
                 f,
                 "fun head contains atom {}, which conflics with reserved atoms in match_spec heads",
-                W(*atom)
+                W(atom.name())
             ),
             K::HeadBinVariable(var) => write!(
                 f,
                 "fun head contains bit syntax matching of variable {}, which cannot be translated \
                  into match_spec",
-                W(*var)
+                W(var)
             ),
             K::Match(Part::Guard) => f.write_str(
                 "fun with guard matching ('=' in guard) is illegal as match_spec as well",
@@ -147,7 +149,7 @@ impl fmt::Display for TransformErrorKind {
                 f,
                 "fun containing the remote function call '{}:{}/{arity}' (called in {}) cannot be \
                  translated into match_spec",
-                W(*module),
+                W(module.name()),
                 Tw(*name),
                 part.word()
             ),
@@ -155,7 +157,7 @@ impl fmt::Display for TransformErrorKind {
                 f,
                 "bit syntax construction with variable {} (in {}) cannot be translated into \
                  match_spec",
-                W(*var),
+                W(var),
                 part.word()
             ),
             K::UnknownCode7 => f.write_str("Unknown error code 7"),
@@ -182,11 +184,12 @@ impl fmt::Display for Tw {
 }
 
 /// An atom as `~w` writes it: as `~tw`, but characters above 255 escaped.
-struct W(Atom);
+/// An atom as `~w` writes it, from its name.
+struct W<'a>(&'a str);
 
-impl fmt::Display for W {
+impl fmt::Display for W<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.0.name();
+        let name = self.0;
         if name.chars().all(|c| u32::from(c) <= 255) {
             return write_atom(f, name);
         }

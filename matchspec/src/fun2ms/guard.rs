@@ -194,7 +194,7 @@ impl Translator<'_> {
         for element in elements {
             if let ExprKind::Var(name) = &element.value.kind {
                 if self.bindings.lookup(name).is_some() {
-                    return fail(K::BinVariable(self.part, Atom::new(name)), &element.value);
+                    return fail(K::BinVariable(self.part, name.to_string()), &element.value);
                 }
                 out.push(BinForm {
                     value: raw(&element.value),

@@ -139,7 +139,7 @@ fn th_inner(expr: &Expr, b: &mut HeadBindings) -> Result<Form, Failure> {
             let mut segments = Vec::with_capacity(elements.len());
             for element in elements {
                 if let ExprKind::Var(name) = &element.value.kind {
-                    return fail(K::HeadBinVariable(Atom::new(name)), &element.value);
+                    return fail(K::HeadBinVariable(name.to_string()), &element.value);
                 }
                 let value = th(&element.value, b)?;
                 let size = element.size.as_ref().map(|s| th(s, b)).transpose()?;

@@ -120,6 +120,9 @@ pub enum ParseErrorKind {
     FloatOutOfRange,
     /// An atom of more than 255 characters.
     AtomTooLong,
+    /// A variable name of more than 255 characters (`erl_scan`'s `{illegal,
+    /// var}`: Erlang names variables with atoms).
+    VariableTooLong,
     /// The atom table is full.
     TooManyAtoms,
     /// A variable, which a term cannot contain, e.g. `{X, 1}`.
@@ -240,6 +243,9 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::BadDigit => f.write_str("digit too large for the integer's base"),
             ParseErrorKind::FloatOutOfRange => f.write_str("float out of range"),
             ParseErrorKind::AtomTooLong => f.write_str("atom longer than 255 characters"),
+            ParseErrorKind::VariableTooLong => {
+                f.write_str("variable name longer than 255 characters")
+            }
             ParseErrorKind::TooManyAtoms => f.write_str("system_limit: the atom table is full"),
             ParseErrorKind::Variable(v) => {
                 write!(

@@ -138,7 +138,7 @@ pub(crate) enum Token<'input> {
     #[token("else", |l| l.slice())]
     Reserved(&'input str),
 
-    #[regex(r"[A-Z_À-ÖØ-Þ][a-zA-Z0-9_@À-ÖØ-öø-ÿ]*", |l| l.slice())]
+    #[regex(r"[A-Z_À-ÖØ-Þ][a-zA-Z0-9_@À-ÖØ-öø-ÿ]*", variable)]
     Var(&'input str),
 
     #[regex(r"[0-9]+(_[0-9]+)*", decimal)]
@@ -226,6 +226,18 @@ fn intern(name: &str) -> Result<Atom, ParseErrorKind> {
         crate::term::AtomError::TooLong => ParseErrorKind::AtomTooLong,
         _ => ParseErrorKind::TooManyAtoms,
     })
+}
+
+/// A variable name: at most 255 characters, as an atom (`fun2ms` makes
+/// atoms of them).
+fn variable<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<&'s str, ParseErrorKind> {
+    let name = lex.slice();
+    if name.len() > crate::term::MAX_ATOM_CHARS
+        && name.chars().count() > crate::term::MAX_ATOM_CHARS
+    {
+        return Err(ParseErrorKind::VariableTooLong);
+    }
+    Ok(name)
 }
 
 fn bare_atom<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<Atom, ParseErrorKind> {

@@ -449,7 +449,7 @@ systematic_cases() ->
        sys_special(), sys_unbound(), sys_bindings(), sys_body_bin(),
        sys_fold(), sys_literals(), sys_maps_body(), sys_semicolon(),
        sys_clauses(), sys_precedence(), sys_unicode(), sys_locations(),
-       sys_parse_errors(), sys_exceptions()]).
+       sys_parse_errors(), sys_exceptions(), sys_limits()]).
 
 %% Error 1: not a literal fun (goes through parse_transform/2).
 sys_not_fun() ->
@@ -1135,6 +1135,26 @@ sys_parse_errors() ->
                 "fun(X) -> ] end", "fun(X) -> \\ end", "fun(X) -> 'a\\qb' end",
                 "fun(X) ->\n\n   ) end", "fun(X) -> X end )",
                 "fun(X) -> 1_ end", "fun(X) -> #{ end"]]).
+
+%% Names at the scanner's limits: variables and atoms of 255 characters
+%% (ASCII and not) translate, of 256 do not scan; in heads, guards, bodies
+%% and binary segments, where ms_transform names the variable in its error.
+sys_limits() ->
+    Var = fun(N, C) -> [$V | lists:duplicate(N - 1, C)] end,
+    Atom = fun(N) -> "'" ++ lists:duplicate(N, $a) ++ "'" end,
+    Funs =
+        lists:append(
+          [["fun(@{" ++ V ++ "}@) -> " ++ V ++ " end",
+            "fun(@{" ++ V ++ "}@) when " ++ V ++ " > 1 -> ok end",
+            "fun(@{<<" ++ V ++ ":8>>}@) -> ok end",
+            "fun(@{X}@) -> <<" ++ V ++ ":8>> end",
+            "fun(@{" ++ V ++ "}@) -> <<" ++ V ++ ":8>> end",
+            "fun(@{X}@) -> " ++ V ++ " end"]
+           || V <- [Var(255, $a), Var(256, $a), Var(255, 16#e9), Var(256, 16#e9)]])
+        ++ lists:append(
+             [["fun(@{X}@) -> " ++ A ++ " end", "fun(@{" ++ A ++ "}@) -> ok end"]
+              || A <- [Atom(255), Atom(256)]]),
+    lists:append([both(T) || T <- Funs]).
 
 %% Heads and bodies that make ms_transform or normalise/1 raise.
 sys_exceptions() ->
