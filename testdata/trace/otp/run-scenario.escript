@@ -759,6 +759,10 @@ in_world(M, W) when is_tuple(M), tuple_size(M) >= 3,
     not Machinery andalso
         (not (is_pid(Tracee) orelse is_port(Tracee))
          orelse maps:is_key(Tracee, W#w.rev));
+%% What tracer_test forwards: {Tag, State, Tracee, Msg, Opts}.
+in_world({Tag, _State, Tracee, _Msg, Opts}, W) when is_atom(Tag), is_map(Opts),
+                                                    (is_pid(Tracee) orelse is_port(Tracee)) ->
+    maps:is_key(Tracee, W#w.rev);
 in_world(_, _) -> true.
 
 %% The measured values of call_time and call_memory in trace_info replies
