@@ -2,8 +2,8 @@
 //!
 //! Lays the application out in a temporary directory (the NIF cargo built
 //! for this test in `priv/`, the modules of `msc/src/` and the EUnit suites
-//! of `msc/test/` compiled by `erlc` into `ebin/`) and runs each suite in its own
-//! `erl`, in every Erlang this machine has:
+//! of `msc/test/` compiled by `erlc` into `ebin/`) and runs each suite in its
+//! own `erl`, in every Erlang this machine has:
 //!
 //! - the `erl` on the `PATH` (Debian's `erlang-nox`: OTP 25 on bookworm),
 //!   which shows that the NIF loads on an older OTP;
@@ -11,112 +11,178 @@
 //!   `chroot`; `.ci/run` makes one with OTP 27 by debootstrap), where the
 //!   corpus's answers, which are OTP 27's, must match exactly.
 //!
-//! Without any Erlang the tests say so and pass, unless `MSC_REQUIRE_BEAM`
-//! is set (`.ci/run` sets it), where a missing one fails them.
+//! Each suite in each Erlang is a test of its own (`msc_module::host`,
+//! `msc_module::otp_root`). One that cannot run is reported as ignored, and
+//! a line before the tests says why and what to install: no such Erlang, an
+//! Erlang without `erlc` or EUnit, or one older than the suite needs
+//! (`otp27` runs only in OTP 27 and later). With `MSC_REQUIRE_BEAM` set
+//! (`.ci/run` sets it) a missing or incomplete Erlang, or a suite that runs
+//! in none, fails instead.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::process::{Command, ExitCode, Output};
+use std::sync::{Arc, OnceLock};
 
-/// An Erlang to run the suites in, with the application laid out for it.
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// Where an Erlang is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// The `erl` on the `PATH`.
+    Host,
+    /// The root directory `MSC_OTP_ROOT`, run with `chroot`.
+    OtpRoot,
+}
+
+impl Place {
+    fn name(self) -> &'static str {
+        match self {
+            Place::Host => "host",
+            Place::OtpRoot => "otp_root",
+        }
+    }
+}
+
+/// An Erlang to run the suites in; the application is laid out for it
+/// when a suite first needs it.
 struct Vm {
+    place: Place,
     /// The root directory it runs in (`/` for the host's).
     root: PathBuf,
+    /// Its OTP release.
+    otp: u32,
     /// The application's directory, as the VM sees it.
     dir: PathBuf,
+    /// Laid out (or why not).
+    laid_out: OnceLock<Result<(), String>>,
+}
+
+/// What a place has: a complete Erlang, or why it cannot run the suites.
+enum Probe {
+    Ready(Arc<Vm>),
+    Missing(String),
 }
 
 impl Vm {
-    fn command(&self, program: &str) -> Command {
-        if self.root == Path::new("/") {
+    fn command(root: &Path, program: &str) -> Command {
+        if root == Path::new("/") {
             Command::new(program)
         } else {
             let mut command = Command::new("chroot");
-            command.arg(&self.root).arg(program);
+            command.arg(root).arg(program);
             command
         }
     }
 
     /// `path` as the host sees it.
     fn host_path(&self, path: &Path) -> PathBuf {
-        self.root.join(path.strip_prefix("/").unwrap())
+        self.root.join(path.strip_prefix("/").expect("an absolute path"))
     }
 
-    fn run(&self, program: &str, args: &[&str]) -> Output {
-        self.command(program)
+    fn run(&self, program: &str, args: &[&str]) -> Result<Output, String> {
+        Vm::command(&self.root, program)
             .args(args)
             .env("MSC_TEST_DATA", &self.dir)
             .output()
-            .unwrap_or_else(|e| panic!("running {program} in {}: {e}", self.root.display()))
+            .map_err(|e| format!("running {program} in {}: {e}", self.root.display()))
+    }
+
+    /// The application laid out under the VM's `/tmp` (once).
+    fn ready(&self) -> Result<(), Failed> {
+        self.laid_out.get_or_init(|| lay_out(self)).clone().map_err(Failed::from)
     }
 }
 
-/// The Erlangs to test in.
-fn vms() -> &'static [Vm] {
-    static VMS: OnceLock<Vec<Vm>> = OnceLock::new();
-    VMS.get_or_init(|| {
-        let mut roots = Vec::new();
-        let host_erl = Command::new("erl").args(["-noshell", "-eval", "halt()."]).output();
-        if host_erl.is_ok_and(|o| o.status.success()) {
-            roots.push(PathBuf::from("/"));
-        }
-        if let Some(root) = std::env::var_os("MSC_OTP_ROOT") {
-            roots.push(PathBuf::from(root));
-        }
-        if roots.is_empty() {
-            assert!(
-                std::env::var_os("MSC_REQUIRE_BEAM").is_none(),
-                "MSC_REQUIRE_BEAM is set but there is no Erlang (no `erl`, no MSC_OTP_ROOT)"
-            );
-            eprintln!("skipped: no Erlang here (install erlang-nox to run the BEAM tests)");
-        }
-        roots.into_iter().map(lay_out).collect()
-    })
+/// Looks for a complete Erlang at `place`: `erl` that runs, `erlc`, and
+/// EUnit (Debian packages them apart: `erlang-nox`, `erlang-dev`,
+/// `erlang-eunit`).
+fn probe(place: Place) -> Probe {
+    let root = match place {
+        Place::Host => PathBuf::from("/"),
+        Place::OtpRoot => match std::env::var_os("MSC_OTP_ROOT") {
+            Some(root) => PathBuf::from(root),
+            None => {
+                return Probe::Missing(
+                    "MSC_OTP_ROOT is not set (.ci/run makes an OTP 27 root with debootstrap)"
+                        .into(),
+                );
+            }
+        },
+    };
+    let at = match place {
+        Place::Host => "on the PATH".to_owned(),
+        Place::OtpRoot => format!("in {}", root.display()),
+    };
+    let eval = "EUnit = case code:lib_dir(eunit) of \
+                    {error, _} -> false; \
+                    Dir -> filelib:is_file(filename:join(Dir, \"include/eunit.hrl\")) \
+                end, \
+                io:format(\"~s ~p\", [erlang:system_info(otp_release), EUnit]), halt().";
+    let answer = Vm::command(&root, "erl").args(["-noshell", "-eval", eval]).output();
+    let Ok(answer) = answer.as_ref().map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    else {
+        return Probe::Missing(format!("no `erl` {at} (install erlang-nox)"));
+    };
+    let mut words = answer.split_whitespace();
+    let otp = words.next().and_then(|r| r.parse::<u32>().ok());
+    let Some(otp) = otp else {
+        return Probe::Missing(format!("`erl` {at} does not run: {answer:?}"));
+    };
+    if words.next() != Some("true") {
+        return Probe::Missing(format!(
+            "the Erlang {at} (OTP {otp}) has no EUnit (install erlang-eunit)"
+        ));
+    }
+    // `erlc` with nothing to compile succeeds (127: chroot found none).
+    let erlc = Vm::command(&root, "erlc").output();
+    if !erlc.is_ok_and(|o| o.status.success()) {
+        return Probe::Missing(format!("the Erlang {at} has no `erlc` (install erlang-dev)"));
+    }
+    let dir = PathBuf::from(format!("/tmp/msc-beam-test-{}", std::process::id()));
+    Probe::Ready(Arc::new(Vm { place, root, otp, dir, laid_out: OnceLock::new() }))
 }
 
-/// Lays the application and the test data out under `root`'s `/tmp`.
-fn lay_out(root: PathBuf) -> Vm {
+/// Lays the application and the test data out under the VM's `/tmp`.
+fn lay_out(vm: &Vm) -> Result<(), String> {
     let beam = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = PathBuf::from(format!("/tmp/msc-beam-test-{}", std::process::id()));
-    let vm = Vm { root, dir };
     let host_dir = vm.host_path(&vm.dir);
     let _ = std::fs::remove_dir_all(&host_dir);
     remove_stale_layouts(&vm.host_path(Path::new("/tmp")));
+    let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
     for sub in ["msc/ebin", "msc/priv", "src"] {
-        std::fs::create_dir_all(host_dir.join(sub)).unwrap();
+        std::fs::create_dir_all(host_dir.join(sub)).map_err(|e| io(sub, e))?;
     }
 
     // Cargo leaves the cdylib it built for this test beside the test
     // executable, in `deps/`.
-    let exe = std::env::current_exe().unwrap();
+    let exe = std::env::current_exe().map_err(|e| io("the test executable", e))?;
     let name = format!("{}msc_nif{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
     let nif = exe.with_file_name(name);
     std::fs::copy(&nif, host_dir.join("msc/priv/libmsc_nif.so"))
-        .unwrap_or_else(|e| panic!("copying {}: {e}", nif.display()));
-    std::fs::copy(beam.join("msc/src/msc.app.src"), host_dir.join("msc/ebin/msc.app")).unwrap();
+        .map_err(|e| io(&nif.display().to_string(), e))?;
+    std::fs::copy(beam.join("msc/src/msc.app.src"), host_dir.join("msc/ebin/msc.app"))
+        .map_err(|e| io("msc.app.src", e))?;
 
     let mut args = vec!["-Wall".to_owned(), "-Werror".to_owned(), "-o".to_owned()];
     args.push(vm.dir.join("msc/ebin").display().to_string());
     for folder in ["msc/src", "msc/test"] {
-        for entry in std::fs::read_dir(beam.join(folder)).unwrap() {
-            let path = entry.unwrap().path();
+        let entries = std::fs::read_dir(beam.join(folder)).map_err(|e| io(folder, e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| io(folder, e))?.path();
             if path.extension().is_some_and(|e| e == "erl") {
-                let name = path.file_name().unwrap();
-                std::fs::copy(&path, host_dir.join("src").join(name)).unwrap();
+                let name = path.file_name().expect("a file");
+                std::fs::copy(&path, host_dir.join("src").join(name))
+                    .map_err(|e| io(&path.display().to_string(), e))?;
                 args.push(vm.dir.join("src").join(name).display().to_string());
             }
         }
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let compiled = vm.run("erlc", &args);
-    assert!(
-        compiled.status.success(),
-        "erlc failed:\n{}",
-        String::from_utf8_lossy(&compiled.stdout)
-    );
-
-    write_corpus(&beam.join("../testdata/conformance/otp27-random-seed1.terms"), &host_dir);
-    vm
+    let compiled = vm.run("erlc", &args)?;
+    if !compiled.status.success() {
+        return Err(format!("erlc failed:\n{}", String::from_utf8_lossy(&compiled.stdout)));
+    }
+    write_corpus(&beam.join("../testdata/conformance/otp27-random-seed1.terms"), &host_dir)
 }
 
 /// Removes the layouts of earlier runs whose process is gone: the test
@@ -136,102 +202,207 @@ fn remove_stale_layouts(tmp: &Path) {
 
 /// The shared corpus as ETF, each case behind a 4-byte length, so the
 /// Erlang side gets its pids as pids.
-fn write_corpus(text: &Path, dir: &Path) {
-    let text = std::fs::read_to_string(text).unwrap();
+fn write_corpus(text: &Path, dir: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(text).map_err(|e| format!("{}: {e}", text.display()))?;
     let mut heap = msc::Heap::new();
-    let cases = msc::parse_terms_into(&text, &mut heap).unwrap();
+    let cases = msc::parse_terms_into(&text, &mut heap).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for case in cases {
-        let bytes = msc::etf::encode(heap.view(case)).unwrap();
-        out.extend_from_slice(&u32::try_from(bytes.len()).unwrap().to_be_bytes());
+        let bytes = msc::etf::encode(heap.view(case)).map_err(|e| e.to_string())?;
+        let len = u32::try_from(bytes.len()).map_err(|e| e.to_string())?;
+        out.extend_from_slice(&len.to_be_bytes());
         out.extend_from_slice(&bytes);
     }
-    std::fs::write(dir.join("conformance.etf"), out).unwrap();
+    std::fs::write(dir.join("conformance.etf"), out).map_err(|e| e.to_string())
 }
 
-/// Runs the EUnit suite `module` in every Erlang there is; fails with its
-/// output if any test fails in any of them.
-fn eunit(module: &str) {
-    for vm in vms() {
-        let ebin = vm.dir.join("msc/ebin").display().to_string();
-        let eval =
-            format!("case eunit:test({module}, [verbose]) of ok -> halt(0); _ -> halt(1) end.");
-        let output = vm.run("erl", &["-noshell", "-pa", &ebin, "-eval", &eval]);
-        let text = String::from_utf8_lossy(&output.stdout);
-        let errors = String::from_utf8_lossy(&output.stderr);
-        let root = vm.root.display();
-        assert!(
-            output.status.success(),
-            "EUnit {module} failed in the Erlang at {root}:\n{text}\n{errors}"
+/// Runs the EUnit suite `module` in `vm`; fails with its output if any of
+/// its tests fails.
+fn eunit(vm: &Vm, module: &str) -> Result<(), Failed> {
+    vm.ready()?;
+    let ebin = vm.dir.join("msc/ebin").display().to_string();
+    let eval = format!("case eunit:test({module}, [verbose]) of ok -> halt(0); _ -> halt(1) end.");
+    let output = vm.run("erl", &["-noshell", "-pa", &ebin, "-eval", &eval])?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let errors = String::from_utf8_lossy(&output.stderr);
+    let root = vm.root.display();
+    if !output.status.success() {
+        return Err(
+            format!("EUnit {module} failed in the Erlang at {root}:\n{text}\n{errors}").into()
         );
-        eprintln!("Erlang at {root}:\n{text}");
     }
+    eprintln!("{module} in the Erlang at {root} ({}, OTP {}):\n{text}", vm.place.name(), vm.otp);
+    Ok(())
 }
 
-#[test]
-fn msc_module() {
-    eunit("msc_tests");
+/// A suite: an EUnit module, the oldest OTP it runs in, and what to check
+/// after it on the Rust side.
+struct Suite {
+    name: &'static str,
+    module: &'static str,
+    min_otp: u32,
+    after: fn(&Vm) -> Result<(), Failed>,
 }
 
-#[test]
-fn conformance_corpus_and_ets() {
-    eunit("msc_conformance_tests");
+const SUITES: &[Suite] = &[
+    Suite { name: "msc_module", module: "msc_tests", min_otp: 0, after: nothing },
+    Suite {
+        name: "conformance_corpus",
+        module: "msc_conformance_tests",
+        min_otp: 0,
+        after: nothing,
+    },
+    Suite { name: "otp27", module: "msc_otp27_tests", min_otp: 27, after: nothing },
+    Suite { name: "msc_table_against_ets", module: "msc_table_tests", min_otp: 0, after: nothing },
+    Suite {
+        name: "msc_table_keeps_schedulers_free",
+        module: "msc_table_latency_tests",
+        min_otp: 0,
+        after: nothing,
+    },
+    Suite {
+        name: "msc_tracer_sinks_and_policies",
+        module: "msc_tracer_tests",
+        min_otp: 0,
+        after: tracer_file,
+    },
+    Suite {
+        name: "msc_tracer_across_a_cluster",
+        module: "msc_cluster_tests",
+        min_otp: 0,
+        after: cluster_files,
+    },
+];
+
+fn nothing(_: &Vm) -> Result<(), Failed> {
+    Ok(())
 }
 
-#[test]
-fn msc_table_against_ets() {
-    eunit("msc_table_tests");
+/// The file sink's file, as `msc run --format dbg` reads it.
+fn tracer_file(vm: &Vm) -> Result<(), Failed> {
+    let path = vm.host_path(&vm.dir.join("tracer_file.trace"));
+    let count =
+        std::fs::read_to_string(path.with_extension("trace.count")).map_err(|e| e.to_string())?;
+    let count: u64 = count.trim().parse().map_err(|e| format!("{count:?}: {e}"))?;
+    let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut reader = msc::stream::EtfReader::new(file).framing(msc::stream::Framing::DbgTrace);
+    let mut heap = msc::Heap::new();
+    let mut read = 0;
+    while let Some(entry) = reader.next_into(&mut heap) {
+        let message = heap.view(entry.map_err(|e| e.to_string())?).to_string();
+        if !message.starts_with("{trace,") {
+            return Err(format!("not a trace message: {message}").into());
+        }
+        read += 1;
+        heap.clear();
+    }
+    if read != count {
+        return Err(format!("{}: {read} messages, the sink wrote {count}", path.display()).into());
+    }
+    Ok(())
 }
 
-#[test]
-fn msc_table_keeps_schedulers_free() {
-    eunit("msc_table_latency_tests");
-}
-
-#[test]
-fn msc_tracer_sinks_and_policies() {
-    eunit("msc_tracer_tests");
-    // The file sink's file, as `msc run --format dbg` reads it.
-    for vm in vms() {
-        let path = vm.host_path(&vm.dir.join("tracer_file.trace"));
-        let count: u64 =
-            std::fs::read_to_string(path.with_extension("trace.count")).unwrap().parse().unwrap();
-        let file = std::fs::File::open(&path).unwrap();
+/// `msc run --input a.trace --input b.trace`: the nodes' files read as one
+/// stream, every message a trace message.
+fn cluster_files(vm: &Vm) -> Result<(), Failed> {
+    let dir = vm.host_path(&vm.dir.join("cluster"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    if files.len() != 2 {
+        return Err(format!("{files:?}: two files expected").into());
+    }
+    let mut heap = msc::Heap::new();
+    let mut calls = 0;
+    for path in &files {
+        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
         let mut reader = msc::stream::EtfReader::new(file).framing(msc::stream::Framing::DbgTrace);
-        let mut heap = msc::Heap::new();
-        let mut read = 0;
         while let Some(entry) = reader.next_into(&mut heap) {
-            let message = heap.view(entry.unwrap()).to_string();
-            assert!(message.starts_with("{trace,"), "{message}");
-            read += 1;
+            let message = heap.view(entry.map_err(|e| e.to_string())?).to_string();
+            calls += usize::from(message.contains(",call,{msc_tracer_tests,f,"));
             heap.clear();
         }
-        assert_eq!(read, count, "{}", path.display());
     }
+    if calls != 80 {
+        return Err(format!("{calls} calls of msc_tracer_tests:f in the files, 80 expected").into());
+    }
+    Ok(())
 }
 
-#[test]
-fn msc_tracer_across_a_cluster() {
-    eunit("msc_cluster_tests");
-    // `msc run --input a.trace --input b.trace`: the nodes' files read as
-    // one stream, every message a trace message.
-    for vm in vms() {
-        let dir = vm.host_path(&vm.dir.join("cluster"));
-        let mut files: Vec<_> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-        files.sort();
-        assert_eq!(files.len(), 2, "{files:?}");
-        let mut heap = msc::Heap::new();
-        let mut calls = 0;
-        for path in &files {
-            let mut reader = msc::stream::EtfReader::new(std::fs::File::open(path).unwrap())
-                .framing(msc::stream::Framing::DbgTrace);
-            while let Some(entry) = reader.next_into(&mut heap) {
-                let message = heap.view(entry.unwrap()).to_string();
-                calls += usize::from(message.contains(",call,{msc_tracer_tests,f,"));
-                heap.clear();
+fn main() -> ExitCode {
+    let mut args = Arguments::from_args();
+    // One VM at a time: each uses every core, and the latency suite
+    // measures how long a scheduler is held.
+    args.test_threads = args.test_threads.or(Some(1));
+    let places = [Place::Host, Place::OtpRoot];
+    let probes: Vec<(Place, Probe)> = places.iter().map(|&p| (p, probe(p))).collect();
+    let require = std::env::var_os("MSC_REQUIRE_BEAM").is_some();
+
+    let mut trials = Vec::new();
+    let mut not_run = Vec::new();
+    for suite in SUITES {
+        let mut runs_somewhere = false;
+        for (place, probe) in &probes {
+            let name = format!("{}::{}", suite.name, place.name());
+            let why_not = match probe {
+                Probe::Missing(why) => Some(why.clone()),
+                Probe::Ready(vm) if vm.otp < suite.min_otp => Some(format!(
+                    "needs OTP {} or later, the Erlang there is OTP {}",
+                    suite.min_otp, vm.otp
+                )),
+                Probe::Ready(_) => None,
+            };
+            match (why_not, probe) {
+                (None, Probe::Ready(vm)) => {
+                    runs_somewhere = true;
+                    let (vm, module, after) = (vm.clone(), suite.module, suite.after);
+                    trials.push(Trial::test(name, move || {
+                        eunit(&vm, module)?;
+                        after(&vm)
+                    }));
+                }
+                (why, _) => {
+                    let why = why.unwrap_or_default();
+                    not_run.push(format!("{name}: {why}"));
+                    // Run anyway (`--ignored`), it fails with the reason.
+                    trials.push(Trial::test(name, move || Err(why.into())).with_ignored_flag(true));
+                }
             }
         }
-        assert_eq!(calls, 80);
+        if !runs_somewhere {
+            not_run.push(format!("{} runs in no Erlang here", suite.name));
+        }
     }
+    if !not_run.is_empty() {
+        eprintln!("BEAM tests not run (reported as ignored):");
+        for line in &not_run {
+            eprintln!("  {line}");
+        }
+    }
+    if require {
+        let missing: Vec<&str> = probes
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Probe::Missing(why) => Some(why.as_str()),
+                Probe::Ready(_) => None,
+            })
+            .collect();
+        let nowhere: Vec<&str> = SUITES
+            .iter()
+            .filter(|s| {
+                !probes.iter().any(|(_, p)| matches!(p, Probe::Ready(vm) if vm.otp >= s.min_otp))
+            })
+            .map(|s| s.name)
+            .collect();
+        if !missing.is_empty() || !nowhere.is_empty() {
+            eprintln!(
+                "MSC_REQUIRE_BEAM is set, and the BEAM tests cannot all run: {}",
+                missing.iter().chain(&nowhere).copied().collect::<Vec<_>>().join("; ")
+            );
+            return ExitCode::FAILURE;
+        }
+    }
+    libtest_mimic::run(&args, trials).exit_code()
 }

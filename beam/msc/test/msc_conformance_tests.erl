@@ -1,6 +1,6 @@
 %% Every case of the shared OTP 27 corpus through msc:test/3 gives the
-%% corpus's answer, and msc:match_spec_run/2 agrees with this VM's
-%% ets:match_spec_run/2 wherever this VM's ets compiles the spec.
+%% corpus's answer, in any VM (msc_otp27_tests compares with the VM's own
+%% answers, in an OTP 27 VM).
 %%
 %% The corpus is testdata/conformance/otp27-random-seed1.terms; the Rust
 %% test that starts this VM writes it as ETF (pids and all) to
@@ -10,7 +10,7 @@
 
 -include_lib("eunit/include/eunit.hrl").
 
--export([cases/0]).
+-export([cases/0, answer/3, agree/2, live/3]).
 
 cases() ->
     %% The corpus's generator (msgen.erl) made the atoms k1..k35 in this
@@ -46,26 +46,7 @@ corpus_test_() ->
         ?assertEqual(length(Failed), length(Layout))
     end}.
 
-%% msc:test/3 against this VM's erlang:match_spec_test/3 on every case, in
-%% an OTP 27 VM: the same answers, pids and map layouts included.
-live_test_() ->
-    {timeout, 600, fun() ->
-        case ?OTP >= 27 of
-            false ->
-                io:format(user, "against match_spec_test: not on OTP ~w~n", [?OTP]);
-            true ->
-                Cases = [C || {Kind, _, _, _} = C <- cases(), Kind =:= table orelse Kind =:= trace],
-                Bad = [{Kind, Spec, Input, Live, Got}
-                       || {Kind, Spec, Input, _} <- Cases,
-                          Live <- [live(Input, Spec, Kind)],
-                          Got <- [answer(Input, Spec, Kind)],
-                          Live =/= Got andalso not agree(Live, Got)],
-                [io:format(user, "differ: ~0p~n", [B]) || B <- lists:sublist(Bad, 10)],
-                io:format(user, "against match_spec_test: ~w cases~n", [length(Cases)]),
-                ?assertEqual([], Bad)
-        end
-    end}.
-
+%% This VM's own answer.
 live(Input, Spec, Kind) ->
     try erlang:match_spec_test(Input, Spec, Kind)
     catch Class:Reason -> {raised, Class, Reason}
@@ -73,43 +54,6 @@ live(Input, Spec, Kind) ->
 
 prints_a_map({error, [{error, "Match expression part " ++ Rest}]}) -> string:find(Rest, "#{") =/= nomatch;
 prints_a_map(_) -> false.
-
-%% ets:match_spec_run/2 against msc:match_spec_run/2 on each table case's
-%% input, in an OTP 27 VM (older ones answer some specs differently). Specs
-%% ets rejects are counted, not run.
-match_spec_run_test_() ->
-    {timeout, 600, fun against_ets/0}.
-
-against_ets() ->
-    case ?OTP >= 27 of
-        true -> compare_with_ets();
-        false -> io:format(user, "against ets: not on OTP ~w~n", [?OTP])
-    end.
-
-compare_with_ets() ->
-    Table = [{Spec, Input} || {table, Spec, Input, _} <- cases()],
-    Outcomes = [run_both(Spec, Input) || {Spec, Input} <- Table],
-    Ran = [O || O <- Outcomes, O =/= skipped],
-    Bad = [O || {differ, _, _, _} = O <- Ran],
-    [io:format(user, "differ: ~0p~n", [B]) || B <- lists:sublist(Bad, 10)],
-    io:format(user, "match_spec_run: ~w table cases, ~w compared, ~w not compiled by ets~n",
-              [length(Table), length(Ran), length(Outcomes) - length(Ran)]),
-    ?assert(length(Ran) > 6000),
-    ?assertEqual([], Bad).
-
-run_both(Spec, Input) ->
-    Rows = [Input, {Input}, [Input, Input]],
-    case catch ets:match_spec_compile(Spec) of
-        {'EXIT', _} ->
-            skipped;
-        Ets ->
-            {ok, Msc} = msc:compile(Spec, table),
-            Want = ets:match_spec_run(Rows, Ets),
-            case msc:match_spec_run(Rows, Msc) of
-                Want -> same;
-                Got -> {differ, Spec, Want, Got}
-            end
-    end.
 
 answer(Input, Spec, Kind) ->
     try msc:test(Input, Spec, Kind)
