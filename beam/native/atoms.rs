@@ -21,6 +21,7 @@ rustler::atoms! {
     native,
     msc,
     done,
+    dirty,
     set,
     bag,
     file,

@@ -6,9 +6,10 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use msc::table::{Cursor, Table, TableError, TableKind, TableOptions};
+use msc::table::{Budgeted, Cursor, Table, TableError, TableKind, TableOptions};
 use msc::{Engine, Heap, Kind, Scratch, Spec, Word};
-use rustler::{Encoder, Env, Error, NifResult, ResourceArc, Term};
+use parking_lot::Mutex;
+use rustler::{Encoder, Env, Error, LocalPid, Monitor, NifResult, ResourceArc, Term};
 
 use crate::atoms;
 use crate::convert::{export, import};
@@ -20,10 +21,41 @@ static LIVE_TABLES: AtomicUsize = AtomicUsize::new(0);
 /// A table held by the VM: freed when no process refers to it.
 pub struct TableResource {
     table: Table,
+    /// Who fixed the table (`safe_fixtable/2`).
+    fixes: Mutex<Fixes>,
+}
+
+/// The processes that fixed a table, as ETS keeps them for
+/// `safe_fixtable/2` and `info/2`. Every msc table traverses safely, fixed
+/// or not: a fixation changes nothing but what `info/2` reports.
+#[derive(Default)]
+struct Fixes {
+    /// When the first of the current fixations was made: the
+    /// `erlang:monotonic_time()` and `erlang:timestamp()` the caller gave.
+    since: Option<(i64, (i64, i64, i64))>,
+    /// Each fixing process, its count and the monitor that drops it when
+    /// it exits, in the order they first fixed the table.
+    by: Vec<(LocalPid, u64, Monitor)>,
+}
+
+impl Fixes {
+    fn forget(&mut self, pid: LocalPid) {
+        self.by.retain(|(p, _, _)| *p != pid);
+        if self.by.is_empty() {
+            self.since = None;
+        }
+    }
 }
 
 #[rustler::resource_impl]
-impl rustler::Resource for TableResource {}
+impl rustler::Resource for TableResource {
+    const IMPLEMENTS_DOWN: bool = true;
+
+    /// A process that fixed the table exited: its fixations go, as ETS's do.
+    fn down<'a>(&'a self, _env: Env<'a>, pid: LocalPid, _monitor: Monitor) {
+        self.fixes.lock().forget(pid);
+    }
+}
 
 impl Drop for TableResource {
     fn drop(&mut self) {
@@ -45,7 +77,8 @@ fn table_new<'a>(env: Env<'a>, kind: Term<'a>, keypos: usize) -> NifResult<Term<
     };
     let table = Table::try_new(TableOptions { kind, keypos }).map_err(table_error)?;
     LIVE_TABLES.fetch_add(1, Ordering::Relaxed);
-    Ok(ResourceArc::new(TableResource { table }).encode(env))
+    let fixes = Mutex::new(Fixes::default());
+    Ok(ResourceArc::new(TableResource { table, fixes }).encode(env))
 }
 
 #[rustler::nif(name = "nif_table_live_count")]
@@ -194,14 +227,14 @@ fn select<'a>(env: Env<'a>, table: &TableResource, spec: Term<'a>) -> NifResult<
     Ok(found?.encode(env))
 }
 
-/// `{Matches, Shard, Slot}` to go on from, or `{Matches, done}`.
+/// `{Matches, Shard, Slot}` to go on from, or `{Matches, done}`; with a
+/// row budget, `dirty` if the chunk would look at more rows than that.
 fn select_limit<'a>(
     env: Env<'a>,
     table: &TableResource,
     spec: Term<'a>,
-    shard: u64,
-    slot: u64,
-    limit: usize,
+    (shard, slot, limit): (u64, u64, usize),
+    budget: usize,
 ) -> NifResult<Term<'a>> {
     if limit == 0 {
         return Err(Error::BadArg);
@@ -210,23 +243,33 @@ fn select_limit<'a>(
     let from = Cursor::from_parts(shard, slot).ok_or(Error::BadArg)?;
     let mut host = caller_host(env)?;
     let mut found = Ok(Vec::new());
-    let next = table
+    let scanned = table
         .table
-        .select_limit(spec.spec(), from, limit, &mut Scratch::new(), &mut host, |r| {
-            push(env, &mut found, r)
-        })
+        .select_limit_within(
+            spec.spec(),
+            from,
+            limit,
+            budget,
+            &mut Scratch::new(),
+            &mut host,
+            |r| push(env, &mut found, r),
+        )
         .map_err(table_error)?;
-    let found = found?.encode(env);
-    Ok(match next {
-        Some(cursor) => {
+    Ok(match scanned {
+        Budgeted::OverBudget => atoms::dirty().encode(env),
+        Budgeted::Done(Some(cursor)) => {
             let (shard, slot) = cursor.to_parts();
-            (found, shard, slot).encode(env)
+            (found?.encode(env), shard, slot).encode(env)
         }
-        None => (found, atoms::done()).encode(env),
+        Budgeted::Done(None) => (found?.encode(env), atoms::done()).encode(env),
     })
 }
 
-#[rustler::nif(name = "nif_table_select_limit", schedule = "DirtyCpu")]
+/// Rows a chunk of `select/3` looks at on a normal scheduler (some 100
+/// microseconds) before it leaves the chunk to the dirty twin.
+const NORMAL_ROWS: usize = 16_384;
+
+#[rustler::nif(name = "nif_table_select_limit")]
 fn table_select_limit<'a>(
     env: Env<'a>,
     table: ResourceArc<TableResource>,
@@ -235,7 +278,19 @@ fn table_select_limit<'a>(
     slot: u64,
     limit: usize,
 ) -> NifResult<Term<'a>> {
-    select_limit(env, &table, spec, shard, slot, limit)
+    select_limit(env, &table, spec, (shard, slot, limit), NORMAL_ROWS)
+}
+
+#[rustler::nif(name = "nif_table_select_limit_dirty", schedule = "DirtyCpu")]
+fn table_select_limit_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+    shard: u64,
+    slot: u64,
+    limit: usize,
+) -> NifResult<Term<'a>> {
+    select_limit(env, &table, spec, (shard, slot, limit), usize::MAX)
 }
 
 /// `select_count`, `select_delete` or `select_replace` (by `op`).
@@ -268,6 +323,61 @@ fn table_to_list<'a>(env: Env<'a>, table: ResourceArc<TableResource>) -> NifResu
     let mut found = Ok(Vec::new());
     table.table.for_each(|object| push(env, &mut found, object));
     Ok(found?.encode(env))
+}
+
+/// `safe_fixtable(T, Fix)` for the calling process, at the time given
+/// (monotonic, and as `erlang:timestamp()`), which counts if it is the
+/// table's first fixation now.
+#[rustler::nif(name = "nif_table_fix")]
+fn table_fix<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    fix: bool,
+    monotonic: i64,
+    timestamp: (i64, i64, i64),
+) -> NifResult<Term<'a>> {
+    let pid = env.pid();
+    let mut fixes = table.fixes.lock();
+    let at = fixes.by.iter().position(|(p, _, _)| *p == pid);
+    match (fix, at) {
+        (true, Some(i)) => fixes.by[i].1 += 1,
+        (true, None) => {
+            let monitor = env.monitor(&table, &pid).ok_or(Error::BadArg)?;
+            fixes.by.push((pid, 1, monitor));
+            fixes.since.get_or_insert((monotonic, timestamp));
+        }
+        (false, Some(i)) if fixes.by[i].1 > 1 => fixes.by[i].1 -= 1,
+        (false, Some(i)) => {
+            let (_, _, monitor) = fixes.by.remove(i);
+            env.demonitor(&table, &monitor);
+            if fixes.by.is_empty() {
+                fixes.since = None;
+            }
+        }
+        (false, None) => {}
+    }
+    Ok(true.encode(env))
+}
+
+/// `info(T, safe_fixed | safe_fixed_monotonic_time | fixed)`: `false`, or
+/// `{Since, [{Pid, Count}]}` (`fixed`: whether any process fixed it).
+#[rustler::nif(name = "nif_table_fixed")]
+fn table_fixed<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    item: Term<'a>,
+) -> NifResult<Term<'a>> {
+    let fixes = table.fixes.lock();
+    let Some((monotonic, timestamp)) = fixes.since else {
+        return Ok(false.encode(env));
+    };
+    let who: Vec<(LocalPid, u64)> = fixes.by.iter().map(|(p, n, _)| (*p, *n)).collect();
+    Ok(match item.atom_to_string().map_err(|_| Error::BadArg)?.as_str() {
+        "fixed" => true.encode(env),
+        "safe_fixed" => (timestamp, who).encode(env),
+        "safe_fixed_monotonic_time" => (monotonic, who).encode(env),
+        _ => return Err(Error::BadArg),
+    })
 }
 
 /// `size` (objects), `memory` (words, as ETS counts), `type`, `keypos`.

@@ -255,6 +255,12 @@ const SUITES: &[Suite] = &[
     Suite { name: "otp27", module: "msc_otp27_tests", min_otp: 27, after: nothing },
     Suite { name: "msc_table_against_ets", module: "msc_table_tests", min_otp: 0, after: nothing },
     Suite {
+        name: "msc_table_under_concurrency",
+        module: "msc_table_concurrency_tests",
+        min_otp: 0,
+        after: nothing,
+    },
+    Suite {
         name: "msc_table_keeps_schedulers_free",
         module: "msc_table_latency_tests",
         min_otp: 0,

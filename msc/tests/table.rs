@@ -188,3 +188,114 @@ fn readers_run_beside_a_writer() {
         }
     });
 }
+
+/// Objects `{Key, Generation}` for keys `0..n`.
+fn generation(n: usize, g: usize) -> Vec<Term> {
+    (0..n).map(|k| t(&format!("{{{k}, {g}}}"))).collect()
+}
+
+/// The generations a list of `{Key, Generation}` results shows.
+fn generations(results: &[String]) -> BTreeSet<String> {
+    results
+        .iter()
+        .map(|r| r.trim_matches(|c| c == '{' || c == '}').split(',').nth(1).unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn an_inserted_list_is_seen_whole_or_not_at_all() {
+    // One writer inserts the same 200 keys again and again, each list a new
+    // generation; readers must never see two generations at once, through
+    // a select, a chunk of select_limit, or for_each.
+    let table = Table::new(TableOptions::default());
+    let first = generation(200, 0);
+    table.insert_all(&first.iter().map(Term::as_ref).collect::<Vec<_>>()).unwrap();
+    let all = spec("[{'_', [], ['$_']}]");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let torn = std::sync::atomic::AtomicUsize::new(0);
+    let reads = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for g in 1..=300 {
+                let objects = generation(200, g);
+                table.insert_all(&objects.iter().map(Term::as_ref).collect::<Vec<_>>()).unwrap();
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        for reader in 0..3 {
+            let (all, done, torn, reads, table) = (&all, &done, &torn, &reads, &table);
+            s.spawn(move || {
+                let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let mut seen = Vec::new();
+                    match reader {
+                        0 => {
+                            table.select(all, &mut scratch, &mut host, |r| seen.push(r.to_string()))
+                        }
+                        1 => table
+                            .select_limit(all, Cursor::START, 1000, &mut scratch, &mut host, |r| {
+                                seen.push(r.to_string())
+                            })
+                            .map(|_| ()),
+                        _ => {
+                            table.for_each(|r| seen.push(r.to_string()));
+                            Ok(())
+                        }
+                    }
+                    .unwrap();
+                    assert_eq!(seen.len(), 200);
+                    if generations(&seen).len() != 1 {
+                        torn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert!(reads.into_inner() > 0);
+    assert_eq!(torn.into_inner(), 0, "reads that saw two generations");
+}
+
+#[test]
+fn a_scan_with_a_limit_returns_stable_objects_once_under_churn() {
+    // 5,000 stable keys walked 50 at a time while other threads insert and
+    // delete other keys: each stable object comes exactly once.
+    let table = Table::new(TableOptions::default());
+    for k in 0..5000 {
+        table.insert(t(&format!("{{{k}, stable}}")).as_ref()).unwrap();
+    }
+    let stable = spec("[{{'$1', stable}, [], ['$1']}]");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for w in 0..2 {
+            let (table, done) = (&table, &done);
+            s.spawn(move || {
+                let mut n = 0u64;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let key = format!("{{churn, {w}, {}}}", n % 3000);
+                    if n.is_multiple_of(2) {
+                        table.insert(t(&format!("{{{key}, churn}}")).as_ref()).unwrap();
+                    } else {
+                        table.delete(t(&key).as_ref());
+                    }
+                    n += 1;
+                }
+            });
+        }
+        for _ in 0..20 {
+            let (mut scratch, mut host) = (Scratch::new(), TestHost::default());
+            let mut seen = Vec::new();
+            let mut cursor = Some(Cursor::START);
+            while let Some(from) = cursor {
+                cursor = table
+                    .select_limit(&stable, from, 50, &mut scratch, &mut host, |k| {
+                        seen.push(k.as_i64().unwrap())
+                    })
+                    .unwrap();
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, (0..5000).collect::<Vec<i64>>(), "missed or repeated objects");
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+}

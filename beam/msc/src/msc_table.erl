@@ -8,11 +8,15 @@
 %% long lists run on dirty schedulers, so none holds a normal scheduler for
 %% more than about a millisecond.
 %%
-%% Where ets promises more under concurrency, msc does not (yet): an
-%% insert/2 of a list is checked as a whole (a bad object inserts none) but
-%% not isolated (a reader may see part of it), and a select/3 continuation
-%% may miss or repeat objects that other processes delete meanwhile, as an
-%% ets select without safe_fixtable may. insert_new/2 is isolated.
+%% What ets promises under concurrency, msc_table keeps: insert/2 and
+%% insert_new/2 of a list are atomic and isolated (a bad object inserts
+%% none, and a concurrent select, lookup, match_object, tab2list or
+%% select/3 chunk sees all of the list or none of it); select_delete/2 and
+%% select_replace/2 are atomic per object. And more: every traversal is
+%% safe, fixed or not. A select/3 continuation returns each object that
+%% stays in the table exactly once, however other processes insert and
+%% delete meanwhile (ets guarantees that only with safe_fixtable/2, which
+%% msc_table takes for code that calls it).
 %%
 %% ```
 %% 1> T = msc_table:new(users, [set]).
@@ -24,7 +28,7 @@
 
 -export([new/2, insert/2, insert_new/2, lookup/2, delete/2, delete_object/2,
          select/1, select/2, select/3, select_count/2, select_delete/2,
-         select_replace/2, match_object/2, tab2list/1, info/2]).
+         select_replace/2, match_object/2, tab2list/1, info/2, safe_fixtable/2]).
 -export_type([table/0, continuation/0]).
 
 -opaque table() :: {msc_table, reference(), set | bag}.
@@ -144,8 +148,15 @@ select('$end_of_table') ->
 select(Other) ->
     erlang:error(badarg, [Other]).
 
+%% A chunk runs on this scheduler when it is short, else (the NIF answers
+%% `dirty' before it has looked at too many rows) whole on a dirty one.
 chunk(T, Compiled, Shard, Slot, Limit) ->
-    case msc_tracer:nif_table_select_limit(?REF(T), Compiled, Shard, Slot, Limit) of
+    Ref = ?REF(T),
+    Answer = case msc_tracer:nif_table_select_limit(Ref, Compiled, Shard, Slot, Limit) of
+                 dirty -> msc_tracer:nif_table_select_limit_dirty(Ref, Compiled, Shard, Slot, Limit);
+                 Done -> Done
+             end,
+    case Answer of
         {[], done} -> '$end_of_table';
         {Matches, done} -> {Matches, {msc_table_select, done}};
         {Matches, NextShard, NextSlot} ->
@@ -183,10 +194,26 @@ match_object(T, Pattern) ->
 tab2list(T) ->
     msc_tracer:nif_table_to_list(?REF(T)).
 
-%% @doc `size' (objects), `memory' (words, as ets counts), `type', `keypos'.
--spec info(table(), size | memory | type | keypos) -> term().
+%% @doc `size' (objects), `memory' (words, as ets counts), `type', `keypos',
+%% and as ets answers them for safe_fixtable/2: `fixed', `safe_fixed' and
+%% `safe_fixed_monotonic_time'.
+-spec info(table(), size | memory | type | keypos | fixed | safe_fixed
+                    | safe_fixed_monotonic_time) -> term().
+info(T, Item) when Item =:= fixed; Item =:= safe_fixed; Item =:= safe_fixed_monotonic_time ->
+    msc_tracer:nif_table_fixed(?REF(T), Item);
 info(T, Item) ->
     msc_tracer:nif_table_info(?REF(T), Item).
+
+%% @doc Fixes the table for the calling process (`true'), or releases one
+%% fixation (`false'), counting as ets does; a process's fixations go when
+%% it exits. Every msc_table traversal is safe already: this is here for
+%% code written for ets, and changes only what info/2 reports.
+-spec safe_fixtable(table(), boolean()) -> true.
+safe_fixtable(T, Fix) when is_boolean(Fix) ->
+    msc_tracer:nif_table_fix(ref(T, safe_fixtable, [T, Fix]), Fix,
+                             erlang:monotonic_time(), erlang:timestamp());
+safe_fixtable(T, Fix) ->
+    erlang:error(badarg, [T, Fix]).
 
 large(Ref) ->
     msc_tracer:nif_table_info(Ref, size) > ?DIRTY_ROWS.

@@ -41,8 +41,9 @@
          nif_table_insert_dirty/2, nif_table_insert_new/2, nif_table_insert_new_dirty/2, nif_table_lookup/2,
          nif_table_lookup_dirty/2, nif_table_delete_dirty/2, nif_table_delete_object_dirty/2,
          nif_table_delete/2, nif_table_delete_object/2, nif_table_select/2,
-         nif_table_select_dirty/2, nif_table_select_limit/5, nif_table_count/3,
-         nif_table_count_dirty/3, nif_table_to_list/1, nif_table_info/2, nif_panic/0]).
+         nif_table_select_dirty/2, nif_table_select_limit/5, nif_table_select_limit_dirty/5, nif_table_count/3,
+         nif_table_count_dirty/3, nif_table_to_list/1, nif_table_info/2,
+         nif_table_fix/4, nif_table_fixed/2, nif_panic/0]).
 -export([nif_tracer_new/7, nif_tracer_congested/2, nif_tracer_stop/1, nif_tracer_stats/1,
          nif_tracer_ring/1, nif_tracer_ring_select/2]).
 -export_type([tracer/0]).
@@ -221,10 +222,13 @@ nif_table_delete_object(_T, _Object) -> ?NOT_LOADED.
 nif_table_select(_T, _Spec) -> ?NOT_LOADED.
 nif_table_select_dirty(_T, _Spec) -> ?NOT_LOADED.
 nif_table_select_limit(_T, _Spec, _Shard, _Slot, _Limit) -> ?NOT_LOADED.
+nif_table_select_limit_dirty(_T, _Spec, _Shard, _Slot, _Limit) -> ?NOT_LOADED.
 nif_table_count(_T, _Spec, _Op) -> ?NOT_LOADED.
 nif_table_count_dirty(_T, _Spec, _Op) -> ?NOT_LOADED.
 nif_table_to_list(_T) -> ?NOT_LOADED.
 nif_table_info(_T, _Item) -> ?NOT_LOADED.
+nif_table_fix(_T, _Fix, _Monotonic, _Timestamp) -> ?NOT_LOADED.
+nif_table_fixed(_T, _Item) -> ?NOT_LOADED.
 nif_tracer_new(_Sink, _Filter, _Sample, _MaxMessages, _MaxTimeMs, _Rate, _MaxQueue) -> ?NOT_LOADED.
 nif_tracer_congested(_T, _Congested) -> ?NOT_LOADED.
 nif_tracer_stop(_T) -> ?NOT_LOADED.

@@ -7,6 +7,16 @@
 //! runs over that shard's rows. A shard keeps its rows in one [`Heap`](matchspec::term::Heap), so
 //! a select is one batch per shard straight through the engine.
 //!
+//! What ETS promises under concurrency holds: an insert of several objects
+//! ([`insert_all`](Table::insert_all), [`insert_new`](Table::insert_new)) is
+//! atomic and isolated, a reader (a select, a chunk of
+//! [`select_limit`](Table::select_limit), [`for_each`](Table::for_each), a
+//! lookup) sees all of it or none. Such writers take a table-wide lock
+//! exclusively, readers of more than one shard share it; a write of one
+//! object needs only its shard's. A scan with a limit goes on from a
+//! cursor through shards and slots, so objects that stay in the table are
+//! returned exactly once however others insert and delete meanwhile.
+//!
 //! ```
 //! use msc::table::{Table, TableOptions};
 //! use msc::{Kind, Scratch, Spec, Term, TestHost};
@@ -106,6 +116,16 @@ impl fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
+/// How far [`Table::select_limit_within`] got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budgeted {
+    /// The chunk is complete: the cursor to go on from, or `None` at the
+    /// end of the table.
+    Done(Option<Cursor>),
+    /// It would have looked at more rows than the budget allows.
+    OverBudget,
+}
+
 /// Where a scan stopped: pass it back to go on from there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cursor {
@@ -133,6 +153,10 @@ impl Cursor {
 pub struct Table {
     options: TableOptions,
     shards: Box<[RwLock<Shard>]>,
+    /// Held shared by readers of more than one shard and exclusively by
+    /// writers of more than one object (taken before any shard's lock):
+    /// what keeps an insert of a list isolated.
+    whole: RwLock<()>,
     /// Insertion counter: orders a bag's objects under one key.
     next_seq: AtomicU64,
     /// Objects in all shards (kept under each shard's lock).
@@ -152,6 +176,7 @@ impl Table {
         Table {
             options,
             shards: (0..SHARDS).map(|_| RwLock::new(Shard::default())).collect(),
+            whole: RwLock::new(()),
             next_seq: AtomicU64::new(0),
             len: AtomicUsize::new(0),
         }
@@ -195,14 +220,32 @@ impl Table {
     }
 
     /// Inserts every object, after checking them all (so a bad one inserts
-    /// none), in order.
+    /// none), in order, as one step: a reader sees all of them or none.
+    ///
+    /// Objects with equal keys in one list leave a set the last of them.
+    /// (ETS may keep the first: ERTS picks its insert path by the caller's
+    /// reductions.)
     pub fn insert_all(&self, objects: &[TermRef<'_>]) -> Result<(), TableError> {
         let hashes = objects.iter().map(|&o| self.check(o)).collect::<Result<Vec<u64>, _>>()?;
-        for (&object, hash) in objects.iter().zip(hashes) {
-            let mut shard = self.shard_of(hash).write();
-            self.insert_locked(&mut shard, object, hash);
+        if let ([object], [hash]) = (objects, hashes.as_slice()) {
+            let mut shard = self.shard_of(*hash).write();
+            self.insert_locked(&mut shard, *object, *hash);
+            return Ok(());
+        }
+        let _whole = self.whole.write();
+        let mut guards = self.lock_shards(&hashes);
+        for (&object, &hash) in objects.iter().zip(&hashes) {
+            self.insert_locked(guards.of(hash), object, hash);
         }
         Ok(())
+    }
+
+    /// The write locks of the shards of `hashes`, taken in shard order.
+    fn lock_shards(&self, hashes: &[u64]) -> ShardGuards<'_> {
+        let mut wanted: Vec<usize> = hashes.iter().map(|&h| shard_index(h)).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        ShardGuards(wanted.iter().map(|&i| (i, self.shards[i].write())).collect())
     }
 
     fn insert_locked(&self, shard: &mut Shard, object: TermRef<'_>, hash: u64) {
@@ -232,31 +275,21 @@ impl Table {
     }
 
     /// Inserts the objects only if none of their keys is in the table;
-    /// `Ok(false)` if one is, and nothing was inserted. Keys repeated among
-    /// the objects are inserted in order, as [`insert_all`](Table::insert_all)
-    /// would (as ETS does).
+    /// `Ok(false)` if one is, and nothing was inserted. The check and the
+    /// inserts are one step, isolated as [`insert_all`](Table::insert_all)'s;
+    /// keys repeated among the objects are inserted as it inserts them.
     pub fn insert_new(&self, objects: &[TermRef<'_>]) -> Result<bool, TableError> {
         let hashes = objects.iter().map(|&o| self.check(o)).collect::<Result<Vec<u64>, _>>()?;
-        // Lock every shard involved, in shard order, so the check and the
-        // inserts are one step to other writers.
-        let mut wanted: Vec<usize> = hashes.iter().map(|&h| shard_index(h)).collect();
-        wanted.sort_unstable();
-        wanted.dedup();
-        let mut guards: Vec<_> = wanted.iter().map(|&i| (i, self.shards[i].write())).collect();
+        let _whole = (objects.len() > 1).then(|| self.whole.write());
+        let mut guards = self.lock_shards(&hashes);
         let keypos = self.keypos();
-        let guard_of = |guards: &[(usize, parking_lot::RwLockWriteGuard<'_, Shard>)], hash: u64| {
-            let i = shard_index(hash);
-            guards.binary_search_by_key(&i, |g| g.0).expect("locked above")
-        };
         for (&object, &hash) in objects.iter().zip(&hashes) {
-            let at = guard_of(&guards, hash);
-            if guards[at].1.slots_of(key_of(object, keypos), hash, keypos).next().is_some() {
+            if guards.of(hash).slots_of(key_of(object, keypos), hash, keypos).next().is_some() {
                 return Ok(false);
             }
         }
         for (&object, &hash) in objects.iter().zip(&hashes) {
-            let at = guard_of(&guards, hash);
-            self.insert_locked(&mut guards[at].1, object, hash);
+            self.insert_locked(guards.of(hash), object, hash);
         }
         Ok(true)
     }
@@ -324,6 +357,7 @@ impl Table {
 
     /// Hands `each` every object, shard by shard.
     pub fn for_each(&self, mut each: impl FnMut(TermRef<'_>)) {
+        let _whole = self.whole.read();
         for shard in self.shards.iter() {
             let shard = shard.read();
             for slot in 0..shard.rows.len() {
@@ -349,6 +383,7 @@ impl Table {
         mut each: impl FnMut(TermRef<'_>),
     ) -> Result<(), TableError> {
         Table::table_spec(spec)?;
+        let _whole = self.whole.read();
         for shard in self.shards.iter() {
             let shard = shard.read();
             spec.run_matching(Batch::new(&shard.heap, &shard.rows), scratch, host, |_, outcome| {
@@ -364,7 +399,8 @@ impl Table {
 
     /// [`select`](Table::select) from `from`, stopping after `limit`
     /// results: the cursor to go on from, or `None` at the end of the
-    /// table (`ets:select/3`).
+    /// table (`ets:select/3`). The chunk is one step: a list insert is in
+    /// it whole or not at all.
     pub fn select_limit(
         &self,
         spec: &Spec,
@@ -372,19 +408,47 @@ impl Table {
         limit: usize,
         scratch: &mut Scratch,
         host: &mut dyn Host,
-        mut each: impl FnMut(TermRef<'_>),
+        each: impl FnMut(TermRef<'_>),
     ) -> Result<Option<Cursor>, TableError> {
+        match self.select_limit_within(spec, from, limit, usize::MAX, scratch, host, each)? {
+            Budgeted::Done(next) => Ok(next),
+            Budgeted::OverBudget => unreachable!("no table has usize::MAX rows"),
+        }
+    }
+
+    /// [`select_limit`](Table::select_limit) that gives up, with
+    /// [`Budgeted::OverBudget`], before it would look at more than `budget`
+    /// rows: what a caller on a thread that must not be held long runs
+    /// first, to run the whole chunk elsewhere only when it is long.
+    /// `each` may have been called before it gives up.
+    #[expect(clippy::too_many_arguments, reason = "select_limit's, and the budget")]
+    pub fn select_limit_within(
+        &self,
+        spec: &Spec,
+        from: Cursor,
+        limit: usize,
+        budget: usize,
+        scratch: &mut Scratch,
+        host: &mut dyn Host,
+        mut each: impl FnMut(TermRef<'_>),
+    ) -> Result<Budgeted, TableError> {
         Table::table_spec(spec)?;
+        let _whole = self.whole.read();
         let mut left = limit;
+        let mut looked = 0usize;
         let mut cursor = from;
         while cursor.shard < SHARDS {
             let shard = self.shards[cursor.shard].read();
             while cursor.slot < shard.rows.len() {
                 if left == 0 {
-                    return Ok(Some(cursor));
+                    return Ok(Budgeted::Done(Some(cursor)));
                 }
                 let end = (cursor.slot + CHUNK.max(left)).min(shard.rows.len());
                 let rows = &shard.rows[cursor.slot..end];
+                looked = looked.saturating_add(rows.len());
+                if looked > budget {
+                    return Ok(Budgeted::OverBudget);
+                }
                 let mut stop = None;
                 spec.run_matching(Batch::new(&shard.heap, rows), scratch, host, |i, outcome| {
                     if stop.is_some() {
@@ -404,7 +468,7 @@ impl Table {
             }
             cursor = Cursor { shard: cursor.shard + 1, slot: 0 };
         }
-        Ok(None)
+        Ok(Budgeted::Done(None))
     }
 
     /// How many objects `spec` returns `true` for (`ets:select_count/2`).
@@ -496,6 +560,18 @@ impl Table {
             }
         }
         Ok(replaced)
+    }
+}
+
+/// Write locks on some shards, sorted by shard.
+struct ShardGuards<'t>(Vec<(usize, parking_lot::RwLockWriteGuard<'t, Shard>)>);
+
+impl ShardGuards<'_> {
+    /// The locked shard of `hash`.
+    fn of(&mut self, hash: u64) -> &mut Shard {
+        let i = shard_index(hash);
+        let at = self.0.binary_search_by_key(&i, |g| g.0).expect("the shard was locked");
+        &mut self.0[at].1
     }
 }
 
