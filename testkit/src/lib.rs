@@ -25,9 +25,11 @@
 use std::path::PathBuf;
 
 pub mod differential;
+pub mod limits;
 pub mod oracles;
 pub mod replay;
 pub mod runtime_ops;
+pub mod stream_run;
 
 /// The path of `relative` inside the repository's `testdata/` folder.
 pub fn testdata(relative: &str) -> PathBuf {

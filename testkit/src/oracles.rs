@@ -25,11 +25,17 @@ pub const MAX_INPUT: usize = 4096;
 
 /// Arbitrary text (lossy UTF-8) never makes the parser panic, every error
 /// renders, and every term it parses prints as text that parses back to it.
+/// An input that starts with a NUL byte is not text but the choices of
+/// [`limits::terms_text`]: terms with names, numbers and nesting at the
+/// limits.
 pub fn parse_text(data: &[u8]) -> bool {
     if data.len() > MAX_INPUT {
         return false;
     }
-    let text = String::from_utf8_lossy(data);
+    let text = match text_or_limits(data, crate::limits::terms_text) {
+        Some(text) => text,
+        None => return false,
+    };
     let text = text.as_ref();
     match parse_terms(text) {
         Ok(terms) => terms.iter().for_each(reparse),
@@ -62,15 +68,19 @@ fn streams_as_whole(text: &str) {
     let whole = parse_terms_into(text, &mut heap)
         .map(|roots| roots.iter().map(|&r| heap.view(r).to_owned()).collect::<Vec<_>>())
         .map_err(|err| (err.location(), err.message()));
-    for step in [1, 7, text.len().max(1)] {
+    // Pieces of 1 and 7 bytes, the second through the cursor readers use,
+    // and the whole. A long text (what `limits` makes of a few bytes) in
+    // small pieces costs the square of its length: it goes in a few large
+    // ones.
+    let small =
+        if text.len() <= MAX_INPUT { [1, 7] } else { [text.len() / 5 + 1, text.len() / 3 + 1] };
+    for (pass, step) in [small[0], small[1], text.len().max(1)].into_iter().enumerate() {
         let (mut heap, mut scratch, mut cursor) =
             (Heap::new(), TermScratch::default(), TermCursor::default());
         let (mut from, mut have, mut terms) = (0, 0, Vec::new());
         let streamed = loop {
             let complete = have >= text.len();
-            // Pieces of 7 go through the cursor readers use; the others
-            // through the function itself.
-            let next = if step == 7 {
+            let next = if pass == 1 {
                 cursor.next(&text[..have], from, complete, &mut heap, &mut scratch)
             } else {
                 next_term_into(&text[..have], from, complete, &mut heap, &mut scratch)
@@ -256,12 +266,16 @@ fn decode(bytes: &[u8]) -> Term {
 /// Arbitrary text read as a fun never makes `fun2ms` panic, in either
 /// dialect; every error renders; and every valid spec it makes has a fun
 /// that translates back to it (`spec_to_fun`, checked again here).
+///
+/// An input that starts with a NUL byte is not text but the choices of
+/// [`limits::fun_text`]: a fun with names, numbers and nesting at the
+/// limits.
 pub fn fun2ms(data: &[u8]) -> bool {
     use matchspec::fun2ms::{Dialect, fun2ms, spec_to_fun};
     if data.len() > MAX_INPUT {
         return false;
     }
-    let text = String::from_utf8_lossy(data);
+    let Some(text) = text_or_limits(data, crate::limits::fun_text) else { return false };
     for dialect in [Dialect::Table, Dialect::Trace] {
         let kind = if dialect == Dialect::Table { Kind::Table } else { Kind::Call };
         match fun2ms(&text, dialect, &[]) {
@@ -285,6 +299,18 @@ pub fn fun2ms(data: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// The text an input stands for: itself (lossy UTF-8), or, after a NUL
+/// byte, what `build` makes of the rest (`None` if it cannot).
+fn text_or_limits(
+    data: &[u8],
+    build: fn(&mut Unstructured<'_>) -> Result<String>,
+) -> Option<std::borrow::Cow<'_, str>> {
+    match data.split_first() {
+        Some((0, choices)) => build(&mut Unstructured::new(choices)).ok().map(Into::into),
+        _ => Some(String::from_utf8_lossy(data)),
+    }
 }
 
 fn render(err: &ParseError) {
@@ -1140,7 +1166,9 @@ pub fn differential_case(u: &mut Unstructured<'_>) -> Result<DiffCase> {
     let spec = g.spec()?;
     let heads = g.heads;
     let u = &mut inputs_u;
-    let n = u.int_in_range(1..=6)?;
+    // Many inputs to one compile: compiling for the JIT is most of a
+    // case's cost.
+    let n = u.int_in_range(1..=24)?;
     let mut inputs = Vec::with_capacity(n);
     for i in 0..n {
         if i > 0 && u.is_empty() {

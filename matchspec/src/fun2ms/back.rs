@@ -184,7 +184,12 @@ impl Printer {
     }
 
     /// A head: variables and `_` by name, everything else as a literal.
+    /// (The stack grows with a deep head, as the rest of fun2ms's does.)
     fn pattern(&mut self, t: TermRef<'_>, n: usize, out: &mut String) -> Result<(), NoFun> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.pattern_inner(t, n, out))
+    }
+
+    fn pattern_inner(&mut self, t: TermRef<'_>, n: usize, out: &mut String) -> Result<(), NoFun> {
         if let Some(v) = var_number(t) {
             out.push_str(&var_name(v));
             return Ok(());
@@ -252,8 +257,19 @@ impl Printer {
         Ok(())
     }
 
-    /// A guard or body expression.
+    /// A guard or body expression (on a stack that grows with its depth).
     fn expr(
+        &mut self,
+        t: TermRef<'_>,
+        vars: usize,
+        place: Place,
+        n: usize,
+        out: &mut String,
+    ) -> Result<(), NoFun> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.expr_inner(t, vars, place, n, out))
+    }
+
+    fn expr_inner(
         &mut self,
         t: TermRef<'_>,
         vars: usize,
@@ -402,6 +418,13 @@ impl Printer {
                 .and_then(|f| f.as_atom())
                 .is_some_and(|f| is_operator(f.name(), tuple.len() - 1))
         });
+        // `[]` as an operand is written `""`: ms_transform folds an
+        // operator on constants (`[] > 1` is `true`) but not on a string
+        // literal, so a spec holding `{'>', [], 1}` came from `"" > 1`.
+        if t.is_nil() {
+            out.push_str("\"\"");
+            return Ok(());
+        }
         let negative =
             t.as_i64().is_some_and(|v| v < 0) || t.as_f64().is_some_and(|f| f.is_sign_negative());
         if is_op || negative {

@@ -19,6 +19,19 @@ const CASES: &[(&str, &str)] = &[
          rejects it), but the inverse (spec_to_fun) printed only the operators ERTS knows, \
          so {'--', i, 0.5} had no fun",
     ),
+    // Found by the fun2ms target's limits mode (testkit/src/limits.rs).
+    (
+        "fun2ms-limits01.bin",
+        "fun([V]) when \"\" > 1 -> 'é' end gives {'>',[],1} (ms_transform folds an \
+         operator on constants but not on a string literal); spec_to_fun wrote the operand \
+         as [], which folds to true: it now writes \"\"",
+    ),
+    (
+        "fun2ms-limits02.bin",
+        "a fun whose body is a tuple nested 1,000 deep: spec_to_fun recursed on the thread's \
+         stack and overflowed it (an abort, in a debug build); it now grows its stack as \
+         the rest of fun2ms does",
+    ),
     // See: fuzz crash-8027bb0f (parse_text).
     (
         "parse_text-8027bb0f.bin",
