@@ -4,6 +4,7 @@
 //! (`_dirty`); `msc_table.erl` picks it for tables or lists large enough
 //! that the call could hold a normal scheduler for about a millisecond.
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use msc::table::{Budgeted, Cursor, Table, TableError, TableKind, TableOptions};
@@ -12,7 +13,7 @@ use parking_lot::Mutex;
 use rustler::{Encoder, Env, Error, LocalPid, Monitor, NifResult, ResourceArc, Term};
 
 use crate::atoms;
-use crate::convert::{export, import};
+use crate::convert::{Exported, Exporter, import};
 use crate::spec::{Compiled, caller_host, export_error, import_error};
 
 /// Tables alive in this VM (for tests that show tables are freed).
@@ -120,7 +121,6 @@ normal_and_dirty!(insert_new_nifs: "nif_table_insert_new", "nif_table_insert_new
 normal_and_dirty!(lookup_nifs: "nif_table_lookup", "nif_table_lookup_dirty" => lookup(table, key));
 normal_and_dirty!(delete_nifs: "nif_table_delete", "nif_table_delete_dirty" => delete(table, key));
 normal_and_dirty!(delete_object_nifs: "nif_table_delete_object", "nif_table_delete_object_dirty" => delete_object(table, object));
-normal_and_dirty!(select_nifs: "nif_table_select", "nif_table_select_dirty" => select(table, spec));
 normal_and_dirty!(count_nifs: "nif_table_count", "nif_table_count_dirty" => count(table, spec, op));
 
 /// The objects of `objects`: one object, or a proper list of them.
@@ -159,18 +159,12 @@ fn insert_new<'a>(env: Env<'a>, table: &TableResource, objects: Term<'a>) -> Nif
 fn lookup<'a>(env: Env<'a>, table: &TableResource, key: Term<'a>) -> NifResult<Term<'a>> {
     let mut heap = Heap::new();
     let key = import(key, &mut heap).map_err(import_error)?;
-    let mut found = Ok(Vec::new());
-    table.table.lookup(heap.view(key), |object| push(env, &mut found, object));
-    Ok(found?.encode(env))
-}
-
-fn push<'a>(env: Env<'a>, out: &mut NifResult<Vec<Term<'a>>>, term: msc::TermRef<'_>) {
-    if let Ok(list) = out {
-        match export(env, term) {
-            Ok(t) => list.push(t),
-            Err(e) => *out = Err(export_error(e)),
-        }
-    }
+    // As ets:lookup/2, whole however large the objects: a lookup is one step.
+    let mut answer = Answer::new(env, Budget::DIRTY);
+    table.table.lookup(heap.view(key), |object| {
+        let _ = answer.push(object);
+    });
+    answer.list()
 }
 
 fn delete<'a>(env: Env<'a>, table: &TableResource, key: Term<'a>) -> NifResult<Term<'a>> {
@@ -216,25 +210,135 @@ impl SpecRef {
     }
 }
 
-fn select<'a>(env: Env<'a>, table: &TableResource, spec: Term<'a>) -> NifResult<Term<'a>> {
-    let spec = spec_of(spec)?;
-    let mut host = caller_host(env)?;
-    let mut found = Ok(Vec::new());
-    table
-        .table
-        .select(spec.spec(), &mut Scratch::new(), &mut host, |r| push(env, &mut found, r))
-        .map_err(table_error)?;
-    Ok(found?.encode(env))
+/// How much a call may do on a normal scheduler before it leaves the work
+/// to its dirty twin: rows looked at, and terms built for the answer.
+#[derive(Clone, Copy)]
+struct Budget {
+    rows: usize,
+    terms: usize,
 }
 
-/// `{Matches, Shard, Slot}` to go on from, or `{Matches, done}`; with a
-/// row budget, `dirty` if the chunk would look at more rows than that.
+impl Budget {
+    /// Some 100 microseconds of rows (a row is looked at in a few
+    /// nanoseconds), and well under a millisecond of terms built (a term
+    /// is built in 20 to 250 nanoseconds, the most for large answers).
+    const NORMAL: Budget = Budget { rows: 16_384, terms: 4_096 };
+    /// A dirty scheduler may take as long as the work takes.
+    const DIRTY: Budget = Budget { rows: usize::MAX, terms: usize::MAX };
+}
+
+/// The results of a scan built as BEAM terms while the budget lasts.
+struct Answer<'a> {
+    env: Env<'a>,
+    exporter: Exporter<'a>,
+    terms_left: usize,
+    built: Vec<Term<'a>>,
+    failed: Option<Error>,
+}
+
+impl<'a> Answer<'a> {
+    fn new(env: Env<'a>, budget: Budget) -> Answer<'a> {
+        let exporter = Exporter::new(env);
+        Answer { env, exporter, terms_left: budget.terms, built: Vec::new(), failed: None }
+    }
+
+    /// Builds `result`; breaks when the budget ran out or building failed.
+    fn push(&mut self, result: msc::TermRef<'_>) -> ControlFlow<()> {
+        if self.failed.is_some() {
+            return ControlFlow::Break(());
+        }
+        match self.exporter.export_within(result, &mut self.terms_left) {
+            Ok(Exported::Built(term)) => {
+                self.built.push(term);
+                ControlFlow::Continue(())
+            }
+            Ok(Exported::OverBudget) => ControlFlow::Break(()),
+            Err(e) => {
+                self.failed = Some(export_error(e));
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// The results as a list (the budget did not run out).
+    fn list(self) -> NifResult<Term<'a>> {
+        match self.failed {
+            Some(e) => Err(e),
+            None => Ok(self.built.encode(self.env)),
+        }
+    }
+
+    /// `scanned`'s answer: `dirty` when the budget ran out.
+    fn finish(self, scanned: Budgeted) -> NifResult<Term<'a>> {
+        let env = self.env;
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        Ok(match scanned {
+            Budgeted::OverBudget => atoms::dirty().encode(env),
+            Budgeted::Done(Some(cursor)) => {
+                let (shard, slot) = cursor.to_parts();
+                (self.built.encode(env), shard, slot).encode(env)
+            }
+            Budgeted::Done(None) => (self.built.encode(env), atoms::done()).encode(env),
+        })
+    }
+}
+
+/// `select/2`'s matches, or `dirty` if they take more than the budget.
+fn select<'a>(
+    env: Env<'a>,
+    table: &TableResource,
+    spec: Term<'a>,
+    budget: Budget,
+) -> NifResult<Term<'a>> {
+    let spec = spec_of(spec)?;
+    let mut host = caller_host(env)?;
+    let mut answer = Answer::new(env, budget);
+    let scanned = table
+        .table
+        .select_limit_within(
+            spec.spec(),
+            Cursor::START,
+            usize::MAX,
+            budget.rows,
+            &mut Scratch::new(),
+            &mut host,
+            |r| answer.push(r),
+        )
+        .map_err(table_error)?;
+    match scanned {
+        Budgeted::OverBudget => Ok(atoms::dirty().encode(env)),
+        Budgeted::Done(_) => answer.list(),
+    }
+}
+
+#[rustler::nif(name = "nif_table_select")]
+fn table_select<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+) -> NifResult<Term<'a>> {
+    select(env, &table, spec, Budget::NORMAL)
+}
+
+#[rustler::nif(name = "nif_table_select_dirty", schedule = "DirtyCpu")]
+fn table_select_dirty<'a>(
+    env: Env<'a>,
+    table: ResourceArc<TableResource>,
+    spec: Term<'a>,
+) -> NifResult<Term<'a>> {
+    select(env, &table, spec, Budget::DIRTY)
+}
+
+/// `{Matches, Shard, Slot}` to go on from, or `{Matches, done}`; `dirty`
+/// if the chunk would take more than the budget.
 fn select_limit<'a>(
     env: Env<'a>,
     table: &TableResource,
     spec: Term<'a>,
     (shard, slot, limit): (u64, u64, usize),
-    budget: usize,
+    budget: Budget,
 ) -> NifResult<Term<'a>> {
     if limit == 0 {
         return Err(Error::BadArg);
@@ -242,32 +346,21 @@ fn select_limit<'a>(
     let spec = spec_of(spec)?;
     let from = Cursor::from_parts(shard, slot).ok_or(Error::BadArg)?;
     let mut host = caller_host(env)?;
-    let mut found = Ok(Vec::new());
+    let mut answer = Answer::new(env, budget);
     let scanned = table
         .table
         .select_limit_within(
             spec.spec(),
             from,
             limit,
-            budget,
+            budget.rows,
             &mut Scratch::new(),
             &mut host,
-            |r| push(env, &mut found, r),
+            |r| answer.push(r),
         )
         .map_err(table_error)?;
-    Ok(match scanned {
-        Budgeted::OverBudget => atoms::dirty().encode(env),
-        Budgeted::Done(Some(cursor)) => {
-            let (shard, slot) = cursor.to_parts();
-            (found?.encode(env), shard, slot).encode(env)
-        }
-        Budgeted::Done(None) => (found?.encode(env), atoms::done()).encode(env),
-    })
+    answer.finish(scanned)
 }
-
-/// Rows a chunk of `select/3` looks at on a normal scheduler (some 100
-/// microseconds) before it leaves the chunk to the dirty twin.
-const NORMAL_ROWS: usize = 16_384;
 
 #[rustler::nif(name = "nif_table_select_limit")]
 fn table_select_limit<'a>(
@@ -278,7 +371,7 @@ fn table_select_limit<'a>(
     slot: u64,
     limit: usize,
 ) -> NifResult<Term<'a>> {
-    select_limit(env, &table, spec, (shard, slot, limit), NORMAL_ROWS)
+    select_limit(env, &table, spec, (shard, slot, limit), Budget::NORMAL)
 }
 
 #[rustler::nif(name = "nif_table_select_limit_dirty", schedule = "DirtyCpu")]
@@ -290,7 +383,7 @@ fn table_select_limit_dirty<'a>(
     slot: u64,
     limit: usize,
 ) -> NifResult<Term<'a>> {
-    select_limit(env, &table, spec, (shard, slot, limit), usize::MAX)
+    select_limit(env, &table, spec, (shard, slot, limit), Budget::DIRTY)
 }
 
 /// `select_count`, `select_delete` or `select_replace` (by `op`).
@@ -320,9 +413,11 @@ fn count<'a>(
 
 #[rustler::nif(name = "nif_table_to_list", schedule = "DirtyCpu")]
 fn table_to_list<'a>(env: Env<'a>, table: ResourceArc<TableResource>) -> NifResult<Term<'a>> {
-    let mut found = Ok(Vec::new());
-    table.table.for_each(|object| push(env, &mut found, object));
-    Ok(found?.encode(env))
+    let mut answer = Answer::new(env, Budget::DIRTY);
+    table.table.for_each(|object| {
+        let _ = answer.push(object);
+    });
+    answer.list()
 }
 
 /// `safe_fixtable(T, Fix)` for the calling process, at the time given

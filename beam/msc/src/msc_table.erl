@@ -6,7 +6,9 @@
 %% freed when none does. Any number of processes read at once; writers lock
 %% one shard of the table for one object. Calls that scan the table or take
 %% long lists run on dirty schedulers, so none holds a normal scheduler for
-%% more than about a millisecond.
+%% more than about a millisecond; a select on a small table, or a select/3
+%% chunk, starts on the normal one and moves to a dirty one as soon as it
+%% has looked at 16,384 rows or built 4,096 terms of its answer.
 %%
 %% What ets promises under concurrency, msc_table keeps: insert/2 and
 %% insert_new/2 of a list are atomic and isolated (a bad object inserts
@@ -119,9 +121,12 @@ delete_object(T, Object) ->
 -spec select(table(), term() | msc:compiled()) -> [term()].
 select(T, Spec) ->
     Ref = ?REF(T),
-    case large(Ref) of
-        false -> msc_tracer:nif_table_select(Ref, Spec);
-        true -> msc_tracer:nif_table_select_dirty(Ref, Spec)
+    %% A small table's select runs here unless its answer is large: the
+    %% NIF answers `dirty' once it has built too much of it.
+    case large(Ref) orelse msc_tracer:nif_table_select(Ref, Spec) of
+        true -> msc_tracer:nif_table_select_dirty(Ref, Spec);
+        dirty -> msc_tracer:nif_table_select_dirty(Ref, Spec);
+        Matches -> Matches
     end.
 
 %% @doc At most `Limit' results, and a continuation for select/1, or

@@ -1,7 +1,13 @@
 %% No msc_table call holds a normal scheduler for long while selects scan
-%% 10,000,000 rows: the VM's own long_schedule monitor reports no call that
-%% ran 2 ms or more without yielding, and a process pinging another keeps
-%% its round trips short.
+%% 10,000,000 rows, or answer objects of 100,000 terms each: the VM's own
+%% long_schedule monitor reports no call that ran 2 ms or more without
+%% yielding, and a process pinging another keeps its round trips short.
+%%
+%% The monitor also reports the VM's own work on a large answer (a major
+%% collection of a 10,000,000-element list), with neither place known
+%% (`{in, undefined}, {out, undefined}'); ets:tab2list/1 of the same table
+%% makes such reports too, of up to 47 ms. They are printed, not counted:
+%% a call that held the scheduler is reported where it returned to.
 -module(msc_table_latency_tests).
 
 -include_lib("eunit/include/eunit.hrl").
@@ -20,29 +26,58 @@ latency_test_() ->
         %% report a process's long schedules to itself.
         Me = self(),
         Collector = spawn_link(fun() -> collect(Me, []) end),
-        erlang:system_monitor(Collector, [{long_schedule, 2}]),
+        %% A small table of large objects: few rows, much to build.
+        Large = msc_table:new(large, [set]),
+        Object = lists:seq(1, 100000),
+        msc_table:insert(Large, [{N, Object} || N <- lists:seq(1, 64)]),
+        All = [{'_', [], ['$_']}],
+        Steps =
+            [{select, fun() -> length(msc_table:select(T, Spec)) end, ?ROWS div 200},
+             {select_count,
+              fun() -> msc_table:select_count(T, [{{'_', '$2'}, [{'<', '$2', 5}], [true]}]) end,
+              ?ROWS div 200},
+             {tab2list, fun() -> length(msc_table:tab2list(T)) end, ?ROWS},
+             {select_3, fun() -> length(element(1, msc_table:select(T, Spec, 100))) end, 100},
+             {large_select, fun() -> length(msc_table:select(Large, All)) end, 64},
+             {large_select_3, fun() -> length(element(1, msc_table:select(Large, All, 64))) end, 64},
+             {large_match_object, fun() -> length(msc_table:match_object(Large, '_')) end, 64}],
         {Worst, Results} = while_pinging(fun() ->
-            [length(msc_table:select(T, Spec)),
-             msc_table:select_count(T, [{{'_', '$2'}, [{'<', '$2', 5}], [true]}]),
-             length(msc_table:tab2list(T)),
-             length(element(1, msc_table:select(T, Spec, 100)))]
+            [{Name, step(Collector, Work)} || {Name, Work, _} <- Steps]
         end),
         erlang:system_monitor(undefined),
-        Collector ! {report, self()},
-        Long = receive {long_schedules, L} -> L end,
-        ?assertEqual([?ROWS div 200, ?ROWS div 200, ?ROWS, 100], Results),
-        io:format(user, "worst ping round trip during the selects: ~.2f ms; long schedules: ~p~n",
-                  [Worst / 1000, Long]),
-        ?assertEqual([], Long),
+        ?assertEqual([{Name, N} || {Name, _, N} <- Steps], [{Name, N} || {Name, {N, _, _}} <- Results]),
+        Held = [{Name, L} || {Name, {_, L, _}} <- Results, L =/= []],
+        Vm = [{Name, L} || {Name, {_, _, L}} <- Results, L =/= []],
+        io:format(user, "worst ping round trip during the selects: ~.2f ms; "
+                  "long schedules: ~p; the VM's own: ~p~n", [Worst / 1000, Held, Vm]),
+        ?assertEqual([], Held),
         ?assert(Worst < 20000)
     end}.
+
+%% Work's result, the long schedules of the calls in it, and those of the
+%% VM's own work (neither place known).
+step(Collector, Work) ->
+    erlang:system_monitor(Collector, [{long_schedule, 2}]),
+    Result = Work(),
+    %% The VM reports a long schedule when the process is scheduled out,
+    %% which it is in this sleep; the report reaches the collector soon
+    %% after, but not in order with this process's own messages.
+    timer:sleep(1),
+    erlang:system_monitor(undefined),
+    timer:sleep(20),
+    Collector ! {report, self()},
+    Long = receive {long_schedules, L} -> L end,
+    {Vm, Held} = lists:partition(
+        fun(Info) -> proplists:get_value(in, Info) =:= undefined andalso
+                     proplists:get_value(out, Info) =:= undefined end, Long),
+    {Result, Held, Vm}.
 
 %% Keeps the long_schedule reports about Pid until asked for them.
 collect(Pid, Reports) ->
     receive
         {monitor, Pid, long_schedule, Info} -> collect(Pid, [Info | Reports]);
         {monitor, _, long_schedule, _} -> collect(Pid, Reports);
-        {report, Pid} -> Pid ! {long_schedules, lists:reverse(Reports)}
+        {report, Pid} -> Pid ! {long_schedules, lists:reverse(Reports)}, collect(Pid, [])
     end.
 
 fill(_, From) when From > ?ROWS -> ok;

@@ -203,6 +203,29 @@ shared_between_processes_test() ->
     [receive {done, P} -> ok end || P <- Writers ++ Readers],
     ?assertEqual(8000, msc_table:info(T, size)).
 
+%% ---------------------------------------------------------------------------
+%% Work on a normal scheduler stays short
+
+%% A select on a normal scheduler gives up (answers `dirty', and
+%% msc_table runs the call on a dirty scheduler instead) once it has built
+%% some thousands of terms, however few rows it looked at; a short answer
+%% it gives whole.
+normal_scheduler_budget_test() ->
+    T = msc_table:new(t, [set]),
+    {msc_table, Ref, _} = T,
+    msc_table:insert(T, [{N, lists:seq(1, 1000)} || N <- lists:seq(1, 8)]),
+    All = [{'_', [], ['$_']}],
+    {ok, Compiled} = msc:compile(All, table),
+    ?assertEqual(dirty, msc_tracer:nif_table_select(Ref, All)),
+    ?assertEqual(dirty, msc_tracer:nif_table_select_limit(Ref, Compiled, 0, 0, 8)),
+    ?assertMatch({[_, _], _, _}, msc_tracer:nif_table_select_limit(Ref, Compiled, 0, 0, 2)),
+    Keys = [{{'$1', '_'}, [], ['$1']}],
+    ?assertEqual(lists:seq(1, 8), lists:sort(msc_tracer:nif_table_select(Ref, Keys))),
+    %% And the calls answer in full all the same.
+    ?assertEqual(8, length(msc_table:select(T, All))),
+    ?assertEqual(8, length(msc_table:match_object(T, '_'))),
+    ?assertMatch({[_, _, _, _, _, _, _, _], _}, msc_table:select(T, All, 8)).
+
 bad_arguments_test_() ->
     T = msc_table:new(t, [set]),
     [?_assertError(badarg, msc_table:new(t, [ordered_set])),

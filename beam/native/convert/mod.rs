@@ -16,5 +16,5 @@ mod atoms;
 mod export;
 mod import;
 
-pub use export::{ExportError, export};
+pub use export::{ExportError, Exported, Exporter, export};
 pub use import::{ImportError, import};

@@ -37,6 +37,7 @@ mod keeps_key;
 mod shard;
 
 use std::fmt;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use matchspec::run::Batch;
@@ -122,7 +123,8 @@ pub enum Budgeted {
     /// The chunk is complete: the cursor to go on from, or `None` at the
     /// end of the table.
     Done(Option<Cursor>),
-    /// It would have looked at more rows than the budget allows.
+    /// It would have looked at more rows than the budget allows, or the
+    /// caller gave up.
     OverBudget,
 }
 
@@ -410,17 +412,23 @@ impl Table {
         host: &mut dyn Host,
         each: impl FnMut(TermRef<'_>),
     ) -> Result<Option<Cursor>, TableError> {
+        let mut each = each;
+        let each = |result: TermRef<'_>| {
+            each(result);
+            ControlFlow::Continue(())
+        };
         match self.select_limit_within(spec, from, limit, usize::MAX, scratch, host, each)? {
             Budgeted::Done(next) => Ok(next),
-            Budgeted::OverBudget => unreachable!("no table has usize::MAX rows"),
+            Budgeted::OverBudget => unreachable!("no table has usize::MAX rows, nor gave up"),
         }
     }
 
     /// [`select_limit`](Table::select_limit) that gives up, with
     /// [`Budgeted::OverBudget`], before it would look at more than `budget`
-    /// rows: what a caller on a thread that must not be held long runs
-    /// first, to run the whole chunk elsewhere only when it is long.
-    /// `each` may have been called before it gives up.
+    /// rows, or once `each` breaks (its own budget, for the work it does
+    /// with the results, ran out): what a caller on a thread that must not
+    /// be held long runs first, to run the whole chunk elsewhere only when
+    /// it is long. `each` may have been called before it gives up.
     #[expect(clippy::too_many_arguments, reason = "select_limit's, and the budget")]
     pub fn select_limit_within(
         &self,
@@ -430,7 +438,7 @@ impl Table {
         budget: usize,
         scratch: &mut Scratch,
         host: &mut dyn Host,
-        mut each: impl FnMut(TermRef<'_>),
+        mut each: impl FnMut(TermRef<'_>) -> ControlFlow<()>,
     ) -> Result<Budgeted, TableError> {
         Table::table_spec(spec)?;
         let _whole = self.whole.read();
@@ -443,27 +451,31 @@ impl Table {
                 if left == 0 {
                     return Ok(Budgeted::Done(Some(cursor)));
                 }
-                let end = (cursor.slot + CHUNK.max(left)).min(shard.rows.len());
+                let end = cursor.slot.saturating_add(CHUNK.max(left)).min(shard.rows.len());
                 let rows = &shard.rows[cursor.slot..end];
                 looked = looked.saturating_add(rows.len());
                 if looked > budget {
                     return Ok(Budgeted::OverBudget);
                 }
                 let mut stop = None;
+                let mut gave_up = false;
                 spec.run_matching(Batch::new(&shard.heap, rows), scratch, host, |i, outcome| {
-                    if stop.is_some() {
+                    if stop.is_some() || gave_up {
                         return;
                     }
                     if let Ok(outcome) = outcome
                         && let Some(result) = outcome.result()
                     {
-                        each(result);
+                        gave_up = each(result).is_break();
                         left -= 1;
                         if left == 0 {
                             stop = Some(i + 1);
                         }
                     }
                 });
+                if gave_up {
+                    return Ok(Budgeted::OverBudget);
+                }
                 cursor.slot += stop.unwrap_or(rows.len());
             }
             cursor = Cursor { shard: cursor.shard + 1, slot: 0 };
