@@ -69,11 +69,16 @@ fn streams_as_whole(text: &str) {
         .map(|roots| roots.iter().map(|&r| heap.view(r).to_owned()).collect::<Vec<_>>())
         .map_err(|err| (err.location(), err.message()));
     // Pieces of 1 and 7 bytes, the second through the cursor readers use,
-    // and the whole. A long text (what `limits` makes of a few bytes) in
-    // small pieces costs the square of its length: it goes in a few large
-    // ones.
-    let small =
-        if text.len() <= MAX_INPUT { [1, 7] } else { [text.len() / 5 + 1, text.len() / 3 + 1] };
+    // and the whole. Each piece re-reads the term so far, so pieces cost
+    // the square of a term's length: a text of a few kilobytes goes in
+    // pieces of 7 and 61 bytes (1-byte pieces made a 4 KiB list take
+    // seconds), a long one (what `limits` makes of a few bytes) in a few
+    // large ones.
+    let small = match text.len() {
+        0..=1024 => [1, 7],
+        1025..=MAX_INPUT => [7, 61],
+        _ => [text.len() / 5 + 1, text.len() / 3 + 1],
+    };
     for (pass, step) in [small[0], small[1], text.len().max(1)].into_iter().enumerate() {
         let (mut heap, mut scratch, mut cursor) =
             (Heap::new(), TermScratch::default(), TermCursor::default());

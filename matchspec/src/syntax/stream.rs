@@ -76,14 +76,51 @@ pub fn next_term_into(
     // How far the term went: past its `.`, or to the end of the text.
     let used = splitter.offset();
     let dotted = matches!(&tokens, Ok(t) if t.dotted) || (tokens.is_err() && used < rest.len());
-    // A `.` that is the text's last character may not end the term yet.
-    if !complete && (!dotted || used >= rest.len()) {
+    // A `.` that is the text's last character may not end the term yet;
+    // nor may one inside a `#Ref<...>` literal that is not closed yet.
+    if !complete && (!dotted || used >= rest.len() || open_identity_literal(rest, used)) {
         return NextTerm::More;
     }
     match parse_tokens(rest, tokens, heap, false) {
         Ok((root, _, _)) => NextTerm::Term { root, end: from + used },
         Err(error) => NextTerm::Error { error: error.rebased(text, from), end: from + used },
     }
+}
+
+/// Could a `#Pid<`, `#Port<` or `#Ref<` before `used` still become one
+/// literal token reaching past `used` once more text comes? Such a token
+/// runs to its `>` and may hold `.`s (`#Ref<a@b.1.2.3>`), so a `.` after an
+/// unclosed one ends nothing yet: only its `>` or a line break (outside a
+/// quoted node name) settles it, as the lexer's pattern reads it.
+fn open_identity_literal(rest: &str, used: usize) -> bool {
+    ["#Pid<", "#Port<", "#Ref<"].iter().any(|opener| {
+        rest[..used].match_indices(opener).any(|(at, _)| unsettled(&rest[at + opener.len()..]))
+    })
+}
+
+/// Does `body`, what follows a `#Ref<`, end before its `>` or a line
+/// break (quoted atoms, with their escapes, skipped)?
+fn unsettled(body: &str) -> bool {
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '>' | '\n' => return false,
+            '\'' => loop {
+                match chars.next() {
+                    None => return true,
+                    Some('\'') => break,
+                    Some('\\') => {
+                        if chars.next().is_none() {
+                            return true;
+                        }
+                    }
+                    Some(_) => {}
+                }
+            },
+            _ => {}
+        }
+    }
+    true
 }
 
 impl ParseError {
