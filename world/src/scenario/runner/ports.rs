@@ -228,6 +228,13 @@ impl Runner {
             return self.bif_handles_signals(pid);
         }
         self.bif_handles_signals(pid);
+        // Its `receive {P, {data, _}}` takes an echo already queued (of
+        // data another process sent) without waiting; its own echo then
+        // comes after the step, as another sender's does.
+        if self.take_queued_data(pid, id) {
+            self.world.port_output.push_back((id, owner, echo));
+            return;
+        }
         let mut to = Heap::new();
         let to_word = pid.to_word(&mut to);
         self.wait_for_port(pid, id, act_mfa(), |port| {
@@ -314,6 +321,33 @@ impl Runner {
     }
 
     /// Process `pid` takes `message` from port `id` at once.
+    /// Takes the oldest `{Port, {data, _}}` of port `id` from `pid`'s
+    /// queue, if there is one.
+    fn take_queued_data(&mut self, pid: Pid, id: PortId) -> bool {
+        let mut heap = Heap::new();
+        let port_word = id.to_word(&mut heap);
+        let is_data = |message: &Term| {
+            let m = message.as_ref();
+            m.as_tuple().is_some_and(|t| {
+                t.len() == 2
+                    && t.get(0) == Some(heap.view(port_word))
+                    && t.get(1).and_then(|d| d.as_tuple()).is_some_and(|d| {
+                        d.len() == 2
+                            && d.get(0).and_then(|a| a.as_atom()) == Some(Atom::new("data"))
+                    })
+            })
+        };
+        let Some(queue) = self.world.queues.get_mut(&pid) else { return false };
+        let Some(at) = queue.iter().position(|(message, _)| is_data(message)) else {
+            return false;
+        };
+        let (message, token) = queue.remove(at).expect("found above");
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.consume(message.as_ref(), &token);
+        }
+        true
+    }
+
     fn take_from_port(&mut self, pid: Pid, id: PortId, message: &Term) {
         if let Some(p) = self.processes.get_mut(&pid) {
             p.message_arrived(Origin::Port(id), message.as_ref());

@@ -68,7 +68,7 @@ impl Signal {
 #[derive(Debug, Default)]
 pub(super) struct World {
     /// Messages in each puppet's queue (steps are taken at once).
-    queues: rustc_hash::FxHashMap<Pid, VecDeque<(Term, MessageToken)>>,
+    pub(super) queues: rustc_hash::FxHashMap<Pid, VecDeque<(Term, MessageToken)>>,
     /// Each process's links, to processes and ports, in ERTS's tree.
     pub(super) links: rustc_hash::FxHashMap<Pid, LinkTree>,
     /// Registered names of processes.
