@@ -91,6 +91,8 @@ pub fn spec_to_fun(spec: TermRef<'_>, dialect: Dialect) -> Result<FunText, NoFun
 #[derive(Default)]
 struct Printer {
     bindings: Vec<(String, Term)>,
+    /// The lowest variable in each subterm of the clause's head.
+    order: VarOrder,
 }
 
 /// Where an expression is: guards and bodies allow different functions,
@@ -119,8 +121,9 @@ impl Printer {
             parts.get(1).unwrap_or(clause),
             parts.get(2).unwrap_or(clause),
         );
+        self.order = VarOrder::of(head);
         let mut vars = Vec::new();
-        head_vars(head, &mut vars);
+        head_vars(head, &self.order, &mut vars);
         for (i, v) in vars.iter().enumerate() {
             if *v != i as u64 + 1 {
                 return Err(no(
@@ -210,7 +213,8 @@ impl Printer {
             Kind::Cons(_) => self.list(t, out, |p, e, out| p.pattern(e, n, out)),
             Kind::Map(_) => {
                 out.push_str("#{");
-                self.separated(pairs_in_var_order(t), out, |p, (k, v), out| {
+                let pairs = self.order.pairs(t);
+                self.separated(pairs, out, |p, (k, v), out| {
                     p.pattern(k, n, out)?;
                     out.push_str(" := ");
                     p.pattern(v, n, out)
@@ -495,11 +499,12 @@ fn is_any(t: TermRef<'_>) -> bool {
 
 /// The head's variables in order of first appearance (tuples left to
 /// right, list heads before tails, map keys before values).
-fn head_vars(t: TermRef<'_>, out: &mut Vec<u64>) {
+fn head_vars(t: TermRef<'_>, order: &VarOrder, out: &mut Vec<u64>) {
+    let mut seen = rustc_hash::FxHashSet::default();
     let mut stack = vec![t];
     while let Some(t) = stack.pop() {
         if let Some(v) = var_number(t) {
-            if !out.contains(&v) {
+            if seen.insert(v) {
                 out.push(v);
             }
             continue;
@@ -515,7 +520,7 @@ fn head_vars(t: TermRef<'_>, out: &mut Vec<u64>) {
                 stack.push(c.head());
             }
             Kind::Map(_) => {
-                for (k, v) in pairs_in_var_order(t).into_iter().rev() {
+                for (k, v) in order.pairs(t).into_iter().rev() {
                     stack.push(v);
                     stack.push(k);
                 }
@@ -525,23 +530,65 @@ fn head_vars(t: TermRef<'_>, out: &mut Vec<u64>) {
     }
 }
 
-/// A map's pairs in the order to write them in a head: a map's text order
-/// is free, and ms_transform numbers variables in text order, so the pairs
-/// go by the lowest variable number each holds (pairs with none last, all
-/// else in key order).
-fn pairs_in_var_order(map: TermRef<'_>) -> Vec<(TermRef<'_>, TermRef<'_>)> {
-    let Some(m) = map.as_map() else { return Vec::new() };
-    let mut pairs: Vec<(u64, TermRef<'_>, TermRef<'_>)> = m
-        .iter()
-        .map(|(k, v)| {
-            let mut vars = Vec::new();
-            head_vars(k, &mut vars);
-            head_vars(v, &mut vars);
-            (vars.into_iter().min().unwrap_or(u64::MAX), k, v)
-        })
-        .collect();
-    pairs.sort_by_key(|p| p.0);
-    pairs.into_iter().map(|(_, k, v)| (k, v)).collect()
+/// The lowest variable number in every subterm of a head, found in one
+/// walk, by which a map's pairs are ordered: a map's text order is free,
+/// and ms_transform numbers variables in text order, so the pairs go by
+/// the lowest variable number each holds (pairs with none last, all else
+/// in key order). Kept per subterm (by its word: a boxed subterm's is its
+/// own, an immediate's its value) so that maps nested in maps are not
+/// walked again for every map around them.
+#[derive(Default)]
+struct VarOrder {
+    lowest: rustc_hash::FxHashMap<crate::term::Word, u64>,
+}
+
+impl VarOrder {
+    fn of(head: TermRef<'_>) -> VarOrder {
+        let mut lowest = rustc_hash::FxHashMap::default();
+        // Each subterm twice: to push its parts, then (`true`) to take
+        // the lowest of theirs.
+        let mut stack = vec![(head, false)];
+        while let Some((t, parts_done)) = stack.pop() {
+            if let Some(v) = var_number(t) {
+                lowest.insert(t.word(), v);
+                continue;
+            }
+            if parts_done {
+                let low =
+                    parts(t).map(|p| lowest.get(&p.word()).copied().unwrap_or(u64::MAX)).min();
+                lowest.insert(t.word(), low.unwrap_or(u64::MAX));
+            } else if !lowest.contains_key(&t.word()) {
+                stack.push((t, true));
+                stack.extend(parts(t).map(|p| (p, false)));
+            }
+        }
+        VarOrder { lowest }
+    }
+
+    /// The lowest variable number in `t` (`u64::MAX` for none).
+    fn lowest(&self, t: TermRef<'_>) -> u64 {
+        self.lowest
+            .get(&t.word())
+            .copied()
+            .unwrap_or_else(|| VarOrder::of(t).lowest.get(&t.word()).copied().unwrap_or(u64::MAX))
+    }
+
+    /// A map's pairs in the order to write them in a head.
+    fn pairs<'a>(&self, map: TermRef<'a>) -> Vec<(TermRef<'a>, TermRef<'a>)> {
+        let Some(m) = map.as_map() else { return Vec::new() };
+        let mut pairs: Vec<(u64, TermRef<'a>, TermRef<'a>)> =
+            m.iter().map(|(k, v)| (self.lowest(k).min(self.lowest(v)), k, v)).collect();
+        pairs.sort_by_key(|p| p.0);
+        pairs.into_iter().map(|(_, k, v)| (k, v)).collect()
+    }
+}
+
+/// The parts of a tuple, list cell or map (keys and values).
+fn parts(t: TermRef<'_>) -> impl Iterator<Item = TermRef<'_>> {
+    let tuple = t.as_tuple().into_iter().flat_map(|tuple| tuple.iter());
+    let cell = t.as_cons().into_iter().flat_map(|c| [c.head(), c.tail()]);
+    let map = t.as_map().into_iter().flat_map(|m| m.iter().flat_map(|(k, v)| [k, v]));
+    tuple.chain(cell).chain(map)
 }
 
 /// The text of a list that can be written as a string: proper, not

@@ -15,53 +15,75 @@ use crate::bif::{self, Bif, Env, Value};
 use crate::syntax::expr::{Expr, ExprKind, Op};
 use crate::term::{Atom, Heap, HeapSet, Kind, Word};
 
-/// The folded value of operator `op` on `args`, if `partial_eval` folds it.
-pub(super) fn fold_op(op: Op, args: &[&Expr]) -> Option<FormKind> {
-    let mut heap = Heap::new();
-    let mut values = Vec::with_capacity(args.len());
-    for arg in args {
-        values.push(eval(arg, &mut heap)?);
-    }
-    let word = apply(op, &values, &mut heap)?;
-    match heap.view(word).kind() {
-        Kind::Small(v) => Some(FormKind::Int(BigInt::from(v))),
-        Kind::Big(_) => heap.view(word).as_bigint().map(FormKind::Int),
-        Kind::Float(f) => Some(FormKind::Float(f)),
-        _ => word.as_atom().map(FormKind::Atom),
-    }
+/// Folds operator expressions, remembering the value (or the failure) of
+/// every subexpression it evaluated: the translator tries each operator of
+/// a nest, outermost first, and each try evaluates the operands beneath,
+/// so without this a nest `d` deep costs `d * d` (a variable at the bottom
+/// fails every level's try).
+#[derive(Default)]
+pub(super) struct Folder {
+    heap: Heap,
+    /// By the expression's address: the translator's expressions outlive
+    /// the folder and do not move.
+    values: rustc_hash::FxHashMap<*const Expr, Option<Word>>,
 }
 
-/// `erl_eval:ev_expr/1`: `None` where it raises.
-fn eval(expr: &Expr, heap: &mut Heap) -> Option<Word> {
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, || eval_inner(expr, heap))
-}
+impl Folder {
+    /// The folded value of operator `op` on `args`, if `partial_eval`
+    /// folds it.
+    pub(super) fn fold_op(&mut self, op: Op, args: &[&Expr]) -> Option<FormKind> {
+        let mut values = Vec::with_capacity(args.len());
+        for arg in args {
+            values.push(self.eval(arg)?);
+        }
+        let word = apply(op, &values, &mut self.heap)?;
+        let value = self.heap.view(word);
+        match value.kind() {
+            Kind::Small(v) => Some(FormKind::Int(BigInt::from(v))),
+            Kind::Big(_) => value.as_bigint().map(FormKind::Int),
+            Kind::Float(f) => Some(FormKind::Float(f)),
+            _ => word.as_atom().map(FormKind::Atom),
+        }
+    }
 
-fn eval_inner(expr: &Expr, heap: &mut Heap) -> Option<Word> {
-    match &expr.kind {
-        ExprKind::Int(i) => Some(heap.bigint(&int_value(i))),
-        ExprKind::Char(c) => Some(heap.int(i64::from(*c))),
-        ExprKind::Float(f) => heap.try_float(*f),
-        ExprKind::Atom(a) => Some(Word::atom(*a)),
-        ExprKind::Nil => Some(Word::NIL),
-        ExprKind::Tuple(elements) => {
-            let words = elements.iter().map(|e| eval(e, heap)).collect::<Option<Vec<_>>>()?;
-            Some(heap.tuple(&words))
+    /// `erl_eval:ev_expr/1`: `None` where it raises.
+    fn eval(&mut self, expr: &Expr) -> Option<Word> {
+        let key: *const Expr = expr;
+        if let Some(&known) = self.values.get(&key) {
+            return known;
         }
-        ExprKind::Cons(head, tail) => {
-            let head = eval(head, heap)?;
-            let tail = eval(tail, heap)?;
-            Some(heap.cons(head, tail))
+        let value = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(expr));
+        self.values.insert(key, value);
+        value
+    }
+
+    fn eval_inner(&mut self, expr: &Expr) -> Option<Word> {
+        match &expr.kind {
+            ExprKind::Int(i) => Some(self.heap.bigint(&int_value(i))),
+            ExprKind::Char(c) => Some(self.heap.int(i64::from(*c))),
+            ExprKind::Float(f) => self.heap.try_float(*f),
+            ExprKind::Atom(a) => Some(Word::atom(*a)),
+            ExprKind::Nil => Some(Word::NIL),
+            ExprKind::Tuple(elements) => {
+                let words = elements.iter().map(|e| self.eval(e)).collect::<Option<Vec<_>>>()?;
+                Some(self.heap.tuple(&words))
+            }
+            ExprKind::Cons(head, tail) => {
+                let head = self.eval(head)?;
+                let tail = self.eval(tail)?;
+                Some(self.heap.cons(head, tail))
+            }
+            ExprKind::Op1(op, operand) => {
+                let operand = self.eval(operand)?;
+                apply(*op, &[operand], &mut self.heap)
+            }
+            ExprKind::Op2(op, left, right) => {
+                let left = self.eval(left)?;
+                let right = self.eval(right)?;
+                apply(*op, &[left, right], &mut self.heap)
+            }
+            _ => None,
         }
-        ExprKind::Op1(op, operand) => {
-            let operand = eval(operand, heap)?;
-            apply(*op, &[operand], heap)
-        }
-        ExprKind::Op2(op, left, right) => {
-            let left = eval(left, heap)?;
-            let right = eval(right, heap)?;
-            apply(*op, &[left, right], heap)
-        }
-        _ => None,
     }
 }
 

@@ -5,7 +5,7 @@
 //! any other variable `{const, Var}` (filled in from the bindings later).
 
 use super::error::{Part, TransformErrorKind as K};
-use super::fold::fold_op;
+use super::fold::Folder;
 use super::form::{BinForm, Form, FormKind, int_value};
 use super::head::{Failure, HeadBindings, generic_children};
 use crate::syntax::Span;
@@ -16,13 +16,19 @@ use crate::term::Atom;
 pub(super) struct Translator<'a> {
     pub(super) bindings: &'a HeadBindings,
     pub(super) part: Part,
+    /// What operators fold to, remembered.
+    pub(super) folder: std::cell::RefCell<Folder>,
 }
 
 fn fail<T>(kind: K, expr: &Expr) -> Result<T, Failure> {
     Err((kind, expr.at, expr.span))
 }
 
-impl Translator<'_> {
+impl<'a> Translator<'a> {
+    pub(super) fn new(bindings: &'a HeadBindings, part: Part) -> Translator<'a> {
+        Translator { bindings, part, folder: Default::default() }
+    }
+
     /// `tg0`: a guard's tests or a body's expressions, as a list. Only a
     /// guard's top-level tests get the old type-test names translated.
     pub(super) fn list(&self, exprs: &[Expr], span: Span) -> Result<Form, Failure> {
@@ -124,7 +130,8 @@ impl Translator<'_> {
 
     /// An operator: its value if `partial_eval` folds it, else `{Op, Args...}`.
     fn op(&self, op: Op, args: &[&Expr], at: Span, span: Span) -> Result<Form, Failure> {
-        if let Some(value) = fold_op(op, args) {
+        let folded = self.folder.borrow_mut().fold_op(op, args);
+        if let Some(value) = folded {
             return Ok(Form::new(value, span));
         }
         let mut forms = Vec::with_capacity(args.len());

@@ -156,12 +156,11 @@ fn translate_clause(
         None => Form::new(FormKind::Nil, head.span),
         Some(tests) => {
             let span = tests.iter().fold(tests[0].span, |s, t| s.to(t.span));
-            Translator { bindings: &bindings, part: Part::Guard }.list(tests, span)?
+            Translator::new(&bindings, Part::Guard).list(tests, span)?
         }
     };
     let body_span = clause.body.iter().fold(clause.body[0].span, |s, e| s.to(e.span));
-    let body =
-        Translator { bindings: &bindings, part: Part::Body }.list(&clause.body, body_span)?;
+    let body = Translator::new(&bindings, Part::Body).list(&clause.body, body_span)?;
     let span = clause.at.to(body_span);
     Ok(Form::tuple(vec![head, guards, body], span))
 }

@@ -28,6 +28,20 @@ const CASES: &[(&str, &str)] = &[
     ),
     // Found by the fun2ms target's limits mode (testkit/src/limits.rs).
     (
+        "fun2ms-9e58cae2.bin",
+        "a head of maps nested deep: spec_to_fun ordered each map's pairs by their lowest \
+         variable through head_vars, which ordered the maps inside the same way, recursing \
+         on the thread's stack (an overflow) and walking each map again for every map \
+         around it; the lowest variable is now found in one walk without ordering",
+    ),
+    (
+        "fun2ms-b1363179.bin",
+        "a body of unary minus nested 7,000 deep over a variable (and a 70,000-character \
+         string in the head): 39 seconds under the fuzzer, as fun2ms tried to fold each \
+         operator by evaluating all of the nest beneath it (the square of the depth); the \
+         folder now remembers each subexpression's value or failure",
+    ),
+    (
         "fun2ms-limits01.bin",
         "fun([V]) when \"\" > 1 -> 'é' end gives {'>',[],1} (ms_transform folds an \
          operator on constants but not on a string literal); spec_to_fun wrote the operand \
