@@ -19,7 +19,7 @@
 # (numbered from FIRST, default 1) to DIR (default testdata/trace/random),
 # each with its golden file. A random scenario that OTP cannot run (the
 # escript fails) is reported and removed, and the others go on; the script
-# then exits non-zero. The checked-in ones are `--random 1000 1`.
+# then exits non-zero. The checked-in ones are `--random 1000 12`.
 #
 # Needs: an OTP 27 installation in a chroot (default /opt/otp27, override
 # with OTP_CHROOT=/path) whose `erl` is on the chroot's PATH, and a scratch
