@@ -260,7 +260,7 @@ impl<'a> Answer<'a> {
         }
     }
 
-    /// The results as a list (the budget did not run out).
+    /// The results as a list (for a scan whose `each` cannot give up).
     fn list(self) -> NifResult<Term<'a>> {
         match self.failed {
             Some(e) => Err(e),
@@ -268,21 +268,44 @@ impl<'a> Answer<'a> {
         }
     }
 
-    /// `scanned`'s answer: `dirty` when the budget ran out.
-    fn finish(self, scanned: Budgeted) -> NifResult<Term<'a>> {
-        let env = self.env;
+    /// The results as a list and where the scan stopped, or `None` when the
+    /// budget ran out. A failure to build a result is the answer even then:
+    /// it gave up the scan too.
+    fn finish(self, scanned: Budgeted) -> NifResult<Option<(Term<'a>, Option<Cursor>)>> {
         if let Some(e) = self.failed {
             return Err(e);
         }
         Ok(match scanned {
-            Budgeted::OverBudget => atoms::dirty().encode(env),
-            Budgeted::Done(Some(cursor)) => {
-                let (shard, slot) = cursor.to_parts();
-                (self.built.encode(env), shard, slot).encode(env)
-            }
-            Budgeted::Done(None) => (self.built.encode(env), atoms::done()).encode(env),
+            Budgeted::OverBudget => None,
+            Budgeted::Done(next) => Some((self.built.encode(self.env), next)),
         })
     }
+}
+
+/// At most `limit` results of `spec` from `from`, within `budget`.
+fn scan<'a>(
+    env: Env<'a>,
+    table: &TableResource,
+    spec: Term<'a>,
+    (from, limit): (Cursor, usize),
+    budget: Budget,
+) -> NifResult<Option<(Term<'a>, Option<Cursor>)>> {
+    let spec = spec_of(spec)?;
+    let mut host = caller_host(env)?;
+    let mut answer = Answer::new(env, budget);
+    let scanned = table
+        .table
+        .select_limit_within(
+            spec.spec(),
+            from,
+            limit,
+            budget.rows,
+            &mut Scratch::new(),
+            &mut host,
+            |r| answer.push(r),
+        )
+        .map_err(table_error)?;
+    answer.finish(scanned)
 }
 
 /// `select/2`'s matches, or `dirty` if they take more than the budget.
@@ -292,25 +315,10 @@ fn select<'a>(
     spec: Term<'a>,
     budget: Budget,
 ) -> NifResult<Term<'a>> {
-    let spec = spec_of(spec)?;
-    let mut host = caller_host(env)?;
-    let mut answer = Answer::new(env, budget);
-    let scanned = table
-        .table
-        .select_limit_within(
-            spec.spec(),
-            Cursor::START,
-            usize::MAX,
-            budget.rows,
-            &mut Scratch::new(),
-            &mut host,
-            |r| answer.push(r),
-        )
-        .map_err(table_error)?;
-    match scanned {
-        Budgeted::OverBudget => Ok(atoms::dirty().encode(env)),
-        Budgeted::Done(_) => answer.list(),
-    }
+    Ok(match scan(env, table, spec, (Cursor::START, usize::MAX), budget)? {
+        Some((matches, _)) => matches,
+        None => atoms::dirty().encode(env),
+    })
 }
 
 #[rustler::nif(name = "nif_table_select")]
@@ -343,23 +351,15 @@ fn select_limit<'a>(
     if limit == 0 {
         return Err(Error::BadArg);
     }
-    let spec = spec_of(spec)?;
     let from = Cursor::from_parts(shard, slot).ok_or(Error::BadArg)?;
-    let mut host = caller_host(env)?;
-    let mut answer = Answer::new(env, budget);
-    let scanned = table
-        .table
-        .select_limit_within(
-            spec.spec(),
-            from,
-            limit,
-            budget.rows,
-            &mut Scratch::new(),
-            &mut host,
-            |r| answer.push(r),
-        )
-        .map_err(table_error)?;
-    answer.finish(scanned)
+    Ok(match scan(env, table, spec, (from, limit), budget)? {
+        Some((matches, Some(next))) => {
+            let (shard, slot) = next.to_parts();
+            (matches, shard, slot).encode(env)
+        }
+        Some((matches, None)) => (matches, atoms::done()).encode(env),
+        None => atoms::dirty().encode(env),
+    })
 }
 
 #[rustler::nif(name = "nif_table_select_limit")]
