@@ -122,8 +122,9 @@ impl CompiledSpec {
     ) -> Result<CompiledSpec, SpecErrors> {
         let checked = crate::spec::check(spec, kind, config)?;
         let program = crate::ir::compile(&checked);
+        let program = Arc::new(program);
         let wire = WireProgram::lower(&program).map(Arc::new);
-        Ok(CompiledSpec { program: Arc::new(program), wire })
+        Ok(CompiledSpec { program, wire })
     }
 
     /// The wire program: the spec's head tests on encoded terms (table
@@ -165,7 +166,15 @@ impl Run for CompiledSpec {
     where
         F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
     {
-        crate::interp::run_batch(&self.program, batch, scratch, host, each);
+        let every = batch.report == crate::run::Report::Every;
+        crate::interp::run_batch(
+            &self.program,
+            (batch.heap, batch.inputs),
+            every,
+            scratch,
+            host,
+            each,
+        );
     }
 
     fn wire_program(&self) -> Option<&WireProgram> {

@@ -104,6 +104,7 @@ mod compiled;
 mod config;
 pub mod conformance;
 #[doc(hidden)]
+pub mod encoded;
 pub mod engine_internals;
 pub mod etf;
 pub mod fun2ms;

@@ -9,6 +9,7 @@
 
 use crate::etf::{self, DecodeError};
 use crate::host::Host;
+use crate::interp::encoded::Ended;
 use crate::outcome::{EvalError, Flags, Matched, Outcome};
 use crate::scratch::Scratch;
 use crate::term::{Heap, TermRef, Word};
@@ -146,6 +147,24 @@ pub trait Run {
                 let word = etf::decode_subterm(bytes, result, heap)?;
                 let heap: &'a Heap = heap;
                 Ok(Ok(Outcome::Match(Matched { result: heap.view(word), flags: Flags::default() })))
+            }
+            Verdict::Run => {
+                let Some(wire) = self.wire_program() else {
+                    return self.run_verdict(bytes, Verdict::Decode, heap, scratch, host);
+                };
+                match wire.run_plain(bytes, scratch, host) {
+                    Some(Ended::NoMatch) => Ok(Ok(Outcome::NoMatch)),
+                    Some(Ended::Built(result)) => Ok(Ok(wire.built(result, scratch))),
+                    Some(Ended::Part(at)) => {
+                        let word = etf::decode_subterm(bytes, at as usize, heap)?;
+                        let heap: &'a Heap = heap;
+                        Ok(Ok(Outcome::Match(Matched {
+                            result: heap.view(word),
+                            flags: Flags::default(),
+                        })))
+                    }
+                    None => self.run_verdict(bytes, Verdict::Decode, heap, scratch, host),
+                }
             }
             Verdict::Decode => {
                 let word = etf::decode_into(bytes, heap)?;

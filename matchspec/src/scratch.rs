@@ -16,10 +16,33 @@ pub struct Scratch {
     pub(crate) args: Vec<Word>,
     pub(crate) heap: Heap,
     pub(crate) input_copy: Heap,
-    /// The byte offsets a wire program's registers hold.
-    pub(crate) wire: Vec<u32>,
     /// Where the input's elements start, for a wire program.
     pub(crate) wire_elements: Vec<u32>,
+    /// The registers of a run on encoded terms.
+    pub(crate) encoded: EncodedRegisters,
+}
+
+/// What the registers hold in a run on bytes (see
+/// [`ir::Encoded`](crate::ir::Encoded)): a word (in the ordinary
+/// register) or a position, and once an op has needed a position's term as
+/// a word, that word too.
+#[derive(Debug, Default)]
+pub(crate) struct EncodedRegisters {
+    /// The position each holds, where it holds one.
+    pub(crate) positions: Vec<crate::encoded::Position>,
+    /// What each holds.
+    pub(crate) held: Vec<Held>,
+}
+
+/// What a register holds in a run on bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// A word, in the ordinary register.
+    Word,
+    /// A position.
+    Position,
+    /// A position, and its term decoded in the ordinary register.
+    Decoded,
 }
 
 impl Default for Scratch {
@@ -37,8 +60,8 @@ impl Scratch {
             args: Vec::new(),
             heap: Heap::in_space(Space::Scratch),
             input_copy: Heap::new(),
-            wire: Vec::new(),
             wire_elements: Vec::new(),
+            encoded: EncodedRegisters::default(),
         }
     }
 

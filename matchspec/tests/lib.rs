@@ -10,4 +10,3 @@ mod host;
 mod interp;
 mod quirks;
 mod text_stream;
-mod wire;

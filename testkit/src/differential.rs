@@ -206,15 +206,17 @@ fn batch_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &s
     );
 }
 
-/// Each input encoded, and damaged copies of the encoding (cut short, a
-/// byte changed), run on bytes by both engines ([`Run::run_encoded`],
+/// Each input encoded, in other encodings of the same term (Latin-1
+/// atoms; all of [`encodings`](crate::encodings)' rewrites at once), and
+/// damaged copies of the encoding (cut short, a byte changed), run on bytes
+/// by both engines ([`Run::run_encoded`],
 /// which decides on the wire where it can) and by decoding first: the
 /// answers, or the decoding errors, are the same.
 fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: &str) {
     for (i, input) in case.inputs.iter().enumerate() {
         let Ok(bytes) = matchspec::etf::encode(input.as_ref()) else { continue };
         let n = bytes.len();
-        let mut variants = vec![bytes.clone()];
+        let mut variants = crate::encodings::variants_in(&bytes, [2, 15]);
         for cut in [n / 2, n.saturating_sub(1), n * 3 / 4] {
             variants.push(bytes[..cut].to_vec());
         }
@@ -308,7 +310,9 @@ fn runs_agree(plain: &WireProgram, coded: &WireProgram, variant: &[u8], good: &[
                     len: (len - prefix) as u64,
                     result: result as u64,
                 }),
-                Verdict::Decode => panic!("{what}: {framing:?} entry {before} passed, undecided"),
+                Verdict::Run | Verdict::Decode => {
+                    panic!("{what}: {framing:?} entry {before} passed, undecided")
+                }
             }
             at += len;
         }

@@ -11,7 +11,9 @@
 //! - [`oracles`]: the targets over `matchspec` alone (`parse_text`,
 //!   `text_roundtrip`, `etf_roundtrip`, `etf_decode`, `compile`) and the
 //!   generator of `differential`'s cases;
-//! - [`differential`]: the interpreter against the JIT;
+//! - [`differential`]: the interpreter against the JIT, and both on
+//!   bytes against decoding first;
+//! - [`encodings`]: the other encodings of a term;
 //! - [`runtime_ops`]: random command and event sequences against the trace
 //!   core's invariants, over a small world of its own;
 //! - [`replay`]: the saved inputs of `testdata/regression/fuzz/`;
@@ -25,6 +27,7 @@
 use std::path::PathBuf;
 
 pub mod differential;
+pub mod encodings;
 pub mod limits;
 pub mod oracles;
 pub mod replay;

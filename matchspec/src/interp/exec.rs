@@ -7,23 +7,23 @@ use std::slice;
 use crate::host::Host;
 use crate::ir::{Label, Op, Program};
 use crate::outcome::{EvalError, Outcome};
-use crate::run::{Batch, Report};
-use crate::term::{Space, TermRef};
+use crate::term::{Heap, Space, TermRef, Word};
 
 use super::{Frame, Scratch, Step};
 
-/// Runs `program` on each input of `batch`, handing the outcomes its
-/// report asks for to `each` before the next run.
+/// Runs `program` on each of `inputs`, terms of `heap`, handing the
+/// outcomes to `each` before the next run (the no-matches only if
+/// `every`).
 pub(crate) fn run_batch<F>(
     program: &Program,
-    Batch { heap, inputs, report }: Batch<'_>,
+    (heap, inputs): (&Heap, &[Word]),
+    every: bool,
     scratch: &mut Scratch,
     host: &mut dyn Host,
     mut each: F,
 ) where
     F: FnMut(usize, Result<&Outcome<'_>, &EvalError>),
 {
-    let every = report == Report::Every;
     if heap.space() != Space::Heap {
         // A heap in another space: one run per input, copying each.
         for (i, &input) in inputs.iter().enumerate() {

@@ -110,8 +110,7 @@ impl<'a, 'h> Frame<'a, 'h> {
         scratch: &'a mut Scratch,
         host: &'h mut dyn Host,
     ) -> (Frame<'a, 'h>, Word) {
-        let Scratch { loaded, registers, args, heap, input_copy, wire: _, wire_elements: _ } =
-            scratch;
+        let Scratch { loaded, registers, args, heap, input_copy, .. } = scratch;
         // The program reads the input in place; only an input that itself
         // spans several heaps (a result of another run) is copied first.
         let (input_words, input_word): (&'a [Word], Word) = if input.heaps().is_single() {
@@ -141,6 +140,45 @@ impl<'a, 'h> Frame<'a, 'h> {
         }
         let Scratch { loaded, registers, args, heap: scratch_heap, .. } = scratch;
         Some(Frame::assemble(program, heap.words(), loaded, registers, args, scratch_heap, host))
+    }
+
+    /// A frame for runs of a table `program` on encoded terms: no input
+    /// heap (the byte engine holds the input as a position, and decodes
+    /// into the run's heap what it needs as words), and the scratch's
+    /// registers of positions.
+    #[inline(always)]
+    pub(crate) fn for_bytes(
+        program: &'a Program,
+        scratch: &'a mut Scratch,
+        host: &'h mut dyn Host,
+    ) -> (Frame<'a, 'h>, &'a mut crate::scratch::EncodedRegisters) {
+        let Scratch { loaded, registers, args, heap, encoded, .. } = scratch;
+        let frame = Frame::assemble(program, &[], loaded, registers, args, heap, host);
+        (frame, encoded)
+    }
+
+    /// The program it runs.
+    #[inline(always)]
+    pub(crate) fn program(&self) -> &'a Program {
+        self.program
+    }
+
+    /// Decodes the part of `bytes` at `at` into the run's heap.
+    #[inline]
+    pub(crate) fn decode_part(&mut self, bytes: &[u8], at: u32) -> Option<Word> {
+        crate::etf::decode_subterm(bytes, at as usize, self.heap).ok()
+    }
+
+    /// Sets register `r`: for an engine that computes an op's value itself.
+    #[inline(always)]
+    pub(crate) fn set_register(&mut self, r: Reg, w: Word) {
+        self.regs[r.index()] = w;
+    }
+
+    /// Register `r`.
+    #[inline(always)]
+    pub(crate) fn register(&self, r: Reg) -> Word {
+        self.regs[r.index()]
     }
 
     /// A frame over the scratch's parts, with the program's constants

@@ -16,6 +16,7 @@
 //! assert_eq!(outcome.result().unwrap().to_string(), "apple");
 //! ```
 
+pub(crate) mod encoded;
 mod exec;
 mod fast;
 pub(crate) mod frame;

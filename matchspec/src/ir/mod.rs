@@ -55,11 +55,13 @@
 
 mod compile;
 mod display;
+mod encoded;
 mod op;
 mod prologue;
 mod shape;
 mod verify;
 
+pub use encoded::{Encoded, NotEncoded};
 pub use op::{ChangeTrace, Cmp, Fail, LogicOp, Op, TraceFlag};
 pub use shape::{Effect, Labels, Reads};
 pub use verify::VerifyError;

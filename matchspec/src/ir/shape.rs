@@ -161,6 +161,98 @@ impl Op {
         }
     }
 
+    /// The term a head op takes apart or tests, which must be a part of
+    /// the input (see `ir::op`, "Head ops read only the input"): an engine
+    /// on encoded terms reads it in the bytes (see [`Encoded`](super::Encoded)).
+    pub fn input_part(&self) -> Option<Reg> {
+        match *self {
+            Op::IsTuple { src, .. }
+            | Op::GetElement { src, .. }
+            | Op::IsElement { src, .. }
+            | Op::IsCons { src, .. }
+            | Op::GetHead { src, .. }
+            | Op::GetTail { src, .. }
+            | Op::IsMap { src, .. }
+            | Op::GetMapValue { src, .. } => Some(src),
+            Op::IsArity { .. }
+            | Op::GetArg { .. }
+            | Op::GetArgList { .. }
+            | Op::IsWord { .. }
+            | Op::IsExactEq { .. }
+            | Op::Move { .. }
+            | Op::Call { .. }
+            | Op::Compare { .. }
+            | Op::TypeTest { .. }
+            | Op::BoolBranch { .. }
+            | Op::Logic { .. }
+            | Op::Jump { .. }
+            | Op::MakeTuple { .. }
+            | Op::MakeCons { .. }
+            | Op::MakeList { .. }
+            | Op::MakeMap { .. }
+            | Op::SelfPid { .. }
+            | Op::SetFlag { .. }
+            | Op::Display { .. }
+            | Op::IsSeqTrace { .. }
+            | Op::SetSeqToken { .. }
+            | Op::GetSeqToken { .. }
+            | Op::ProcessDump { .. }
+            | Op::ChangeTrace { .. }
+            | Op::Caller { .. }
+            | Op::CallerLine { .. }
+            | Op::CurrentStacktrace { .. }
+            | Op::Silent { .. }
+            | Op::Succeed { .. }
+            | Op::NoMatch => None,
+        }
+    }
+
+    /// `(src, dst)` if the op puts a part of the term in `src` into `dst`
+    /// (an element, a list cell's head or tail, a map's value): of an
+    /// encoded term, the part is encoded too.
+    pub fn part(&self) -> Option<(Reg, Reg)> {
+        match *self {
+            Op::GetElement { src, dst, .. }
+            | Op::GetHead { src, dst }
+            | Op::GetTail { src, dst }
+            | Op::GetMapValue { src, dst, .. } => Some((src, dst)),
+            Op::IsArity { .. }
+            | Op::GetArg { .. }
+            | Op::GetArgList { .. }
+            | Op::IsTuple { .. }
+            | Op::IsElement { .. }
+            | Op::IsCons { .. }
+            | Op::IsMap { .. }
+            | Op::IsWord { .. }
+            | Op::IsExactEq { .. }
+            | Op::Move { .. }
+            | Op::Call { .. }
+            | Op::Compare { .. }
+            | Op::TypeTest { .. }
+            | Op::BoolBranch { .. }
+            | Op::Logic { .. }
+            | Op::Jump { .. }
+            | Op::MakeTuple { .. }
+            | Op::MakeCons { .. }
+            | Op::MakeList { .. }
+            | Op::MakeMap { .. }
+            | Op::SelfPid { .. }
+            | Op::SetFlag { .. }
+            | Op::Display { .. }
+            | Op::IsSeqTrace { .. }
+            | Op::SetSeqToken { .. }
+            | Op::GetSeqToken { .. }
+            | Op::ProcessDump { .. }
+            | Op::ChangeTrace { .. }
+            | Op::Caller { .. }
+            | Op::CallerLine { .. }
+            | Op::CurrentStacktrace { .. }
+            | Op::Silent { .. }
+            | Op::Succeed { .. }
+            | Op::NoMatch => None,
+        }
+    }
+
     /// The registers the op reads, given the program's operand lists
     /// ([`Program::operands`](super::Program::operands)): what the
     /// interpreter reads in the register file for it. An absent operand

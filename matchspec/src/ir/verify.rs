@@ -52,6 +52,14 @@ pub enum VerifyError {
     /// register, or a variable's register is outside it.
     #[error("the constants or variables do not fit the register file")]
     Layout,
+    /// A table program's head op takes apart a term that is not always a
+    /// part of the input, so the program cannot run on encoded terms (see
+    /// [`Encoded`](super::Encoded)).
+    #[error("op {pc} takes apart a term that is not always a part of the input")]
+    HeadReadsWord {
+        /// The op.
+        pc: usize,
+    },
 }
 
 impl Program {
@@ -63,7 +71,9 @@ impl Program {
     /// * every label is an op after the one that names it (jumps go
     ///   forward only), and so is every clause start;
     /// * the last op ends the run or jumps ([`Op::is_terminator`]);
-    /// * the constants and the match variables' registers fit the file.
+    /// * the constants and the match variables' registers fit the file;
+    /// * a table program's head ops take apart only parts of the input, so
+    ///   it runs on encoded terms too ([`Encoded`](super::Encoded)).
     ///
     /// ```
     /// use matchspec::{CompiledSpec, Config, spec::Kind};
@@ -109,7 +119,10 @@ impl Program {
         if !code.last().is_some_and(Op::is_terminator) {
             return Err(VerifyError::FallsOff);
         }
-        Ok(())
+        match super::Encoded::of(self) {
+            Err(super::NotEncoded::HeadReadsWord { pc }) => Err(VerifyError::HeadReadsWord { pc }),
+            Ok(_) | Err(super::NotEncoded::TraceKind) => Ok(()),
+        }
     }
 }
 

@@ -1,47 +1,30 @@
-//! Matching on the wire: a spec's head tests decided on external term
-//! format bytes, before (and mostly instead of) decoding them.
+//! Matching on the wire: a table spec run on external term format bytes,
+//! before (and mostly instead of) decoding them.
 //!
 //! A filter over encoded terms spends most of its time decoding terms that
-//! the spec then rejects on their first test. A [`WireProgram`] is a
-//! lowering of the same IR the engines run: each head op (`is_tuple`,
-//! `get_element`, `is_element`, `is_word`, `is_cons`, `is_map`,
-//! `is_exact_eq`) and the guard tests that need only what the head reads
-//! (`type_test`, `compare` of integers or atoms) read the encoded term in
-//! place. It follows the program's own jumps, so it decides what the
-//! engines would decide for as long as it can:
+//! the spec then rejects on their first test. A [`WireProgram`] runs the
+//! spec's own program on the bytes: [`decide`](WireProgram::decide) scans
+//! the term once (finding where it ends and where the input's elements
+//! start, and checking that it is *plain*, see [`encoded`](crate::encoded))
+//! and tests on the elements the tests every match needs (a prefilter read
+//! off the program: most terms a selective spec sees fail one). Then:
 //!
 //! * every clause fails: [`Verdict::NoMatch`], and the term is never
 //!   decoded;
-//! * a clause matches whose result is a part of the input (a variable or
-//!   `'$_'`, as a selective spec's often is): [`Verdict::Match`], and the
-//!   caller decodes that part alone;
-//! * otherwise, at the first op it does not lower (a guard function, a
-//!   body that builds), or on a term outside the plain subset it reads (see
-//!   below): [`Verdict::Decode`], and the caller decodes the term and runs
-//!   it on any engine from the start.
+//! * the needs hold and the clause then only reads its result, a part of
+//!   the input: [`Verdict::Match`], and the caller decodes that part alone;
+//! * otherwise, for a plain term: [`Verdict::Run`], and
+//!   `Run::run_verdict` (a layer above) runs the program on the
+//!   bytes with the byte engine (`interp::encoded`), which decodes only the
+//!   parts an op needs as words;
+//! * for any other term: [`Verdict::Decode`], and the caller decodes the
+//!   term and runs it on any engine: the decoder then gives the term or
+//!   its error, exactly as without the wire program.
 //!
-//! So a rejection or a match on the wire is the answer the engines give,
-//! and everything else is the engines' answer. It is its own lowering rather
-//! than a mode of the interpreter and the JIT because both engines work on
-//! words in a heap: teaching each to read bytes would double every op's
-//! lowering, where this one needs only the head ops, serves every engine,
-//! and hands a candidate to whichever engine runs the spec.
-//!
-//! # Plain terms
-//!
-//! The wire program reads only *plain* terms: integers of up to 32 bits,
-//! finite floats, atoms, `[]`, strings, lists, tuples, binaries, pids and
-//! small maps with integer or ASCII atom keys (what trace messages are
-//! made of), every
-//! one of which decodes without error and without being normalised. On them
-//! an encoding means exactly one term (checked once per term by a scan that
-//! builds nothing). Any other term (a map, a bignum, a pid, a compressed
-//! term, or bytes that do not decode) is [`Verdict::Decode`]: the decoder
-//! then gives the term or the error, exactly as without the wire program.
-//!
-//! One difference remains, on purpose: a rejected term's atoms are never
-//! made, so a stream of new atoms that the decoder would intern until the
-//! atom table is full (and then fail) fills nothing on the wire.
+//! So every answer is the one decoding first gives. One difference remains,
+//! on purpose: a rejected term's atoms are never made, so a stream of new
+//! atoms that the decoder would intern until the atom table is full (and
+//! then fail) fills nothing on the wire.
 //!
 //! Only table specs have a wire program ([`WireProgram::lower`] gives
 //! `None` for trace kinds: their input is an argument list, not a term).
@@ -86,7 +69,11 @@ pub enum Verdict {
         /// Where the result's encoding starts in the term's bytes.
         result: usize,
     },
-    /// Decode the term and run the spec on it: a clause may match, or the
-    /// bytes are outside what the wire program reads.
+    /// The term is plain and the tests every match needs do not settle
+    /// it: run the program on its bytes (`Run::run_verdict` does, a
+    /// layer above).
+    Run,
+    /// Decode the term and run the spec on it: the bytes are not a plain
+    /// term (see [`encoded`](crate::encoded)).
     Decode,
 }

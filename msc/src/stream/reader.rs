@@ -534,7 +534,7 @@ impl Run<'_> {
                         result,
                     })?;
                 }
-                Verdict::Decode => {
+                Verdict::Run | Verdict::Decode => {
                     passed.stopped_at = Some((verdict, found));
                     break;
                 }

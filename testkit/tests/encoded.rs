@@ -1,4 +1,4 @@
-//! `matchspec::wire`: the wire program against decoding first: a rejection
+//! `matchspec::wire` and the byte engine against decoding first: a rejection
 //! or a match on the wire (and the part of the input it names as the
 //! result) must be the interpreter's answer on the decoded term, for every
 //! encoding of it and for bytes that do not decode.
@@ -8,19 +8,13 @@ use matchspec::spec::Kind;
 use matchspec::term::{Heap, Term};
 use matchspec::wire::{Verdict, WireProgram};
 use matchspec::{CompiledSpec, Config, Outcome, Run, Scratch, TestHost};
+use msc_testkit::encodings::variants;
 
-/// The tags the rewrites below read.
+/// The tags the hand-made bytes below use.
 mod tag {
-    pub const SMALL_INTEGER_EXT: u8 = 97;
     pub const INTEGER_EXT: u8 = 98;
-    pub const ATOM_EXT: u8 = 100;
     pub const SMALL_TUPLE_EXT: u8 = 104;
-    pub const LARGE_TUPLE_EXT: u8 = 105;
-    pub const NIL_EXT: u8 = 106;
-    pub const STRING_EXT: u8 = 107;
-    pub const LIST_EXT: u8 = 108;
     pub const SMALL_ATOM_UTF8_EXT: u8 = 119;
-    pub const ATOM_UTF8_EXT: u8 = 118;
 }
 
 const SPECS: &[&str] = &[
@@ -132,7 +126,15 @@ fn agrees(spec: &CompiledSpec, wire: &WireProgram, bytes: &[u8], scratch: &mut S
                 .unwrap_or_else(|| panic!("matched on the wire, rejected by {spec:?}: {term}"));
             assert_eq!(heap.view(part), expected, "the result of {spec:?} on {term}");
         }
-        _ => assert_eq!(
+        Verdict::Run => {
+            let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+            let on_bytes = spec
+                .run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut TestHost::default())
+                .unwrap_or_else(|err| panic!("a plain term does not decode ({err}): {bytes:?}"))
+                .unwrap();
+            assert_eq!(on_bytes, outcome, "{spec:?} on the bytes of {term}: {bytes:?}");
+        }
+        Verdict::NoMatch | Verdict::Decode => assert_eq!(
             outcome,
             Outcome::NoMatch,
             "rejected on the wire, matched by {spec:?}: {term}"
@@ -344,89 +346,12 @@ fn a_verdict_is_reached_for_the_common_cases() {
     assert_eq!(verdict("{event, 1, user_1, delete, 123456789012}", &mut scratch), Verdict::Decode);
     assert!(
         WireProgram::lower(
-            CompiledSpec::compile("[{['$1'], [], [true]}]", Kind::Call, &Config::default())
+            &CompiledSpec::compile("[{['$1'], [], [true]}]", Kind::Call, &Config::default())
                 .unwrap()
-                .program()
+                .shared_program()
         )
         .is_none()
     );
-}
-
-/// `bytes` and the other encodings of the same term: Latin-1 atoms,
-/// `INTEGER_EXT` for small values, `LARGE_TUPLE_EXT`, `LIST_EXT` for
-/// strings.
-fn variants(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = vec![bytes.to_vec()];
-    if etf::term_len(bytes) != Ok(bytes.len()) {
-        return out;
-    }
-    for style in 1..16u8 {
-        let mut rewritten = vec![etf::VERSION];
-        if rewrite(bytes, 1, style, &mut rewritten).is_some() {
-            out.push(rewritten);
-        }
-    }
-    out
-}
-
-/// Writes the plain term at `pos` to `out` in `style` (a bit set of
-/// rewrites); returns where it ends.
-fn rewrite(bytes: &[u8], pos: usize, style: u8, out: &mut Vec<u8>) -> Option<usize> {
-    let tag = bytes[pos];
-    let end = pos + etf::term_len(&[&[etf::VERSION], &bytes[pos..]].concat()).ok()? - 1;
-    match tag {
-        tag::SMALL_INTEGER_EXT if style & 1 != 0 => {
-            out.push(tag::INTEGER_EXT);
-            out.extend(u32::from(bytes[pos + 1]).to_be_bytes());
-        }
-        tag::SMALL_ATOM_UTF8_EXT | tag::ATOM_UTF8_EXT if style & 2 != 0 => {
-            let text = atom_text(bytes, pos)?;
-            let name = std::str::from_utf8(text).ok()?;
-            match name.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect::<Option<Vec<u8>>>()
-            {
-                Some(latin1) => {
-                    out.push(tag::ATOM_EXT);
-                    out.extend((latin1.len() as u16).to_be_bytes());
-                    out.extend(latin1);
-                }
-                None => out.extend(&bytes[pos..end]),
-            }
-        }
-        tag::SMALL_TUPLE_EXT | tag::LARGE_TUPLE_EXT => {
-            let (arity, mut at) = match tag {
-                tag::SMALL_TUPLE_EXT => (u32::from(bytes[pos + 1]), pos + 2),
-                _ => (u32::from_be_bytes(bytes[pos + 1..pos + 5].try_into().ok()?), pos + 5),
-            };
-            if style & 4 != 0 {
-                out.push(tag::LARGE_TUPLE_EXT);
-                out.extend(arity.to_be_bytes());
-            } else {
-                out.extend(&bytes[pos..at]);
-            }
-            for _ in 0..arity {
-                at = rewrite(bytes, at, style, out)?;
-            }
-        }
-        tag::LIST_EXT => {
-            let len = u32::from_be_bytes(bytes[pos + 1..pos + 5].try_into().ok()?);
-            out.extend(&bytes[pos..pos + 5]);
-            let mut at = pos + 5;
-            for _ in 0..=len {
-                at = rewrite(bytes, at, style, out)?;
-            }
-        }
-        tag::STRING_EXT if style & 8 != 0 && bytes[pos + 1..pos + 3] != [0, 0] => {
-            let text = &bytes[pos + 3..end];
-            out.push(tag::LIST_EXT);
-            out.extend((text.len() as u32).to_be_bytes());
-            for &b in text {
-                out.extend([tag::SMALL_INTEGER_EXT, b]);
-            }
-            out.push(tag::NIL_EXT);
-        }
-        _ => out.extend(&bytes[pos..end]),
-    }
-    Some(end)
 }
 
 #[test]
@@ -441,15 +366,6 @@ fn variants_decode_to_the_same_term() {
             assert_eq!(heap.view(word).to_string(), term.to_string(), "{variant:?}");
         }
     }
-}
-
-/// The text of the UTF-8 atom whose tag is at `pos`.
-fn atom_text(bytes: &[u8], pos: usize) -> Option<&[u8]> {
-    let (len, from) = match bytes[pos] {
-        tag::SMALL_ATOM_UTF8_EXT => (usize::from(bytes[pos + 1]), pos + 2),
-        _ => (usize::from(u16::from_be_bytes([bytes[pos + 1], bytes[pos + 2]])), pos + 3),
-    };
-    bytes.get(from..from + len)
 }
 
 #[test]
