@@ -13,6 +13,19 @@
 %% default 1,000,000), and writes dbg_selective.ms (calls to one function,
 %% about 10%) and dbg_project.ms (every call message, as {M, F}).
 %%
+%% streams:write_real(Dir) / write_real(Dir, N) writes N (default 2,000,000)
+%% events of the shapes real event streams have, Dir/real.etf, real.p4 and
+%% real.terms, and two specs, real_selective.ms (about 5%, one atom and a
+%% map of the payload tested) and real_project.ms (three clauses, about a
+%% quarter kept, tuples of map values, byte_size and length projected).
+%% An event is one of:
+%%   {event, Id, Kind, #{amount => Int | Float, currency => Atom,
+%%                       account => Int}, #{node => Atom, seq => Int}}
+%%   {error, Id, {Reason, Binary}}
+%%   {trace_ts, Pid, call, {Module, Function, Args}, {Mega, Sec, Micro}}
+%% with long atoms (payment_authorized, 'app@db-eu-west-1'), floats,
+%% binaries of 10 to 40 bytes and argument lists of 1 to 3 terms.
+%%
 %% streams:erts(Dir) / erts(Dir, Rounds) times ERTS on each input and spec:
 %% read the file (file:read_file/1, or dbg:trace_client/3), split it into
 %% terms, run ets:match_spec_run/2 on batches of 10,000 and count the
@@ -20,8 +33,8 @@
 %% Rounds timed ones (default 5), each in a fresh process; one JSON line a
 %% case with the median and the minimum.
 -module(streams).
--export([write/1, write/2, write_dbg/1, write_dbg/2, erts/1, erts/2,
-         specs/0, dbg_specs/0, event/1]).
+-export([write/1, write/2, write_dbg/1, write_dbg/2, write_real/1, write_real/2,
+         erts/1, erts/2, specs/0, dbg_specs/0, real_specs/0, event/1, real_event/1]).
 
 -define(N, 2000000).
 -define(CHUNK, 10000).          % events written a chunk at a time
@@ -44,6 +57,47 @@ dbg_specs() ->
       [{{trace, '$1', call, {?WL, validate, '$2'}}, [], ['$1']}]},
      {dbg_project, table,
       [{{trace, '_', call, {'$1', '$2', '_'}}, [], [{{'$1', '$2'}}]}]}].
+
+real_specs() ->
+    [{real_selective, table,
+      [{{event, '$1', payment_captured, #{amount => '$2', currency => eur}, '_'},
+        [{'>', '$2', 500}], ['$1']}]},
+     {real_project, table,
+      [{{event, '$1', '$2', #{amount => '$3', currency => '$4'}, '_'},
+        [{is_float, '$3'}], [{{'$1', '$2', '$3', '$4'}}]},
+       {{error, '$1', {'$2', '$3'}}, [{'>', {byte_size, '$3'}, 30}],
+        [{{'$1', '$2', {byte_size, '$3'}}}]},
+       {{trace_ts, '_', call, {'$1', '$2', '$3'}, '_'}, [{'==', '$1', ets}],
+        [{{'$2', {length, '$3'}}}]}]}].
+
+%% Real event I (1-based), from a hash of I.
+real_event(I) ->
+    H = erlang:phash2(I, 1 bsl 27),
+    case H rem 10 of
+        N when N < 6 ->
+            Kind = element(1 + (H div 10) rem 5, {payment_authorized, payment_captured,
+                                                   refund_requested, login, logout}),
+            Amount = case (H div 50) rem 3 of
+                         0 -> (H div 150) rem 1000 + ((H div 7) rem 100) / 100;
+                         _ -> (H div 150) rem 1000
+                     end,
+            Currency = element(1 + (H div 13) rem 3, {eur, usd, gbp}),
+            Node = element(1 + (H div 17) rem 3, {'app@db-eu-west-1', 'app@db-us-east-2',
+                                                   'app@web-eu-west-1'}),
+            {event, I, Kind, #{amount => Amount, currency => Currency, account => H rem 100000},
+             #{node => Node, seq => I}};
+        N when N < 8 ->
+            Reason = element(1 + (H div 10) rem 4, {timeout, badarg, noproc, closed}),
+            Text = binary:part(<<"upstream service did not answer within the deadline">>,
+                               0, 10 + (H div 40) rem 31),
+            {error, I, {Reason, Text}};
+        _ ->
+            {M, F} = element(1 + (H div 10) rem 4, {{ets, lookup}, {ets, insert},
+                                                    {gen_server, call}, {lists, keyfind}}),
+            Args = lists:sublist([user_table, {key, H rem 1000}, <<"v">>], 1 + (H div 40) rem 3),
+            Pid = c:pid(0, 80 + H rem 400, 0),
+            {trace_ts, Pid, call, {M, F, Args}, {1764, H rem 1000000, I rem 1000000}}
+    end.
 
 %% Event I (1-based). Op and Size come from a hash of I, so they are not
 %% periodic in I (K = I rem 50 is).
@@ -70,15 +124,31 @@ write(Dir, N) ->
     [ok = file:close(F) || F <- [Etf, P4, Text]],
     write_specs(Dir, specs()).
 
-write_chunks(I, N, _, _, _) when I > N -> ok;
-write_chunks(I, N, Etf, P4, Text) ->
+write_real(Dir) -> write_real(Dir, ?N).
+write_real(Dir, N) ->
+    ok = filelib:ensure_dir(filename:join(Dir, "x")),
+    Open = fun(Name) ->
+                   {ok, F} = file:open(filename:join(Dir, Name), [write, raw, binary]),
+                   F
+           end,
+    Etf = Open("real.etf"),
+    P4 = Open("real.p4"),
+    Text = Open("real.terms"),
+    write_chunks(fun real_event/1, 1, N, Etf, P4, Text),
+    [ok = file:close(F) || F <- [Etf, P4, Text]],
+    write_specs(Dir, real_specs()).
+
+write_chunks(I, N, Etf, P4, Text) -> write_chunks(fun event/1, I, N, Etf, P4, Text).
+
+write_chunks(_, I, N, _, _, _) when I > N -> ok;
+write_chunks(Event, I, N, Etf, P4, Text) ->
     Last = min(N, I + ?CHUNK - 1),
-    Es = [event(J) || J <- lists:seq(I, Last)],
+    Es = [Event(J) || J <- lists:seq(I, Last)],
     Bins = [term_to_binary(E) || E <- Es],
     ok = file:write(Etf, Bins),
     ok = file:write(P4, [[<<(byte_size(B)):32>>, B] || B <- Bins]),
     ok = file:write(Text, [io_lib:format("~w.~n", [E]) || E <- Es]),
-    write_chunks(Last + 1, N, Etf, P4, Text).
+    write_chunks(Event, Last + 1, N, Etf, P4, Text).
 
 write_specs(Dir, Specs) ->
     lists:foreach(
@@ -183,6 +253,10 @@ erts(Dir, Rounds) ->
                                                         {"events.terms", erl_scan_lines},
                                                         {"events.terms", erl_scan_tokens}],
                                      Spec <- ["selective", "project"]]
+        ++ [{File, Spec, Reader} || {File, Reader} <- [{"real.etf", etf},
+                                                       {"real.p4", p4},
+                                                       {"real.terms", erl_scan_lines}],
+                                    Spec <- ["real_selective", "real_project"]]
         ++ [{"workload.trace", Spec, Reader} || Spec <- ["dbg_selective", "dbg_project"],
                                                Reader <- [trace_client, direct]],
     {ok, _} = dbg:start(),   % trace_client/3 needs the dbg server
