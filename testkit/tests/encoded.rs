@@ -37,6 +37,10 @@ const SPECS: &[&str] = &[
     "[{{'$1', no}, [{is_pid, '$1'}], [pid]}]",
     "[{{trace, '$1', call, {lists, '$2', '_'}}, [], [{{'$1', '$2'}}]}]",
     "[{{'$1', 7}, [{is_map, '$1'}], [map]}, {{#{a => '$1'}, '_'}, [], ['$1']}]",
+    "[{{'$1', '_'}, [{is_bitstring, '$1'}, {'>', {byte_size, '$1'}, 1}], [{{{byte_size, '$1'}, {bit_size, '$1'}, {is_binary, '$1'}}}]}]",
+    "[{{'$1', '$2'}, [{'>', '$1', 1000}], [{{'$1', {'+', '$2', 1}}}]}, {{'$1', '$1'}, [], [same]}]",
+    "[{{#{<<\"k\">> => '$1'}, '_'}, [], ['$1']}, {{'$1', '$2'}, [{'=:=', '$1', <<\"k\">>}, {'==', '$2', 7.0}], [seven]}]",
+    "[{{'$1', '$2'}, [{'<', '$1', '$2'}, {'=/=', '$1', '$2'}], [{length, '$2'}]}, {'$1', [{'==', {tuple_size, '$1'}, 2}], [{element, 2, '$1'}]}]",
 ];
 
 const TERMS: &[&str] = &[
@@ -96,6 +100,18 @@ const TERMS: &[&str] = &[
     "{f, fun erlang:abs/1}",
     "{<0.5.0>, no}",
     "{trace, <0.80.0>, call, {lists, reverse, [[1, 2]]}}",
+    "{123456789012345678901234567890, 5}",
+    "{-123456789012345678901234567890, [a, b | c]}",
+    "{<<1:3>>, x}",
+    "{<<1, 2, 3:4>>, 7}",
+    "{<<1, 2>>, 7.0}",
+    "{#{<<\"k\">> => 1}, 7}",
+    "{#{<<\"k\">> => 1, <<\"j\">> => 2}, 7}",
+    "{<<\"k\">>, 7}",
+    "{1001, 2}",
+    "{1001, 2.5}",
+    "{[], []}",
+    "{\"abc\", \"abd\"}",
 ];
 
 fn compile(spec: &str) -> (CompiledSpec, WireProgram) {
@@ -291,6 +307,21 @@ fn odd_encodings_agree() {
         &[131, 104, 1, 116, 0, 0, 0, 1, 119, 2, 0xc3, 0xa9, 97, 1],
         // A float that is not finite.
         &[131, 104, 1, 70, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0],
+        // {[], ""}: `[]` twice, the second an empty STRING_EXT.
+        &[131, 104, 2, 106, 107, 0, 0],
+        // {<<1,2>>, <<1,2>>}, the second a BIT_BINARY_EXT of 8 bits.
+        &[131, 104, 2, 109, 0, 0, 0, 2, 1, 2, 77, 0, 0, 0, 2, 8, 1, 2],
+        // {7, 7}, the second a SMALL_BIG_EXT; and a negative zero bignum.
+        &[131, 104, 2, 97, 7, 110, 1, 0, 7],
+        &[131, 104, 2, 97, 0, 110, 1, 1, 0],
+        // Bitstrings of 0 and 9 bits in the last byte, and of no bytes.
+        &[131, 104, 1, 77, 0, 0, 0, 1, 0, 0xff],
+        &[131, 104, 1, 77, 0, 0, 0, 1, 9, 0xff],
+        &[131, 104, 1, 77, 0, 0, 0, 0, 3],
+        // A LARGE_BIG_EXT longer than any the decoder takes.
+        &[131, 104, 1, 111, 0, 8, 0, 0, 0, 1, 2, 3],
+        // {#{<<"k">> => 1, <<"k">> => 2}}: a binary key twice.
+        &[131, 104, 1, 116, 0, 0, 0, 2, 109, 0, 0, 0, 1, b'k', 97, 1, 109, 0, 0, 0, 1, b'k', 97, 2],
     ];
     let mut scratch = Scratch::new();
     for spec in SPECS {
@@ -342,8 +373,13 @@ fn a_verdict_is_reached_for_the_common_cases() {
         verdict("{event, 1, user_1, delete, 500}", &mut scratch),
         Verdict::Match { result: 10 }
     );
-    // A bignum is not plain: the decoder decides.
-    assert_eq!(verdict("{event, 1, user_1, delete, 123456789012}", &mut scratch), Verdict::Decode);
+    // A bignum the needs do not compare: the byte engine runs.
+    assert_eq!(verdict("{event, 1, user_1, delete, 123456789012}", &mut scratch), Verdict::Run);
+    // A fun is not plain: the decoder decides.
+    assert_eq!(
+        verdict("{event, 1, user_1, delete, fun erlang:abs/1}", &mut scratch),
+        Verdict::Decode
+    );
     assert!(
         WireProgram::lower(
             &CompiledSpec::compile("[{['$1'], [], [true]}]", Kind::Call, &Config::default())

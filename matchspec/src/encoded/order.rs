@@ -136,7 +136,14 @@ pub fn eq_exact_encoded(bytes: &[u8], a: Position, b: Position) -> Option<bool> 
                     let (p, q) = (atom_utf8(bytes, x)?, atom_utf8(bytes, y)?);
                     Some(p == q)
                 }
-                Shape::Float | Shape::Nil | Shape::Binary => Some(false),
+                // Both `[]` (`NIL_EXT` or an empty `STRING_EXT`).
+                Shape::Nil => Some(true),
+                // One encoding each: different bytes, different floats.
+                Shape::Float => Some(false),
+                Shape::Binary | Shape::Bitstring => {
+                    let tags = (read::tag_at(bytes, x)?, read::tag_at(bytes, y)?);
+                    (tags == (tag::BINARY_EXT, tag::BINARY_EXT)).then_some(false)
+                }
                 Shape::Cons | Shape::Tuple | Shape::Map | Shape::Pid => None,
             }
         }
@@ -154,7 +161,7 @@ fn type_order(bytes: &[u8], position: Position) -> Option<TypeOrder> {
         Shape::Cons => TypeOrder::List,
         Shape::Tuple => TypeOrder::Tuple,
         Shape::Map => TypeOrder::Map,
-        Shape::Binary => TypeOrder::Bitstring,
+        Shape::Binary | Shape::Bitstring => TypeOrder::Bitstring,
         Shape::Pid => TypeOrder::Pid,
     })
 }

@@ -184,6 +184,8 @@ pub enum Shape {
     Map,
     /// A binary.
     Binary,
+    /// A bitstring that is not a binary.
+    Bitstring,
     /// A pid.
     Pid,
 }
@@ -198,7 +200,9 @@ pub fn shape(bytes: &[u8], position: Position) -> Option<Shape> {
         Position::Word(word) => return word.is_small().then_some(Shape::Integer),
     };
     Some(match tag_at(bytes, at)? {
-        tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT => Shape::Integer,
+        tag::SMALL_INTEGER_EXT | tag::INTEGER_EXT | tag::SMALL_BIG_EXT | tag::LARGE_BIG_EXT => {
+            Shape::Integer
+        }
         tag::NEW_FLOAT_EXT => Shape::Float,
         tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
             Shape::Atom
@@ -209,6 +213,9 @@ pub fn shape(bytes: &[u8], position: Position) -> Option<Shape> {
         tag::SMALL_TUPLE_EXT | tag::LARGE_TUPLE_EXT => Shape::Tuple,
         tag::MAP_EXT => Shape::Map,
         tag::BINARY_EXT => Shape::Binary,
+        // Eight bits in the last byte: a binary.
+        tag::BIT_BINARY_EXT if tag_at(bytes, at + 5)? == 8 => Shape::Binary,
+        tag::BIT_BINARY_EXT => Shape::Bitstring,
         tag::NEW_PID_EXT | tag::PID_EXT => Shape::Pid,
         _ => return None,
     })
@@ -231,7 +238,8 @@ pub fn type_test(bytes: &[u8], position: Position, test: Bif) -> Option<bool> {
         Bif::IsList => matches!(shape, Shape::Nil | Shape::Cons),
         Bif::IsTuple => shape == Shape::Tuple,
         Bif::IsMap => shape == Shape::Map,
-        Bif::IsBinary | Bif::IsBitstring => shape == Shape::Binary,
+        Bif::IsBinary => shape == Shape::Binary,
+        Bif::IsBitstring => matches!(shape, Shape::Binary | Shape::Bitstring),
         Bif::IsPid => shape == Shape::Pid,
         Bif::IsPort | Bif::IsReference | Bif::IsFunction1 => false,
         _ => return None,
@@ -244,40 +252,23 @@ pub fn type_test(bytes: &[u8], position: Position, test: Bif) -> Option<bool> {
 pub type Reading = Option<Result<Word, ()>>;
 
 /// `byte_size/1`, `size/1`, `tuple_size/1`, `map_size/1` or `length/1` of
-/// the term at `position`; `None` for any other function.
+/// the term at `position`; `None` for any other function, and for a
+/// bitstring or a term of no [`Shape`].
 #[inline]
 pub fn size(bytes: &[u8], bif: Bif, position: Position) -> Reading {
     let small = |n: u32| Ok(Word::small_unchecked(i64::from(n)));
-    let at = match position {
-        Position::Term(at) => at,
-        Position::ListRest { .. } | Position::StringRest { .. } => {
-            return (bif == Bif::Length).then(|| length(bytes, position)).flatten();
-        }
-        Position::Word(word) => {
-            return match bif {
-                Bif::Length if word.is_nil() => Some(small(0)),
-                Bif::ByteSize | Bif::Size | Bif::TupleSize | Bif::MapSize | Bif::Length => {
-                    Some(Err(()))
-                }
-                _ => None,
-            };
-        }
-    };
-    let tag = tag_at(bytes, at)?;
-    match bif {
-        Bif::ByteSize | Bif::Size if tag == tag::BINARY_EXT => {
+    let shape = shape(bytes, position)?;
+    match (bif, shape) {
+        (Bif::Length, _) => length(bytes, position),
+        (Bif::ByteSize | Bif::Size, Shape::Binary) => {
+            let Position::Term(at) = position else { return None };
             Some(small(u32_at(bytes, at as usize + 1)?))
         }
-        Bif::TupleSize | Bif::Size => match tuple(bytes, position)? {
-            Some((arity, _)) => Some(small(arity)),
-            None => Some(Err(())),
-        },
-        Bif::ByteSize => Some(Err(())),
-        Bif::MapSize => match map(bytes, position)? {
-            Some((size, _)) => Some(small(size)),
-            None => Some(Err(())),
-        },
-        Bif::Length => length(bytes, position),
+        (Bif::TupleSize | Bif::Size, Shape::Tuple) => Some(small(tuple(bytes, position)??.0)),
+        (Bif::MapSize, Shape::Map) => Some(small(map(bytes, position)??.0)),
+        // Its bytes rounded up: left to the decoded term.
+        (Bif::ByteSize | Bif::Size, Shape::Bitstring) => None,
+        (Bif::ByteSize | Bif::Size | Bif::TupleSize | Bif::MapSize, _) => Some(Err(())),
         _ => None,
     }
 }

@@ -2,16 +2,20 @@
 //! anything: where a term ends, for streams of terms, and what the wire
 //! program (`wire`) reads.
 //!
-//! A term is *plain* if it is made only of integers that fit a byte or 32
-//! bits (`SMALL_INTEGER_EXT`, `INTEGER_EXT`), finite `NEW_FLOAT_EXT`
-//! floats, atoms, `[]`, `STRING_EXT`, `LIST_EXT` with at least one element,
-//! tuples and byte-aligned binaries, and every one of them decodes: lengths
-//! within the input, atoms of valid text and at most 255 characters. On
-//! plain terms the wire program reads bytes knowing that decoding them gives
-//! exactly the term it reasons about: one encoding per tag, nothing
-//! normalised, no error. Anything else (other maps, bignums, ports, funs,
-//! compressed terms, an empty `LIST_EXT`, which decodes to its tail) is left
-//! to the decoder, which then also reports what is wrong with it.
+//! A term is *plain* if it is made only of integers (`SMALL_INTEGER_EXT`,
+//! `INTEGER_EXT`, and bignums, which may decode to small integers), finite
+//! `NEW_FLOAT_EXT` floats, atoms, `[]`, `STRING_EXT`, `LIST_EXT` with at
+//! least one element, tuples, binaries and bitstrings, pids, and maps of
+//! at most 32 integer, ASCII atom or binary keys, and every one of them
+//! decodes: lengths within the input, atoms of valid text and at most 255
+//! characters, no two keys of a map equal. A plain term decodes without
+//! error, each of its parts alone too, so the byte engine (`encoded`)
+//! reads it knowing what decoding gives; where an encoding is not the only
+//! one of its term (a bignum of a small value, a Latin-1 atom), its
+//! readings compare values, or leave the op to the decoded term. Anything
+//! else (ports, references, funs, compressed terms, an empty `LIST_EXT`,
+//! which decodes to its tail) is left to the decoder, which then also
+//! reports what is wrong with it.
 
 use super::{limit, tag};
 use crate::term::MAX_ATOM_CHARS;
@@ -316,6 +320,22 @@ fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
                 pos += 4;
             }
             tag::BINARY_EXT => pos += 4 + u32_at(bytes, pos)? as usize,
+            tag::BIT_BINARY_EXT => {
+                let len = u32_at(bytes, pos)? as usize;
+                let bits = *bytes.get(pos + 4)?;
+                if len == 0 || bits == 0 || bits > 8 {
+                    return None;
+                }
+                pos += 5 + len;
+            }
+            tag::SMALL_BIG_EXT => pos += 2 + usize::from(*bytes.get(pos)?),
+            tag::LARGE_BIG_EXT => {
+                let len = u32_at(bytes, pos)?;
+                if u64::from(len) > limit::BIG_BYTES {
+                    return None;
+                }
+                pos += 5 + len as usize;
+            }
             tag::NEW_PID_EXT | tag::PID_EXT => pos = valid_pid(bytes, pos - 1)?,
             tag::MAP_EXT => pos = valid_map(bytes, pos - 1, maps)?,
             _ => return None,
@@ -333,17 +353,19 @@ const MAP_KEYS: usize = 32;
 /// Most maps a plain term nests (each costs the scan a call).
 const MAP_DEPTH: u32 = 8;
 
-/// A plain map's key: an integer or an atom of ASCII text (which both
-/// atom encodings write alike), so that equal keys are seen to be equal.
+/// A plain map's key: an integer, an atom of ASCII text (which both atom
+/// encodings write alike) or a binary, so that equal keys are seen to be
+/// equal.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum MapKey<'a> {
     Integer(i64),
     Atom(&'a [u8]),
+    Binary(&'a [u8]),
 }
 
 /// The end of the map whose tag is at `at`, if it is plain: at most
-/// [`MAP_KEYS`] keys, each an integer or an ASCII atom, no two equal (the
-/// decoder rejects duplicate keys), values plain.
+/// [`MAP_KEYS`] keys, each an integer, an ASCII atom or a binary, no two
+/// equal (the decoder rejects duplicate keys), values plain.
 fn valid_map(bytes: &[u8], at: usize, maps: u32) -> Option<usize> {
     if maps >= MAP_DEPTH {
         return None;
@@ -366,6 +388,10 @@ fn valid_map(bytes: &[u8], at: usize, maps: u32) -> Option<usize> {
                     return None;
                 }
                 (MapKey::Atom(text), pos + 1 + len)
+            }
+            tag::BINARY_EXT => {
+                let len = u32_at(bytes, pos + 1)? as usize;
+                (MapKey::Binary(bytes.get(pos + 5..pos + 5 + len)?), pos + 5 + len)
             }
             _ => return None,
         };
