@@ -34,7 +34,8 @@ pub fn variants(bytes: &[u8]) -> Vec<Vec<u8>> {
 /// Latin-1 atoms, 4: `LARGE_TUPLE_EXT`, 8: `LIST_EXT` strings).
 pub fn variants_in(bytes: &[u8], styles: impl IntoIterator<Item = u8>) -> Vec<Vec<u8>> {
     let mut out = vec![bytes.to_vec()];
-    if etf::term_len(bytes) != Ok(bytes.len()) {
+    // (Each rewrite measures every part again: quadratic in the length.)
+    if bytes.len() > MAX_LEN || etf::term_len(bytes) != Ok(bytes.len()) {
         return out;
     }
     for style in styles {
@@ -45,6 +46,9 @@ pub fn variants_in(bytes: &[u8], styles: impl IntoIterator<Item = u8>) -> Vec<Ve
     }
     out
 }
+
+/// The longest encoding [`variants`] rewrites; a longer one has none.
+pub const MAX_LEN: usize = 2048;
 
 /// How deep [`rewrite`] goes (it recurses): a deeper term has no variants.
 const MAX_DEPTH: u32 = 64;

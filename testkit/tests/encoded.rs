@@ -505,3 +505,38 @@ fn a_cleared_index_is_of_no_bytes() {
     index.clear();
     assert_eq!(wire.decide_indexed(&buffer, &index, &mut scratch), expected);
 }
+
+/// The terms of every conformance corpus (the cases themselves, specs,
+/// inputs and answers), in every encoding the rewrites make, print from
+/// their bytes exactly as the term printer prints them decoded.
+#[test]
+fn the_byte_printer_prints_as_the_term_printer() {
+    let mut files = Vec::new();
+    for dir in ["conformance", "otp"] {
+        for entry in std::fs::read_dir(msc_testkit::testdata(dir)).unwrap().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "terms") {
+                files.push(entry.path());
+            }
+        }
+    }
+    files.sort();
+    let (mut printed, mut terms) = (0, 0);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let Ok(parsed) = matchspec::syntax::parse_terms(&text) else {
+            panic!("{} does not parse", file.display())
+        };
+        for term in parsed {
+            terms += 1;
+            let Ok(bytes) = etf::encode(term.as_ref()) else { continue };
+            let expected = term.to_string();
+            for variant in msc_testkit::encodings::variants_in(&bytes, [2, 15]) {
+                let mut text = String::new();
+                matchspec::encoded::print::write_text(&variant, 1, &mut text).unwrap();
+                assert_eq!(text, expected, "{} printed from {variant:?}", file.display());
+                printed += 1;
+            }
+        }
+    }
+    assert!(terms > 20_000 && printed > terms, "{printed} printings of {terms} terms");
+}

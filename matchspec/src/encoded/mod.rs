@@ -35,6 +35,7 @@
 //! [`etf::scan`]: crate::etf
 
 pub mod order;
+pub mod print;
 pub mod read;
 
 use crate::term::Word;

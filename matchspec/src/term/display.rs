@@ -19,11 +19,11 @@ use std::fmt::{self, Write};
 
 use super::view::Kind;
 use super::word::Word;
-use super::{Atom, TermRef};
+use super::{Atom, HeapSet, TermRef};
 
 impl fmt::Display for TermRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Printer { out: f, strings: true }.print(*self)
+        Printer::new(f, true).print(*self)
     }
 }
 
@@ -40,7 +40,7 @@ impl TermRef<'_> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn write_text(&self, out: &mut impl Write) -> fmt::Result {
-        Printer { out, strings: true }.print(*self)
+        Printer::new(out, true).print(*self)
     }
 }
 
@@ -51,39 +51,85 @@ pub struct WithoutStrings<'a>(pub(crate) TermRef<'a>);
 
 impl fmt::Display for WithoutStrings<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Printer { out: f, strings: false }.print(self.0)
+        Printer::new(f, false).print(self.0)
     }
 }
 
 /// Writes terms as Erlang source text.
-struct Printer<'w, W: Write> {
+pub(crate) struct Printer<'w, W: Write> {
     out: &'w mut W,
     /// Print printable lists as strings?
     strings: bool,
 }
 
-/// What the printer still has to write, innermost last.
-enum Task<'a> {
-    Term(TermRef<'a>),
-    Text(&'static str),
-    /// The rest of a list after an element: `,X...`, `|T` or nothing.
-    ListRest(TermRef<'a>),
+/// A term the printer walks: a decoded term ([`TermRef`]) or an encoded
+/// one (`encoded::print`). Each says what it is one level down, and the
+/// printer does the rest, so both print exactly alike.
+pub(crate) trait Walk<'a>: Copy {
+    /// The elements of a tuple, first to last.
+    type Elements: Iterator<Item = Self>;
+
+    /// What the term is, one level down.
+    fn node(self) -> Node<'a, Self>;
+
+    /// Writes a term [`node`](Walk::node) calls [`Node::Other`], pushing on
+    /// `stack` what remains to print inside it.
+    fn write_other<W: Write>(
+        self,
+        printer: &mut Printer<'_, W>,
+        stack: &mut Vec<Task<Self>>,
+    ) -> fmt::Result;
 }
 
-impl<W: Write> Printer<'_, W> {
-    fn print(&mut self, term: TermRef<'_>) -> fmt::Result {
+/// One level of a term, as [`Walk::node`] sees it.
+pub(crate) enum Node<'a, T: Walk<'a>> {
+    /// An integer that fits a word.
+    Small(i64),
+    /// A float.
+    Float(f64),
+    /// An atom, by name.
+    Atom(std::borrow::Cow<'a, str>),
+    /// `[]`.
+    Nil,
+    /// A list cell: its head and its tail.
+    Cons(T, T),
+    /// A tuple.
+    Tuple(T::Elements),
+    /// A binary.
+    Binary(&'a [u8]),
+    /// Anything else, which [`Walk::write_other`] writes.
+    Other,
+}
+
+/// What the printer still has to write, innermost last.
+pub(crate) enum Task<T> {
+    Term(T),
+    Text(&'static str),
+    /// The rest of a list after an element: `,X...`, `|T` or nothing.
+    ListRest(T),
+}
+
+impl<'w, W: Write> Printer<'w, W> {
+    /// A printer into `out`, printing printable lists as strings if
+    /// `strings` (as `~tp`; else as `~w`).
+    pub(crate) fn new(out: &'w mut W, strings: bool) -> Printer<'w, W> {
+        Printer { out, strings }
+    }
+
+    /// Writes `term`.
+    pub(crate) fn print<'a, T: Walk<'a>>(&mut self, term: T) -> fmt::Result {
         // Allocated only for a container: most results are scalars.
         let mut stack = Vec::new();
         self.print_one(term, &mut stack)?;
         while let Some(task) = stack.pop() {
             match task {
                 Task::Text(s) => self.out.write_str(s)?,
-                Task::ListRest(rest) => match rest.kind() {
-                    Kind::Nil => {}
-                    Kind::Cons(cons) => {
+                Task::ListRest(rest) => match rest.node() {
+                    Node::Nil => {}
+                    Node::Cons(head, tail) => {
                         self.out.write_char(',')?;
-                        stack.push(Task::ListRest(cons.tail()));
-                        stack.push(Task::Term(cons.head()));
+                        stack.push(Task::ListRest(tail));
+                        stack.push(Task::Term(head));
                     }
                     _ => {
                         self.out.write_char('|')?;
@@ -96,36 +142,95 @@ impl<W: Write> Printer<'_, W> {
         Ok(())
     }
 
-    fn print_one<'a>(&mut self, t: TermRef<'a>, stack: &mut Vec<Task<'a>>) -> fmt::Result {
-        match t.kind() {
-            Kind::Small(v) => write_integer(self.out, v),
-            Kind::Big(b) => write!(self.out, "{}", b.to_bigint()),
-            Kind::Float(v) => write_float(self.out, v),
-            Kind::Atom(a) => self.atom(a),
-            Kind::Nil => self.out.write_str("[]"),
-            Kind::Cons(cons) => {
+    fn print_one<'a, T: Walk<'a>>(&mut self, t: T, stack: &mut Vec<Task<T>>) -> fmt::Result {
+        match t.node() {
+            Node::Small(v) => write_integer(self.out, v),
+            Node::Float(v) => write_float(self.out, v),
+            Node::Atom(name) => write_atom(self.out, &name),
+            Node::Nil => self.out.write_str("[]"),
+            Node::Cons(head, tail) => {
                 if let Some(text) = printable_string(t).filter(|_| self.strings) {
                     return write_quoted(self.out, &text, '"');
                 }
                 self.out.write_char('[')?;
                 stack.push(Task::Text("]"));
-                stack.push(Task::ListRest(cons.tail()));
-                stack.push(Task::Term(cons.head()));
+                stack.push(Task::ListRest(tail));
+                stack.push(Task::Term(head));
                 Ok(())
             }
-            Kind::Tuple(tuple) => {
+            Node::Tuple(elements) => {
                 self.out.write_char('{')?;
                 stack.push(Task::Text("}"));
-                for (i, e) in tuple.iter().enumerate().rev() {
-                    stack.push(Task::Term(e));
+                // Pushed first to last, then turned around: the stack pops
+                // the first element first.
+                let from = stack.len();
+                for (i, e) in elements.enumerate() {
                     if i > 0 {
                         stack.push(Task::Text(","));
                     }
+                    stack.push(Task::Term(e));
                 }
+                stack[from..].reverse();
                 Ok(())
             }
+            Node::Binary(bytes) => {
+                write_bits(self.out, bytes, bytes.len() as u64 * 8, self.strings)
+            }
+            Node::Other => t.write_other(self, stack),
+        }
+    }
+}
+
+/// The elements of a decoded tuple.
+pub(crate) struct Elements<'a> {
+    heaps: HeapSet<'a>,
+    words: std::slice::Iter<'a, Word>,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = TermRef<'a>;
+
+    fn next(&mut self) -> Option<TermRef<'a>> {
+        self.words.next().map(|&w| self.heaps.term(w))
+    }
+}
+
+impl<'a> Walk<'a> for TermRef<'a> {
+    type Elements = Elements<'a>;
+
+    #[inline]
+    fn node(self) -> Node<'a, Self> {
+        match self.kind() {
+            Kind::Small(v) => Node::Small(v),
+            Kind::Float(v) => Node::Float(v),
+            Kind::Atom(a) => Node::Atom(std::borrow::Cow::Borrowed(a.name())),
+            Kind::Nil => Node::Nil,
+            Kind::Cons(cons) => Node::Cons(cons.head(), cons.tail()),
+            Kind::Tuple(tuple) => {
+                Node::Tuple(Elements { heaps: self.heaps(), words: tuple.words().iter() })
+            }
+            Kind::Bits(bits) if bits.is_binary() => Node::Binary(bits.bytes()),
+            Kind::Big(_)
+            | Kind::Map(_)
+            | Kind::Bits(_)
+            | Kind::Pid(_)
+            | Kind::Port(_)
+            | Kind::Ref(_)
+            | Kind::Export(_)
+            | Kind::Closure(_) => Node::Other,
+        }
+    }
+
+    fn write_other<W: Write>(
+        self,
+        printer: &mut Printer<'_, W>,
+        stack: &mut Vec<Task<Self>>,
+    ) -> fmt::Result {
+        let out = &mut *printer.out;
+        match self.kind() {
+            Kind::Big(b) => write!(out, "{}", b.to_bigint()),
             Kind::Map(map) => {
-                self.out.write_str("#{")?;
+                out.write_str("#{")?;
                 stack.push(Task::Text("}"));
                 for (i, (k, v)) in map.iter().enumerate().collect::<Vec<_>>().into_iter().rev() {
                     stack.push(Task::Term(v));
@@ -137,49 +242,52 @@ impl<W: Write> Printer<'_, W> {
                 }
                 Ok(())
             }
-            Kind::Bits(bits) => write_bits(self.out, bits.bytes(), bits.bit_len(), self.strings),
+            Kind::Bits(bits) => write_bits(out, bits.bytes(), bits.bit_len(), printer.strings),
             Kind::Pid(p) if is_local(p.node, p.creation) => {
-                write!(self.out, "<0.{}.{}>", p.id, p.serial)
+                write!(out, "<0.{}.{}>", p.id, p.serial)
             }
             Kind::Pid(p) => {
-                self.out.write_str("#Pid<")?;
-                write_atom(self.out, p.node.name())?;
-                write!(self.out, ".{}.{}.{}>", p.creation, p.id, p.serial)
+                out.write_str("#Pid<")?;
+                write_atom(out, p.node.name())?;
+                write!(out, ".{}.{}.{}>", p.creation, p.id, p.serial)
             }
-            Kind::Port(p) if is_local(p.node, p.creation) => write!(self.out, "#Port<0.{}>", p.id),
+            Kind::Port(p) if is_local(p.node, p.creation) => write!(out, "#Port<0.{}>", p.id),
             Kind::Port(p) => {
-                self.out.write_str("#Port<")?;
-                write_atom(self.out, p.node.name())?;
-                write!(self.out, ".{}.{}>", p.creation, p.id)
+                out.write_str("#Port<")?;
+                write_atom(out, p.node.name())?;
+                write!(out, ".{}.{}>", p.creation, p.id)
             }
             Kind::Ref(r) => {
-                self.out.write_str("#Ref<")?;
+                out.write_str("#Ref<")?;
                 if is_local(r.node, r.creation) {
-                    self.out.write_char('0')?;
+                    out.write_char('0')?;
                 } else {
-                    write_atom(self.out, r.node.name())?;
-                    write!(self.out, ".{}", r.creation)?;
+                    write_atom(out, r.node.name())?;
+                    write!(out, ".{}", r.creation)?;
                 }
                 for id in r.ids().rev() {
-                    write!(self.out, ".{id}")?;
+                    write!(out, ".{id}")?;
                 }
-                self.out.write_char('>')
+                out.write_char('>')
             }
             Kind::Export(e) => {
-                self.out.write_str("fun ")?;
-                self.atom(e.module)?;
-                self.out.write_char(':')?;
-                self.atom(e.function)?;
-                write!(self.out, "/{}", e.arity)
+                out.write_str("fun ")?;
+                write_atom(out, e.module.name())?;
+                out.write_char(':')?;
+                write_atom(out, e.function.name())?;
+                write!(out, "/{}", e.arity)
             }
             Kind::Closure(c) => {
-                write!(self.out, "#Fun<{}.{}.{}>", c.module().name(), c.old_index(), c.old_uniq())
+                write!(out, "#Fun<{}.{}.{}>", c.module().name(), c.old_index(), c.old_uniq())
             }
+            // (`node` names these.)
+            Kind::Small(_)
+            | Kind::Float(_)
+            | Kind::Atom(_)
+            | Kind::Nil
+            | Kind::Cons(_)
+            | Kind::Tuple(_) => Ok(()),
         }
-    }
-
-    fn atom(&mut self, atom: Atom) -> fmt::Result {
-        write_atom(self.out, atom.name())
     }
 }
 
@@ -254,18 +362,24 @@ fn write_escaped_char<W: Write>(out: &mut W, c: char, quote: char) -> fmt::Resul
 }
 
 /// The characters of a list that `~tp` would print as a string.
-fn printable_string(list: TermRef<'_>) -> Option<String> {
+fn printable_string<'a, T: Walk<'a>>(list: T) -> Option<String> {
     let mut text = String::new();
-    let mut items = list.list_items();
-    for item in items.by_ref() {
-        let c =
-            item.word().as_small().and_then(|v| u32::try_from(v).ok()).and_then(char::from_u32)?;
-        if !is_printable(c) {
-            return None;
+    let mut rest = list;
+    loop {
+        match rest.node() {
+            Node::Cons(head, tail) => {
+                let Node::Small(v) = head.node() else { return None };
+                let c = u32::try_from(v).ok().and_then(char::from_u32)?;
+                if !is_printable(c) {
+                    return None;
+                }
+                text.push(c);
+                rest = tail;
+            }
+            Node::Nil => return Some(text),
+            _ => return None,
         }
-        text.push(c);
     }
-    items.tail().is_nil().then_some(text)
 }
 
 /// `io_lib:printable_list/1` for one character, with the default printable

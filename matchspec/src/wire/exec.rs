@@ -112,12 +112,24 @@ impl WireProgram {
                 Some(NeedResult::Input) => Verdict::Match { result: 1 },
                 Some(NeedResult::Element(index)) => match elements.get(index as usize) {
                     Some(&at) => Verdict::Match { result: at as usize },
-                    None => Verdict::Run,
+                    None => self.run_or_decode(bytes),
                 },
-                None => Verdict::Run,
+                None => self.run_or_decode(bytes),
             },
-            Met::Unknown => Verdict::Run,
+            Met::Unknown => self.run_or_decode(bytes),
         }
+    }
+
+    /// [`Verdict::Run`], unless the term is long for the program: the byte
+    /// engine finds a list's rest by skipping its head, so a head as deep
+    /// as a long program takes time of the term's length times the
+    /// program's, where decoding it whole takes its length alone.
+    #[inline]
+    fn run_or_decode(&self, bytes: &[u8]) -> Verdict {
+        /// The most bytes times ops run on bytes.
+        const MOST_WORK: u64 = 1 << 26;
+        let work = bytes.len() as u64 * self.program.code().len() as u64;
+        if work <= MOST_WORK { Verdict::Run } else { Verdict::Decode }
     }
 
     /// Runs the program on the plain term `bytes` (one that
