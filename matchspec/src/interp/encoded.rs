@@ -186,13 +186,13 @@ impl<'a> Engine<'_, 'a, '_> {
             Op::Call { bif, args, dst, fail } if self.holds(args[0]) || self.holds(args[1]) => {
                 match self.call(bif, args)? {
                     Some(Ok(word)) => {
-                        self.frame.set_register(dst, word);
+                        self.set_word(dst, word)?;
                         Step::Next
                     }
                     Some(Err(())) => match fail {
                         Fail::Jump(label) => Step::Jump(label),
                         Fail::Exit => {
-                            self.frame.set_register(dst, EXIT);
+                            self.set_word(dst, EXIT)?;
                             Step::Next
                         }
                     },
@@ -270,6 +270,15 @@ impl<'a> Engine<'_, 'a, '_> {
     #[inline(always)]
     fn position(&self, reg: Reg) -> Position {
         self.registers.positions.get(reg.index()).copied().unwrap_or(Position::INPUT)
+    }
+
+    /// Puts `word` in `reg`: what it held before (a temporary may have
+    /// held a part of the input) is gone.
+    #[inline(always)]
+    fn set_word(&mut self, reg: Reg, word: Word) -> Option<()> {
+        *self.registers.held.get_mut(reg.index())? = Held::Word;
+        self.frame.set_register(reg, word);
+        Some(())
     }
 
     /// Puts `position` in `reg`.
