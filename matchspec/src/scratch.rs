@@ -20,6 +20,9 @@ pub struct Scratch {
     pub(crate) wire_elements: Vec<u32>,
     /// The registers of a run on encoded terms.
     pub(crate) encoded: EncodedRegisters,
+    /// The plain term a wire program last sent to the byte engine, and
+    /// where its elements start: the engine's run does not scan it again.
+    pub(crate) plain: crate::etf::PlainIndex,
 }
 
 /// What the registers hold in a run on bytes (see
@@ -62,6 +65,7 @@ impl Scratch {
             input_copy: Heap::new(),
             wire_elements: Vec::new(),
             encoded: EncodedRegisters::default(),
+            plain: crate::etf::PlainIndex::new(),
         }
     }
 

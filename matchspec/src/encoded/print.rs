@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use super::Position;
-use super::read::{self, atom_text, end, float, integer, list_cell};
+use super::read::{self, atom_text, end, float, integer, list_cell, plain_end};
 use crate::etf::scan::{u16_at, u32_at};
 use crate::etf::{self, tag};
 use crate::term::Heap;
@@ -38,7 +38,7 @@ pub fn write_text(bytes: &[u8], at: usize, out: &mut impl Write) -> fmt::Result 
     // A term that is not plain has no readings, and a long one is read
     // faster decoded (a list's rest is found by skipping its head, so
     // nested lists take time of their length times their depth).
-    if end(bytes, at).is_none_or(|end| end - at > MAX_PRINTED) {
+    if plain_end(bytes, at).is_none_or(|end| end - at > MAX_PRINTED) {
         return decoded(bytes, at, &mut Printer::new(out, true));
     }
     Printer::new(out, true).print(Encoded { bytes, position: Position::Term(at) })

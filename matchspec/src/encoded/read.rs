@@ -8,7 +8,7 @@
 
 use super::Position;
 use crate::bif::Bif;
-use crate::etf::scan::{atom_at, skip, u16_at, u32_at};
+use crate::etf::scan::{atom_at, skip, skip_plain, u16_at, u32_at};
 use crate::etf::tag;
 use crate::term::{Atom, Word};
 
@@ -18,9 +18,16 @@ pub(crate) fn tag_at(bytes: &[u8], at: u32) -> Option<u8> {
     bytes.get(at as usize).copied()
 }
 
-/// Where the term at `at` ends.
+/// Where the term at `at` ends (in a term found plain: nothing is checked
+/// again).
 #[inline]
 pub fn end(bytes: &[u8], at: u32) -> Option<u32> {
+    skip_plain(bytes, at as usize).and_then(|end| u32::try_from(end).ok())
+}
+
+/// Where the term at `at` ends, if it is plain.
+#[inline]
+pub fn plain_end(bytes: &[u8], at: u32) -> Option<u32> {
     skip(bytes, at as usize).and_then(|end| u32::try_from(end).ok())
 }
 

@@ -249,6 +249,14 @@ impl PlainIndex {
         self.len = 0;
     }
 
+    /// Remembers `elements` as the index of `term`, a plain term a scan
+    /// indexed (for a later run on the same bytes).
+    pub(crate) fn remember(&mut self, term: &[u8], elements: &[u32]) {
+        self.elements.clear();
+        self.elements.extend_from_slice(elements);
+        (self.address, self.len) = (term.as_ptr() as usize, term.len());
+    }
+
     /// The elements of `term`, if this indexes exactly those bytes.
     pub(crate) fn elements_of(&self, term: &[u8]) -> Option<&[u32]> {
         (self.len != 0 && term.len() == self.len && term.as_ptr() as usize == self.address)
@@ -259,7 +267,15 @@ impl PlainIndex {
 /// The end of the plain term at `pos`, if it is one and decodes; `maps`
 /// is how many maps it is inside.
 #[inline(always)]
-fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
+fn valid_end(bytes: &[u8], pos: usize, maps: u32) -> Option<usize> {
+    end_of::<true>(bytes, pos, maps)
+}
+
+/// [`valid_end`], checking what makes a term plain only if `CHECK`:
+/// without, the end of a part of a term checked before (the lengths are
+/// still read within the bytes).
+#[inline(always)]
+fn end_of<const CHECK: bool>(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
     // Terms still to read: one per element of the containers opened.
     let mut pending: u64 = 1;
     while pending > 0 {
@@ -271,7 +287,7 @@ fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
             tag::INTEGER_EXT => pos += 4,
             tag::NEW_FLOAT_EXT => {
                 let bits = u64::from_be_bytes(bytes.get(pos..pos + 8)?.try_into().ok()?);
-                if !f64::from_bits(bits).is_finite() {
+                if CHECK && !f64::from_bits(bits).is_finite() {
                     return None;
                 }
                 pos += 8;
@@ -280,7 +296,7 @@ fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
                 let len = usize::from(*bytes.get(pos)?);
                 let text = bytes.get(pos + 1..pos + 1 + len)?;
                 // ASCII is valid UTF-8 of one character a byte.
-                if !text.is_ascii() {
+                if CHECK && !text.is_ascii() {
                     valid_utf8_atom(text)?;
                 }
                 pos += 1 + len;
@@ -288,7 +304,9 @@ fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
             tag::ATOM_UTF8_EXT => {
                 let len = usize::from(u16_at(bytes, pos)?);
                 let text = bytes.get(pos + 2..pos + 2 + len)?;
-                if len > limit::ATOM_UTF8_BYTES || !(len <= MAX_ATOM_CHARS && text.is_ascii()) {
+                if CHECK
+                    && (len > limit::ATOM_UTF8_BYTES || !(len <= MAX_ATOM_CHARS && text.is_ascii()))
+                {
                     valid_utf8_atom(text)?;
                 }
                 pos += 2 + len;
@@ -337,7 +355,11 @@ fn valid_end(bytes: &[u8], mut pos: usize, maps: u32) -> Option<usize> {
                 pos += 5 + len as usize;
             }
             tag::NEW_PID_EXT | tag::PID_EXT => pos = valid_pid(bytes, pos - 1)?,
-            tag::MAP_EXT => pos = valid_map(bytes, pos - 1, maps)?,
+            tag::MAP_EXT if CHECK => pos = valid_map(bytes, pos - 1, maps)?,
+            tag::MAP_EXT => {
+                pending += 2 * u64::from(u32_at(bytes, pos)?);
+                pos += 4;
+            }
             _ => return None,
         }
         // No check of `pos` here: reading the next tag past the end fails,
@@ -363,6 +385,27 @@ enum MapKey<'a> {
     Binary(&'a [u8]),
 }
 
+/// The plain map key at `pos`, and where it ends.
+#[inline]
+fn map_key(bytes: &[u8], pos: usize) -> Option<(MapKey<'_>, usize)> {
+    Some(match *bytes.get(pos)? {
+        tag::SMALL_INTEGER_EXT => (MapKey::Integer(i64::from(*bytes.get(pos + 1)?)), pos + 2),
+        tag::INTEGER_EXT => (MapKey::Integer(i64::from(u32_at(bytes, pos + 1)? as i32)), pos + 5),
+        tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
+            let (len, text) = atom_at(bytes, pos)?;
+            if !text.is_ascii() {
+                return None;
+            }
+            (MapKey::Atom(text), pos + 1 + len)
+        }
+        tag::BINARY_EXT => {
+            let len = u32_at(bytes, pos + 1)? as usize;
+            (MapKey::Binary(bytes.get(pos + 5..pos + 5 + len)?), pos + 5 + len)
+        }
+        _ => return None,
+    })
+}
+
 /// The end of the map whose tag is at `at`, if it is plain: at most
 /// [`MAP_KEYS`] keys, each an integer, an ASCII atom or a binary, no two
 /// equal (the decoder rejects duplicate keys), values plain.
@@ -374,31 +417,18 @@ fn valid_map(bytes: &[u8], at: usize, maps: u32) -> Option<usize> {
     if size > MAP_KEYS {
         return None;
     }
-    let mut keys = [MapKey::Integer(0); MAP_KEYS];
+    // Where each key starts: read again to compare (a few bytes each),
+    // where keeping the keys themselves would clear far more per map.
+    let mut starts = [0u32; MAP_KEYS];
     let mut pos = at + 5;
     for i in 0..size {
-        let (key, end) = match *bytes.get(pos)? {
-            tag::SMALL_INTEGER_EXT => (MapKey::Integer(i64::from(*bytes.get(pos + 1)?)), pos + 2),
-            tag::INTEGER_EXT => {
-                (MapKey::Integer(i64::from(u32_at(bytes, pos + 1)? as i32)), pos + 5)
+        let (key, end) = map_key(bytes, pos)?;
+        for &start in &starts[..i] {
+            if map_key(bytes, start as usize)?.0 == key {
+                return None;
             }
-            tag::ATOM_EXT | tag::SMALL_ATOM_EXT | tag::ATOM_UTF8_EXT | tag::SMALL_ATOM_UTF8_EXT => {
-                let (len, text) = atom_at(bytes, pos)?;
-                if !text.is_ascii() {
-                    return None;
-                }
-                (MapKey::Atom(text), pos + 1 + len)
-            }
-            tag::BINARY_EXT => {
-                let len = u32_at(bytes, pos + 1)? as usize;
-                (MapKey::Binary(bytes.get(pos + 5..pos + 5 + len)?), pos + 5 + len)
-            }
-            _ => return None,
-        };
-        if keys[..i].contains(&key) {
-            return None;
         }
-        keys[i] = key;
+        starts[i] = u32::try_from(pos).ok()?;
         pos = valid_end(bytes, end, maps + 1)?;
     }
     Some(pos)
@@ -418,6 +448,13 @@ fn valid_utf8_atom(text: &[u8]) -> Option<()> {
 /// (checked again on the way: the scan is the one [`plain_len`] makes).
 pub(crate) fn skip(bytes: &[u8], pos: usize) -> Option<usize> {
     valid_end(bytes, pos, 0)
+}
+
+/// The end of the part at `pos` of a term a scan found plain already: its
+/// lengths read (within the bytes), nothing checked again.
+#[inline]
+pub(crate) fn skip_plain(bytes: &[u8], pos: usize) -> Option<usize> {
+    end_of::<false>(bytes, pos, 0)
 }
 
 /// The end of the pid whose tag is at `at`, if it decodes: its node an

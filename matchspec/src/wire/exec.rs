@@ -34,7 +34,9 @@ impl WireProgram {
         let mut small = [0; SMALL_ARITY];
         match small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity)) {
             Some(elements) => match small_tuple_len(bytes, elements) {
-                Some(len) if len == bytes.len() => self.decide_plain(bytes, elements),
+                Some(len) if len == bytes.len() => {
+                    self.decide_plain(bytes, elements, &mut scratch.plain)
+                }
                 _ => Verdict::Decode,
             },
             None => self.decide_other(bytes, scratch),
@@ -63,24 +65,24 @@ impl WireProgram {
     ///
     /// [`etf::term_len_indexed`]: crate::etf::term_len_indexed
     #[inline]
-    pub fn decide_first(&self, bytes: &[u8], _scratch: &mut Scratch) -> Option<(usize, Verdict)> {
+    pub fn decide_first(&self, bytes: &[u8], scratch: &mut Scratch) -> Option<(usize, Verdict)> {
         // The usual input, a small tuple of a few elements, is indexed on
         // the stack (as in `decide`).
         let mut small = [0; SMALL_ARITY];
         let elements = small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity))?;
         let len = small_tuple_len(bytes, elements)?;
-        Some((len, self.decide_plain(bytes.get(..len)?, elements)))
+        Some((len, self.decide_plain(bytes.get(..len)?, elements, &mut scratch.plain)))
     }
 
     /// [`decide`](WireProgram::decide) of anything but a small tuple of at
     /// most [`SMALL_ARITY`] elements.
     #[inline(never)]
     fn decide_other(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
-        let elements = &mut scratch.wire_elements;
+        let Scratch { wire_elements: elements, plain, .. } = scratch;
         if plain_len_indexed(bytes, elements) != Some(bytes.len()) {
             return Verdict::Decode;
         }
-        self.decide_plain(bytes, elements)
+        self.decide_plain(bytes, elements, plain)
     }
 
     /// [`decide`](WireProgram::decide) for a term a stream reader measured
@@ -96,15 +98,26 @@ impl WireProgram {
         scratch: &mut Scratch,
     ) -> Verdict {
         match index.elements_of(bytes) {
-            Some(elements) => self.decide_plain(bytes, elements),
+            Some(elements) => self.decide_plain(bytes, elements, &mut scratch.plain),
             None => self.decide(bytes, scratch),
         }
     }
 
     /// Decides a plain term whose top-level elements (if it is a tuple)
-    /// start at `elements`.
+    /// start at `elements`; a term left to the byte engine is remembered in
+    /// `plain` with its elements.
     #[inline(always)]
-    fn decide_plain(&self, bytes: &[u8], elements: &[u32]) -> Verdict {
+    fn decide_plain(&self, bytes: &[u8], elements: &[u32], plain: &mut PlainIndex) -> Verdict {
+        let verdict = self.decide_needs(bytes, elements);
+        if verdict == Verdict::Run {
+            plain.remember(bytes, elements);
+        }
+        verdict
+    }
+
+    /// What the needs decide of a plain term.
+    #[inline(always)]
+    fn decide_needs(&self, bytes: &[u8], elements: &[u32]) -> Verdict {
         match self.needs_met(bytes, elements) {
             Met::No => Verdict::NoMatch,
             Met::Yes => match self.needs.result {
@@ -142,14 +155,18 @@ impl WireProgram {
         scratch: &mut Scratch,
         host: &mut dyn Host,
     ) -> Option<Ended> {
-        let mut small = [0; SMALL_ARITY];
-        let mut elements: &[u32] = &[];
-        if let Some(indexed) = small_tuple_arity(bytes).and_then(|arity| small.get_mut(..arity))
-            && small_tuple_len(bytes, indexed) == Some(bytes.len())
-        {
-            elements = indexed;
+        // The index `decide` made, or a scan now: the engine reads only
+        // plain terms.
+        let mut index = std::mem::take(&mut scratch.plain);
+        if index.elements_of(bytes).is_none() && index.measure(bytes) != Some(bytes.len()) {
+            index.clear();
         }
-        engine::run(&self.program, bytes, elements, scratch, host)
+        let ended = match index.elements_of(bytes) {
+            Some(elements) => engine::run(&self.program, bytes, elements, scratch, host),
+            None => None,
+        };
+        scratch.plain = index;
+        ended
     }
 
     /// The outcome of a clause that matched with `result`, a word
