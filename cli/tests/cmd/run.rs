@@ -187,6 +187,9 @@ fn packet_framed_inputs() {
         let run = msc(&["run", "--spec", &spec, "--input", &input, "--format", format]).ok();
         assert_eq!(run.out(), ORDERS_OUT, "{format}");
         assert_counts(&run.stderr, "4 events, 3 matched, 1 no match, ");
+        // Without `--format`: told from the first entries.
+        let run = msc(&["run", "--spec", &spec, "--input", &input]).ok();
+        assert_eq!(run.out(), ORDERS_OUT, "{format} detected");
     }
 }
 

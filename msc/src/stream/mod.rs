@@ -31,6 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod detect;
 mod error;
 mod filter;
 mod reader;

@@ -28,8 +28,8 @@ pub(crate) struct Args {
     spec: String,
     /// The inputs (`--format`): dot-terminated terms, external term format
     /// terms one after another (detected by the leading version byte 131),
-    /// `{packet, N}`-framed ones, or dbg trace files (detected by their
-    /// first entry); `-` for standard input. Given several times, the files
+    /// `{packet, N}`-framed ones or dbg trace files (both detected by their
+    /// first entries); `-` for standard input. Given several times, the files
     /// are read one after another as one stream, in the order given, except
     /// that the files of a dbg wrap set are read in dbg's order.
     #[arg(long, value_name = "FILE", required = true)]
@@ -69,7 +69,8 @@ pub(crate) struct Args {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum FormatArg {
     /// External term format if the first byte is 131, a dbg trace file
-    /// if it starts with a dbg message entry, else text.
+    /// if it starts with a dbg message entry, `{packet, N}` if it starts
+    /// with entries of N-byte lengths, else text.
     #[default]
     Auto,
     /// Dot-terminated terms in Erlang syntax.
@@ -128,7 +129,7 @@ fn reading_order(args: &Args) -> Result<Vec<String>, CliError> {
         FormatArg::Auto if path != "-" => {
             let mut start = [0u8; 6];
             let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut start));
-            read.is_ok() && detect(&start) == Some(Framing::DbgTrace)
+            read.is_ok() && Framing::detect(&start) == Some(Framing::DbgTrace)
         }
         _ => false,
     };
@@ -140,18 +141,6 @@ fn reading_order(args: &Args) -> Result<Vec<String>, CliError> {
         paths[slot] = names[i].to_owned();
     }
     Ok(paths)
-}
-
-/// The framing `start` (the first bytes of an input) says: ETF terms one
-/// after another start with the version byte 131; a dbg trace file with a
-/// message entry (0, a 4-byte length, then 131); anything else is text.
-/// `{packet, N}` framing has no mark of its own: `--format` names it.
-fn detect(start: &[u8]) -> Option<Framing> {
-    match start {
-        [131, ..] => Some(Framing::Concatenated),
-        [0, _, _, _, _, 131, ..] => Some(Framing::DbgTrace),
-        _ => None,
-    }
 }
 
 /// Prints what a run counted on standard error.
@@ -202,7 +191,7 @@ pub(crate) fn run_input(
         Box::new(BufReader::new(std::fs::File::open(path).map_err(io)?))
     };
     let framing = match args.format {
-        FormatArg::Auto => detect(input.fill_buf().map_err(io)?),
+        FormatArg::Auto => Framing::detect(input.fill_buf().map_err(io)?),
         FormatArg::Text => None,
         FormatArg::Etf => Some(Framing::Concatenated),
         FormatArg::Packet1 => Some(Framing::Packet1),
