@@ -87,10 +87,10 @@ pub trait Entries {
     /// use msc::{Kind, Spec, Term, etf};
     ///
     /// let mut bytes = Vec::new();
-    /// for text in ["{1, no}", "{2, ok}", "{3, no}", "{99999999999999999999, ok}"] {
+    /// for text in ["{1, no}", "{2, ok}", "{3, no}", "{fun erlang:abs/1, ok}"] {
     ///     bytes.extend(etf::encode(Term::parse(text)?.as_ref())?);
     /// }
-    /// // A bignum is not a term the wire reads: it stops there, leaving
+    /// // A fun is not a term the wire reads: it stops there, leaving
     /// // the entry to `next_indexed` (it did not find its verdict).
     /// let spec = Spec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table)?;
     /// let program = spec.wire_program().expect("a table spec");
