@@ -111,34 +111,25 @@ user(K) -> list_to_atom("user_" ++ integer_to_list(K)).
 %% ---------------------------------------------------------------- writing
 
 write(Dir) -> write(Dir, ?N).
-write(Dir, N) ->
-    ok = filelib:ensure_dir(filename:join(Dir, "x")),
-    Open = fun(Name) ->
-                   {ok, F} = file:open(filename:join(Dir, Name), [write, raw, binary]),
-                   F
-           end,
-    Etf = Open("events.etf"),
-    P4 = Open("events.p4"),
-    Text = Open("events.terms"),
-    write_chunks(1, N, Etf, P4, Text),
-    [ok = file:close(F) || F <- [Etf, P4, Text]],
-    write_specs(Dir, specs()).
+write(Dir, N) -> write_set(Dir, "events", fun event/1, N, specs()).
 
 write_real(Dir) -> write_real(Dir, ?N).
-write_real(Dir, N) ->
+write_real(Dir, N) -> write_set(Dir, "real", fun real_event/1, N, real_specs()).
+
+%% Events 1..N of Event as Dir/Name.etf, Name.p4 and Name.terms, and Specs.
+write_set(Dir, Name, Event, N, Specs) ->
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
-    Open = fun(Name) ->
-                   {ok, F} = file:open(filename:join(Dir, Name), [write, raw, binary]),
+    Open = fun(Ext) ->
+                   Path = filename:join(Dir, Name ++ Ext),
+                   {ok, F} = file:open(Path, [write, raw, binary]),
                    F
            end,
-    Etf = Open("real.etf"),
-    P4 = Open("real.p4"),
-    Text = Open("real.terms"),
-    write_chunks(fun real_event/1, 1, N, Etf, P4, Text),
+    Etf = Open(".etf"),
+    P4 = Open(".p4"),
+    Text = Open(".terms"),
+    write_chunks(Event, 1, N, Etf, P4, Text),
     [ok = file:close(F) || F <- [Etf, P4, Text]],
-    write_specs(Dir, real_specs()).
-
-write_chunks(I, N, Etf, P4, Text) -> write_chunks(fun event/1, I, N, Etf, P4, Text).
+    write_specs(Dir, Specs).
 
 write_chunks(_, I, N, _, _, _) when I > N -> ok;
 write_chunks(Event, I, N, Etf, P4, Text) ->

@@ -16,8 +16,6 @@ pub struct Scratch {
     pub(crate) args: Vec<Word>,
     pub(crate) heap: Heap,
     pub(crate) input_copy: Heap,
-    /// Where the input's elements start, for a wire program.
-    pub(crate) wire_elements: Vec<u32>,
     /// The registers of a run on encoded terms.
     pub(crate) encoded: EncodedRegisters,
     /// The plain term a wire program last sent to the byte engine, and
@@ -63,7 +61,6 @@ impl Scratch {
             args: Vec::new(),
             heap: Heap::in_space(Space::Scratch),
             input_copy: Heap::new(),
-            wire_elements: Vec::new(),
             encoded: EncodedRegisters::default(),
             plain: crate::etf::PlainIndex::new(),
         }

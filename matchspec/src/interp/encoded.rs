@@ -16,7 +16,7 @@ use crate::encoded::{Position, order, read};
 use crate::host::Host;
 use crate::ir::{Cmp, Fail, Op, Program, Reg};
 use crate::scratch::{EncodedRegisters, Held};
-use crate::term::{Atom, Word};
+use crate::term::{Atom, TermRef, Word};
 
 use super::{Frame, Scratch, Step};
 
@@ -237,7 +237,7 @@ impl<'a> Engine<'_, 'a, '_> {
     /// Runs `op` on words, decoding its encoded operands first.
     #[inline(never)]
     fn on_words(&mut self, op: &Op) -> Option<Step> {
-        let program = self.frame_program();
+        let program = self.frame.program();
         for reg in op.reads(program.operands()) {
             if self.holds(reg) {
                 self.word(reg)?;
@@ -250,8 +250,10 @@ impl<'a> Engine<'_, 'a, '_> {
         Some(step)
     }
 
-    fn frame_program(&self) -> &'a Program {
-        self.frame.program()
+    /// The term in `reg`, one that holds a word.
+    #[inline(always)]
+    fn term(&self, reg: Reg) -> TermRef<'_> {
+        self.frame.term(self.frame.register(reg))
     }
 
     /// What `reg` holds.
@@ -369,16 +371,8 @@ impl<'a> Engine<'_, 'a, '_> {
     fn exact_eq(&mut self, a: Reg, b: Reg) -> Option<bool> {
         let settled = match (self.holds(a), self.holds(b)) {
             (true, true) => order::eq_exact_encoded(self.bytes, self.position(a), self.position(b)),
-            (true, false) => order::eq_exact(
-                self.bytes,
-                self.position(a),
-                self.frame.term(self.frame.register(b)),
-            ),
-            (false, true) => order::eq_exact(
-                self.bytes,
-                self.position(b),
-                self.frame.term(self.frame.register(a)),
-            ),
+            (true, false) => order::eq_exact(self.bytes, self.position(a), self.term(b)),
+            (false, true) => order::eq_exact(self.bytes, self.position(b), self.term(a)),
             (false, false) => None,
         };
         match settled {
@@ -394,17 +388,9 @@ impl<'a> Engine<'_, 'a, '_> {
     /// settle it.
     fn order(&self, a: Reg, b: Reg) -> Option<std::cmp::Ordering> {
         match (self.holds(a), self.holds(b)) {
-            (true, false) => order::compare(
-                self.bytes,
-                self.position(a),
-                self.frame.term(self.frame.register(b)),
-            ),
-            (false, true) => order::compare(
-                self.bytes,
-                self.position(b),
-                self.frame.term(self.frame.register(a)),
-            )
-            .map(std::cmp::Ordering::reverse),
+            (true, false) => order::compare(self.bytes, self.position(a), self.term(b)),
+            (false, true) => order::compare(self.bytes, self.position(b), self.term(a))
+                .map(std::cmp::Ordering::reverse),
             (true, true) | (false, false) => None,
         }
     }

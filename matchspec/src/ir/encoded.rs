@@ -135,11 +135,6 @@ impl Encoded {
     pub fn holds(&self, reg: Reg) -> bool {
         self.held.get(reg.index()).copied().unwrap_or(false)
     }
-
-    /// How many registers the program has.
-    pub fn registers(&self) -> usize {
-        self.held.len()
-    }
 }
 
 #[cfg(test)]

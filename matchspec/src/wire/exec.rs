@@ -6,7 +6,7 @@ use super::lower::{NeedResult, NeedTest, WireProgram};
 use super::{SMALL_ARITY, Verdict};
 use crate::Scratch;
 use crate::encoded::{Position, order, read};
-use crate::etf::scan::{PlainIndex, plain_len_indexed, small_tuple_arity, small_tuple_len};
+use crate::etf::scan::{PlainIndex, small_tuple_arity, small_tuple_len};
 use crate::etf::tag;
 use crate::host::Host;
 use crate::interp::encoded::{self as engine, Ended};
@@ -78,11 +78,14 @@ impl WireProgram {
     /// most [`SMALL_ARITY`] elements.
     #[inline(never)]
     fn decide_other(&self, bytes: &[u8], scratch: &mut Scratch) -> Verdict {
-        let Scratch { wire_elements: elements, plain, .. } = scratch;
-        if plain_len_indexed(bytes, elements) != Some(bytes.len()) {
+        // Indexed where the byte engine looks for it: a `Run` is
+        // remembered already.
+        let plain = &mut scratch.plain;
+        if plain.measure(bytes) != Some(bytes.len()) {
+            plain.clear();
             return Verdict::Decode;
         }
-        self.decide_plain(bytes, elements, plain)
+        self.decide_needs(bytes, plain.elements_of(bytes).unwrap_or_default())
     }
 
     /// [`decide`](WireProgram::decide) for a term a stream reader measured
