@@ -21,6 +21,20 @@
 //! the engine then decodes the operands and runs the op on words, so the
 //! answer is always the decoded term's.
 //!
+//! ```
+//! use matchspec::encoded::{Position, order, read};
+//! use matchspec::{etf, term::Term};
+//!
+//! let bytes = etf::encode(Term::parse("{event, 42, <<\"ok\">>}")?.as_ref())?;
+//! // A 3-tuple whose first element starts at byte 3.
+//! let (arity, first) = read::tuple(&bytes, Position::INPUT).flatten().unwrap();
+//! assert_eq!((arity, first), (3, 3));
+//! let second = read::element(&bytes, first, 1).unwrap();
+//! let answer = Term::parse("42")?;
+//! assert_eq!(order::eq_exact(&bytes, Position::Term(second), answer.as_ref()), Some(true));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Plain terms
 //!
 //! The engines run on bytes only for *plain* terms ([`etf::scan`]'s
