@@ -7,9 +7,10 @@
 //! ([`Run::run_batch`]). [`Run::run_each`] and [`Run::run_matching`] are
 //! written once, here, over the batch.
 
+use crate::encoded::built::{Built, EncodedOutcome};
 use crate::etf::{self, DecodeError};
 use crate::host::Host;
-use crate::interp::encoded::Ended;
+use crate::interp::encoded::{Ended, Results};
 use crate::outcome::{EvalError, Flags, Matched, Outcome};
 use crate::scratch::Scratch;
 use crate::term::{Heap, TermRef, Word};
@@ -152,7 +153,7 @@ pub trait Run {
                 let Some(wire) = self.wire_program() else {
                     return self.run_verdict(bytes, Verdict::Decode, heap, scratch, host);
                 };
-                match wire.run_plain(bytes, scratch, host) {
+                match wire.run_plain(bytes, Results::Words, scratch, host) {
                     Some(Ended::NoMatch) => Ok(Ok(Outcome::NoMatch)),
                     Some(Ended::Built(result)) => Ok(Ok(wire.built(result, scratch))),
                     Some(Ended::Part(at)) => {
@@ -163,7 +164,11 @@ pub trait Run {
                             flags: Flags::default(),
                         })))
                     }
-                    None => self.run_verdict(bytes, Verdict::Decode, heap, scratch, host),
+                    // (A run for words ends with none; else decoding is
+                    // the answer too.)
+                    Some(Ended::Pieces(_)) | None => {
+                        self.run_verdict(bytes, Verdict::Decode, heap, scratch, host)
+                    }
                 }
             }
             Verdict::Decode => {
@@ -171,6 +176,53 @@ pub trait Run {
                 let heap: &'a Heap = heap;
                 Ok(self.run(heap.view(word), scratch, host))
             }
+        }
+    }
+
+    /// [`run_verdict`](Run::run_verdict) for a caller that writes the
+    /// result out (as text or encoded): a result that is a part of the
+    /// term, or a tuple the program builds of parts, stays in the bytes
+    /// ([`EncodedOutcome::Built`]), and only what the spec computes is
+    /// decoded. The result is the same term as `run_verdict`'s.
+    fn run_verdict_built<'a>(
+        &'a self,
+        bytes: &'a [u8],
+        verdict: Verdict,
+        heap: &'a mut Heap,
+        scratch: &'a mut Scratch,
+        host: &mut dyn Host,
+    ) -> Result<Result<EncodedOutcome<'a>, EvalError>, DecodeError> {
+        let decoded =
+            |outcome: Result<Outcome<'a>, EvalError>| outcome.map(EncodedOutcome::Outcome);
+        match verdict {
+            Verdict::NoMatch => Ok(Ok(EncodedOutcome::Outcome(Outcome::NoMatch))),
+            Verdict::Match { result } => match u32::try_from(result) {
+                Ok(at) => Ok(Ok(EncodedOutcome::Built(Built::part(bytes, at)))),
+                Err(_) => Ok(decoded(self.run_verdict(bytes, verdict, heap, scratch, host)?)),
+            },
+            Verdict::Run => {
+                let Some(wire) = self.wire_program() else {
+                    return Ok(decoded(self.run_verdict(bytes, verdict, heap, scratch, host)?));
+                };
+                match wire.run_plain(bytes, Results::InBytes, scratch, host) {
+                    Some(Ended::NoMatch) => Ok(Ok(EncodedOutcome::Outcome(Outcome::NoMatch))),
+                    Some(Ended::Built(result)) => {
+                        Ok(Ok(EncodedOutcome::Outcome(wire.built(result, scratch))))
+                    }
+                    Some(Ended::Part(at)) => Ok(Ok(EncodedOutcome::Built(Built::part(bytes, at)))),
+                    Some(Ended::Pieces(root)) => {
+                        Ok(Ok(EncodedOutcome::Built(wire.built_in(bytes, root, scratch))))
+                    }
+                    None => Ok(decoded(self.run_verdict(
+                        bytes,
+                        Verdict::Decode,
+                        heap,
+                        scratch,
+                        host,
+                    )?)),
+                }
+            }
+            Verdict::Decode => Ok(decoded(self.run_verdict(bytes, verdict, heap, scratch, host)?)),
         }
     }
 

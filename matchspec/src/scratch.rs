@@ -33,6 +33,8 @@ pub(crate) struct EncodedRegisters {
     pub(crate) positions: Vec<crate::encoded::Position>,
     /// What each holds.
     pub(crate) held: Vec<Held>,
+    /// The pieces of the tuples kept as parts ([`Held::Built`]).
+    pub(crate) pieces: Vec<crate::encoded::built::Piece>,
 }
 
 /// What a register holds in a run on bytes.
@@ -44,6 +46,13 @@ pub(crate) enum Held {
     Position,
     /// A position, and its term decoded in the ordinary register.
     Decoded,
+    /// A tuple kept as its elements: the pieces `first..first + arity`.
+    Built {
+        /// Where its elements start in the pieces.
+        first: u32,
+        /// How many.
+        arity: u32,
+    },
 }
 
 impl Default for Scratch {

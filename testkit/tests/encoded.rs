@@ -3,6 +3,7 @@
 //! result) must be the interpreter's answer on the decoded term, for every
 //! encoding of it and for bytes that do not decode.
 
+use matchspec::encoded::built::EncodedOutcome;
 use matchspec::etf;
 use matchspec::spec::Kind;
 use matchspec::term::{Heap, Term};
@@ -161,7 +162,42 @@ fn agrees(spec: &CompiledSpec, wire: &WireProgram, bytes: &[u8], scratch: &mut S
             "rejected on the wire, matched by {spec:?}: {term}"
         ),
     }
+    built_agrees(spec, bytes, verdict, &outcome, &term);
     true
+}
+
+/// The result left in the bytes ([`Run::run_verdict_built`]) is the
+/// decoded run's: as a term, printed, and encoded.
+fn built_agrees(
+    spec: &CompiledSpec,
+    bytes: &[u8],
+    verdict: Verdict,
+    outcome: &Outcome<'_>,
+    term: &Term,
+) {
+    let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+    let built = spec
+        .run_verdict_built(bytes, verdict, &mut heap, &mut scratch, &mut TestHost::default())
+        .unwrap_or_else(|err| panic!("a plain term does not decode ({err}): {bytes:?}"))
+        .unwrap();
+    let context = || format!("{spec:?} on the bytes of {term}: {bytes:?}");
+    let built = match built {
+        EncodedOutcome::Outcome(on_bytes) => {
+            assert_eq!(&on_bytes, outcome, "{}", context());
+            return;
+        }
+        EncodedOutcome::Built(built) => built,
+    };
+    let expected = outcome.result().unwrap_or_else(|| panic!("built a result: {}", context()));
+    assert_eq!(built.to_term().unwrap().as_ref(), expected, "{}", context());
+    let mut text = String::new();
+    built.write_text(&mut text).unwrap();
+    assert_eq!(text, expected.to_string(), "{}", context());
+    let mut encoded = vec![7];
+    built.write_etf(&mut encoded).unwrap();
+    assert_eq!(encoded[0], 7, "appended");
+    let decoded = etf::decode(&encoded[1..]).unwrap_or_else(|err| panic!("{err}: {}", context()));
+    assert_eq!(decoded.as_ref(), expected, "{}", context());
 }
 
 #[test]

@@ -257,6 +257,29 @@ fn results_can_be_written_encoded() {
 }
 
 #[test]
+fn projections_are_written_from_the_input_bytes() {
+    let spec = temp_file(
+        "run_bytes.ms",
+        "[{{event, '$1', '$2'}, [{is_integer, '$2'}], [{{'$2', '$1', {'+', '$2', 1}}}]}].",
+    );
+    // {event, 'café', 7}, the atom in Latin-1 (`ATOM_EXT`), as an old node
+    // writes it.
+    let input = [131, 104, 3, 119, 5, b'e', b'v', b'e', b'n', b't', 100, 0, 4, b'c', b'a', b'f']
+        .into_iter()
+        .chain([0xe9, 97, 7])
+        .collect::<Vec<u8>>();
+    let input = temp_file("run_bytes.etf", input);
+    let run = msc(&["run", "--spec", &spec, "--input", &input, "--output", "etf"]).ok();
+    // The atom's bytes copied as they were; the sum encoded.
+    let atom = [100, 0, 4, b'c', b'a', b'f', 0xe9];
+    let expected = [&[131, 104, 3, 97, 7][..], &atom, &[97, 8]].concat();
+    assert_eq!(run.stdout, expected);
+    assert_eq!(matchspec::etf::decode(&run.stdout).expect("decodes").to_string(), "{7,café,8}");
+    let run = msc(&["run", "--spec", &spec, "--input", &input]).ok();
+    assert_eq!(run.out(), "{7,café,8}.\n");
+}
+
+#[test]
 fn several_inputs_are_one_stream() {
     let spec = testdata("cli/orders.ms");
     let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");

@@ -48,6 +48,7 @@
 //!
 //! [`etf::scan`]: crate::etf
 
+pub mod built;
 pub mod order;
 pub mod print;
 pub mod read;

@@ -35,13 +35,30 @@ const MAX_PRINTED: u32 = 4096;
 /// [`TermRef::write_text`]: crate::term::TermRef::write_text
 pub fn write_text(bytes: &[u8], at: usize, out: &mut impl Write) -> fmt::Result {
     let at = u32::try_from(at).map_err(|_| fmt::Error)?;
-    // A term that is not plain has no readings, and a long one is read
-    // faster decoded (a list's rest is found by skipping its head, so
-    // nested lists take time of their length times their depth).
-    if plain_end(bytes, at).is_none_or(|end| end - at > MAX_PRINTED) {
-        return decoded(bytes, at, &mut Printer::new(out, true));
+    print_part(bytes, Position::Term(at), &mut Printer::new(out, true))
+}
+
+/// Prints the part of `bytes` at `position` with `printer`, as
+/// [`write_text`] does a term. A term that is not plain has no readings,
+/// and a long one is read faster decoded (a list's rest is found by
+/// skipping its head, so nested lists take time of their length times
+/// their depth).
+pub(crate) fn print_part<W: Write>(
+    bytes: &[u8],
+    position: Position,
+    printer: &mut Printer<'_, W>,
+) -> fmt::Result {
+    match position {
+        Position::Term(at) => {
+            if plain_end(bytes, at).is_none_or(|end| end - at > MAX_PRINTED) {
+                return decoded(bytes, at, printer);
+            }
+            printer.print(Encoded { bytes, position })
+        }
+        Position::ListRest { .. } | Position::StringRest { .. } | Position::Word(_) => {
+            printer.print(Encoded { bytes, position })
+        }
     }
-    Printer::new(out, true).print(Encoded { bytes, position: Position::Term(at) })
 }
 
 /// A part of a plain term's bytes, as the printer walks it.

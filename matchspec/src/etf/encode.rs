@@ -41,6 +41,25 @@ pub fn encode_deterministic(term: TermRef<'_>) -> Result<Vec<u8>, EncodeError> {
     Encoder::new(term, MapOrder::Sorted).run()
 }
 
+/// Appends `term`'s encoding as [`encode`] writes it, without the version
+/// byte, to `out`: for a term written inside another. On an error `out`
+/// is as it was.
+pub(crate) fn encode_inside(term: TermRef<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let len = out.len();
+    let mut encoder = Encoder {
+        term,
+        order: MapOrder::Otp,
+        out: std::mem::take(out),
+        stack: vec![Task::Term(term.word())],
+    };
+    let written = encoder.write();
+    *out = encoder.out;
+    if written.is_err() {
+        out.truncate(len);
+    }
+    written
+}
+
 /// Encodes `term` and compresses it with zlib at `level` (0 to 9), as
 /// `term_to_binary(Term, [{compressed, Level}])` does; the `compressed`
 /// option alone is level 6.
@@ -119,6 +138,12 @@ impl<'a> Encoder<'a> {
     }
 
     fn run(mut self) -> Result<Vec<u8>, EncodeError> {
+        self.write()?;
+        Ok(self.out)
+    }
+
+    /// Writes what is on the stack.
+    fn write(&mut self) -> Result<(), EncodeError> {
         while let Some(task) = self.stack.pop() {
             match task {
                 Task::Term(word) => self.term(self.term.with_word(word))?,
@@ -135,7 +160,7 @@ impl<'a> Encoder<'a> {
                 }
             }
         }
-        Ok(self.out)
+        Ok(())
     }
 
     /// Writes `t`, or its head and pushes the tasks that write the rest.

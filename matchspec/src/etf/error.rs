@@ -249,4 +249,11 @@ pub enum EncodeError {
     /// A compression level outside `0..=9`.
     #[error("compression level {0} is not between 0 and 9")]
     BadCompressionLevel(u32),
+    /// A result to be copied from encoded bytes (`encoded::built`) that
+    /// are not a plain term there.
+    #[error("the bytes of a result's part at byte {at} are not a term")]
+    PartNotATerm {
+        /// Where the part was to start.
+        at: u32,
+    },
 }

@@ -88,6 +88,7 @@ pub(crate) mod scan;
 mod tests;
 
 pub use decode::{decode, decode_into, decode_prefix, decode_subterm, term_len, term_len_indexed};
+pub(crate) use encode::encode_inside;
 pub use encode::{encode, encode_compressed, encode_deterministic};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use scan::PlainIndex;

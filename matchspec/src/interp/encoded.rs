@@ -12,9 +12,10 @@
 //! of the input, which has no heap here.
 
 use crate::bif::Bif;
+use crate::encoded::built::Piece;
 use crate::encoded::{Position, order, read};
 use crate::host::Host;
-use crate::ir::{Cmp, Fail, Op, Program, Reg};
+use crate::ir::{Cmp, Encoded, Fail, Op, Program, Reg};
 use crate::scratch::{EncodedRegisters, Held};
 use crate::term::{Atom, TermRef, Word};
 
@@ -31,19 +32,41 @@ pub(crate) enum Ended {
     /// A clause matched, and its result is the part of the input whose tag
     /// is at this byte (not decoded yet).
     Part(u32),
+    /// A clause matched with this result left in the bytes (with
+    /// [`Results::InBytes`]): its tuples' pieces are the scratch's.
+    Pieces(Piece),
 }
 
-/// Runs a table `program` on the plain term `bytes` (version byte first),
+/// What a run on bytes makes of a result built of parts of the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Results {
+    /// A word, its parts decoded: for a caller that wants terms.
+    Words,
+    /// Pieces, its parts left in the bytes, where the program keeps them
+    /// ([`Encoded::keeps_parts`]): for a caller that writes them out.
+    InBytes,
+}
+
+/// What a run on bytes runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OnBytes<'p> {
+    pub(crate) program: &'p Program,
+    pub(crate) encoded: &'p Encoded,
+    pub(crate) results: Results,
+}
+
+/// Runs a table program on the plain term `bytes` (version byte first),
 /// whose top-level elements, if it is a tuple that was indexed, start at
 /// `elements` (else empty). `None`: the bytes held a surprise no plain
 /// term has, and the caller decodes them and runs the program on the term.
 pub(crate) fn run(
-    program: &Program,
+    run: OnBytes<'_>,
     bytes: &[u8],
     elements: &[u32],
     scratch: &mut Scratch,
     host: &mut dyn Host,
 ) -> Option<Ended> {
+    let program = run.program;
     let (mut frame, registers) = Frame::for_bytes(program, scratch, host);
     frame.reset(Word::NIL).ok()?;
     let n = program.registers();
@@ -54,12 +77,17 @@ pub(crate) fn run(
     registers.held.resize(n, Held::Word);
     registers.positions[Reg::INPUT.index()] = Position::INPUT;
     registers.held[Reg::INPUT.index()] = Held::Position;
-    let mut engine = Engine { bytes, elements, registers, frame };
+    registers.pieces.clear();
+    let kept = match run.results {
+        Results::Words => None,
+        Results::InBytes => Some(run.encoded),
+    };
+    let mut engine = Engine { bytes, elements, registers, frame, kept };
     let code = program.code();
     let mut pc = 0;
     loop {
         let op = code.get(pc)?;
-        match engine.execute(op)? {
+        match engine.execute(op, pc)? {
             Step::Next => pc += 1,
             Step::Jump(label) => pc = label.index(),
             Step::Succeed(result) => return engine.finish(result),
@@ -74,6 +102,8 @@ struct Engine<'e, 'a, 'h> {
     elements: &'e [u32],
     registers: &'e mut EncodedRegisters,
     frame: Frame<'a, 'h>,
+    /// Where tuples are kept as pieces: with [`Results::InBytes`].
+    kept: Option<&'e Encoded>,
 }
 
 const TRUE: Word = Word::atom(Atom::TRUE);
@@ -81,9 +111,9 @@ const FALSE: Word = Word::atom(Atom::FALSE);
 const EXIT: Word = Word::atom(Atom::EXIT);
 
 impl<'a> Engine<'_, 'a, '_> {
-    /// Executes `op`: `None` on a surprise in the bytes.
+    /// Executes `op`, at `pc`: `None` on a surprise in the bytes.
     #[inline(always)]
-    fn execute(&mut self, op: &Op) -> Option<Step> {
+    fn execute(&mut self, op: &Op, pc: usize) -> Option<Step> {
         let bytes = self.bytes;
         Some(match *op {
             // ---- Head ops: always on the bytes ----------------------------------------
@@ -199,6 +229,10 @@ impl<'a> Engine<'_, 'a, '_> {
                     None => self.on_words(op)?,
                 }
             }
+            Op::MakeTuple { elements, dst } if self.keeps_parts(pc, elements) => {
+                self.keep_tuple(elements, dst)?;
+                Step::Next
+            }
             Op::Succeed { result } => Step::Succeed(result),
             Op::NoMatch => Step::NoMatch,
 
@@ -292,15 +326,65 @@ impl<'a> Engine<'_, 'a, '_> {
     }
 
     /// The word in `reg`: for one that holds a position, its term decoded
-    /// (once a run).
+    /// (once a run); for a kept tuple, the tuple.
     fn word(&mut self, reg: Reg) -> Option<Word> {
-        if self.held(reg) != Held::Position {
-            return Some(self.frame.register(reg));
-        }
-        let word = self.decode(self.position(reg))?;
+        let word = match self.held(reg) {
+            Held::Word | Held::Decoded => return Some(self.frame.register(reg)),
+            Held::Position => {
+                let word = self.decode(self.position(reg))?;
+                self.registers.held[reg.index()] = Held::Decoded;
+                word
+            }
+            Held::Built { first, arity } => {
+                let word = self.build(first, arity)?;
+                self.registers.held[reg.index()] = Held::Word;
+                word
+            }
+        };
         self.frame.set_register(reg, word);
-        self.registers.held[reg.index()] = Held::Decoded;
         Some(word)
+    }
+
+    /// Does the tuple op at `pc`, of the registers `elements`, keep its
+    /// parts in the bytes? Only in a run that keeps them, where the
+    /// program allows, and if some element is a part.
+    #[inline]
+    fn keeps_parts(&self, pc: usize, elements: crate::ir::Operands) -> bool {
+        self.kept.is_some_and(|encoded| encoded.keeps_parts(pc))
+            && self.frame.program().operand_regs(elements).iter().any(|&reg| self.holds(reg))
+    }
+
+    /// Puts in `dst` the tuple of the registers `elements`, kept as pieces.
+    fn keep_tuple(&mut self, elements: crate::ir::Operands, dst: Reg) -> Option<()> {
+        let program = self.frame.program();
+        let first = u32::try_from(self.registers.pieces.len()).ok()?;
+        let regs = program.operand_regs(elements);
+        for &reg in regs {
+            let piece = match self.held(reg) {
+                Held::Word => Piece::Word(self.frame.register(reg)),
+                Held::Position | Held::Decoded => Piece::Part(self.position(reg)),
+                Held::Built { first, arity } => Piece::Tuple { first, arity },
+            };
+            self.registers.pieces.push(piece);
+        }
+        let arity = u32::try_from(regs.len()).ok()?;
+        *self.registers.held.get_mut(dst.index())? = Held::Built { first, arity };
+        Some(())
+    }
+
+    /// The kept tuple of the pieces `first..first + arity`, as a word.
+    fn build(&mut self, first: u32, arity: u32) -> Option<Word> {
+        let mut words = Vec::with_capacity(arity as usize);
+        for i in first..first.checked_add(arity)? {
+            let piece = *self.registers.pieces.get(i as usize)?;
+            words.push(match piece {
+                Piece::Part(position) => self.decode(position)?,
+                Piece::Word(word) => word,
+                // (As deep as the program's body nests tuples.)
+                Piece::Tuple { first, arity } => self.build(first, arity)?,
+            });
+        }
+        Some(self.frame.make_tuple_of(&words))
     }
 
     /// Decodes the term at `position` into the run's heap.
@@ -446,11 +530,13 @@ impl<'a> Engine<'_, 'a, '_> {
 
     /// The outcome of the clause that succeeded with the term in `result`.
     fn finish(mut self, result: Reg) -> Option<Ended> {
-        if self.held(result) == Held::Position
-            && let Position::Term(at) = self.position(result)
-        {
-            return Some(Ended::Part(at));
+        match (self.held(result), self.position(result)) {
+            (Held::Position, Position::Term(at)) => Some(Ended::Part(at)),
+            (Held::Position | Held::Decoded, position) if self.kept.is_some() => {
+                Some(Ended::Pieces(Piece::Part(position)))
+            }
+            (Held::Built { first, arity }, _) => Some(Ended::Pieces(Piece::Tuple { first, arity })),
+            _ => Some(Ended::Built(self.word(result)?)),
         }
-        Some(Ended::Built(self.word(result)?))
     }
 }

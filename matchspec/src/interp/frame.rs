@@ -678,6 +678,13 @@ impl<'a, 'h> Frame<'a, 'h> {
         self.heap.tuple_from_iter(words)
     }
 
+    /// A new tuple of `words`: for an engine that computes the elements
+    /// itself.
+    #[inline]
+    pub(crate) fn make_tuple_of(&mut self, words: &[Word]) -> Word {
+        self.heap.tuple(words)
+    }
+
     /// A new list of the registers `elements`.
     #[inline(always)]
     pub fn make_list(&mut self, elements: Operands) -> Word {

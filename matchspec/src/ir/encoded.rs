@@ -46,6 +46,8 @@ use crate::spec::Kind;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Encoded {
     held: Box<[bool]>,
+    /// By op: a tuple a byte engine may keep as parts ([`Encoded::keeps_parts`]).
+    kept: Box<[bool]>,
 }
 
 /// Why a program cannot run on bytes.
@@ -125,7 +127,18 @@ impl Encoded {
         if let Some(input) = ever.get_mut(Reg::INPUT.index()) {
             *input = true;
         }
-        Ok(Encoded { held: ever })
+        Ok(Encoded { held: ever, kept: kept_tuples(program, &joins) })
+    }
+
+    /// Does the op at `pc` build a tuple whose value is only ever an
+    /// element of tuples kept the same way, or the clause's result? A byte
+    /// engine may then keep it as its elements, parts of the input left in
+    /// the bytes, and a caller write the result from them (a projection
+    /// copied, not decoded and encoded again). Any other reader of such a
+    /// tuple needs it as a word.
+    #[inline]
+    pub fn keeps_parts(&self, pc: usize) -> bool {
+        self.kept.get(pc).copied().unwrap_or(false)
     }
 
     /// Does `reg` hold an encoded term (a position in the input's bytes)
@@ -135,6 +148,46 @@ impl Encoded {
     pub fn holds(&self, reg: Reg) -> bool {
         self.held.get(reg.index()).copied().unwrap_or(false)
     }
+}
+
+/// [`Encoded::keeps_parts`] for every op of `program`, whose jump targets
+/// are `joins`: a tuple is kept if, on the straight line after it, its
+/// register is read only by kept tuples and the clause's `Succeed` before
+/// it is written again. Found from the end, so an enclosing tuple is
+/// known first; a branch or a join on the way keeps nothing (another path
+/// could read it there).
+fn kept_tuples(program: &Program, joins: &[bool]) -> Box<[bool]> {
+    let code = program.code();
+    let mut kept = vec![false; code.len()];
+    for pc in (0..code.len()).rev() {
+        let Op::MakeTuple { dst, .. } = code[pc] else { continue };
+        kept[pc] = only_kept_after(program, joins, &kept, pc, dst);
+    }
+    kept.into()
+}
+
+/// Is the value the op at `pc` writes to `dst` read only as a kept tuple's
+/// element or as the result, on the straight line after it?
+fn only_kept_after(program: &Program, joins: &[bool], kept: &[bool], pc: usize, dst: Reg) -> bool {
+    for (at, op) in program.code().iter().enumerate().skip(pc + 1) {
+        if joins[at] {
+            return false;
+        }
+        if op.reads(program.operands()).any(|reg| reg == dst) {
+            match op {
+                Op::MakeTuple { .. } if kept[at] => {}
+                Op::Succeed { .. } => return true,
+                _ => return false,
+            }
+        }
+        if matches!(op, Op::Succeed { .. } | Op::NoMatch) || op.writes() == Some(dst) {
+            return true;
+        }
+        if op.labels().into_iter().next().is_some() {
+            return false;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -161,6 +214,30 @@ mod tests {
                 assert!(encoded.holds(dst), "{op:?}");
             }
         }
+    }
+
+    /// The tuple ops of `spec`'s program, and whether each is kept.
+    fn kept(spec: &str) -> Vec<bool> {
+        let compiled = CompiledSpec::compile(spec, Kind::Table, &Config::default()).unwrap();
+        let encoded = Encoded::of(compiled.program()).unwrap();
+        let code = compiled.program().code();
+        (0..code.len())
+            .filter(|&pc| matches!(code[pc], Op::MakeTuple { .. }))
+            .map(|pc| encoded.keeps_parts(pc))
+            .collect()
+    }
+
+    #[test]
+    fn tuples_that_are_only_results_are_kept_as_parts() {
+        // A projection, nested: both tuples.
+        assert_eq!(kept("[{{'$1', '$2'}, [], [{{'$1', {{'$2', 1}}}}]}]"), [true, true]);
+        // A guard compares the tuple: it is needed as a word.
+        assert_eq!(kept("[{{'$1'}, [{'==', {{'$1'}}, {{a}}}], [ok]}]"), [false]);
+        // In a list, or a guard function's argument: a word.
+        assert_eq!(kept("[{{'$1'}, [], [[{{'$1'}}]]}]"), [false]);
+        assert_eq!(kept("[{{'$1'}, [], [{tuple_size, {{'$1'}}}]}]"), [false]);
+        // After a guard function in the body (no branch).
+        assert_eq!(kept("[{{'$1'}, [], [{{'$1', {byte_size, '$1'}}}]}]"), [true]);
     }
 
     #[test]

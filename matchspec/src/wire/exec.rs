@@ -5,11 +5,12 @@
 use super::lower::{NeedResult, NeedTest, WireProgram};
 use super::{SMALL_ARITY, Verdict};
 use crate::Scratch;
+use crate::encoded::built::{Built, Piece};
 use crate::encoded::{Position, order, read};
 use crate::etf::scan::{PlainIndex, small_tuple_arity, small_tuple_len};
 use crate::etf::tag;
 use crate::host::Host;
-use crate::interp::encoded::{self as engine, Ended};
+use crate::interp::encoded::{self as engine, Ended, OnBytes, Results};
 use crate::ir::Cmp;
 use crate::outcome::{Flags, Matched, Outcome};
 use crate::term::{HeapSet, Word};
@@ -155,6 +156,7 @@ impl WireProgram {
     pub(crate) fn run_plain(
         &self,
         bytes: &[u8],
+        results: Results,
         scratch: &mut Scratch,
         host: &mut dyn Host,
     ) -> Option<Ended> {
@@ -165,7 +167,10 @@ impl WireProgram {
             index.clear();
         }
         let ended = match index.elements_of(bytes) {
-            Some(elements) => engine::run(&self.program, bytes, elements, scratch, host),
+            Some(elements) => {
+                let run = OnBytes { program: &self.program, encoded: &self.encoded, results };
+                engine::run(run, bytes, elements, scratch, host)
+            }
             None => None,
         };
         scratch.plain = index;
@@ -175,8 +180,26 @@ impl WireProgram {
     /// The outcome of a clause that matched with `result`, a word
     /// [`run_plain`](WireProgram::run_plain) left in `scratch`.
     pub(crate) fn built<'a>(&'a self, result: Word, scratch: &'a Scratch) -> Outcome<'a> {
-        let heaps = HeapSet::new(&[], self.program.literals().words(), scratch.heap().words());
-        Outcome::Match(Matched { result: heaps.term(result), flags: Flags::default() })
+        Outcome::Match(Matched {
+            result: self.heaps(scratch).term(result),
+            flags: Flags::default(),
+        })
+    }
+
+    /// The result `root` that [`run_plain`](WireProgram::run_plain) left in
+    /// the bytes and `scratch`.
+    pub(crate) fn built_in<'a>(
+        &'a self,
+        bytes: &'a [u8],
+        root: Piece,
+        scratch: &'a Scratch,
+    ) -> Built<'a> {
+        Built::new(bytes, &scratch.encoded.pieces, root, self.heaps(scratch))
+    }
+
+    /// The heaps of what a run on bytes built.
+    fn heaps<'a>(&'a self, scratch: &'a Scratch) -> HeapSet<'a> {
+        HeapSet::new(&[], self.program.literals().words(), scratch.heap().words())
     }
 
     /// Whether the plain term passes the tests every match needs (see

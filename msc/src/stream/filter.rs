@@ -3,6 +3,7 @@
 
 use std::io;
 
+use matchspec::encoded::built::{Built, EncodedOutcome};
 use matchspec::etf::{self, DecodeError};
 use matchspec::term::Heap;
 use matchspec::wire::Verdict;
@@ -44,6 +45,24 @@ pub trait Sink {
     /// selective spec's rejections cost no call at all.
     fn wants_no_matches(&self) -> bool {
         true
+    }
+
+    /// Does it take results left in the entry's bytes
+    /// ([`matched_bytes`](Sink::matched_bytes))? A sink that writes
+    /// results out (encoded or as text) then copies or prints the parts
+    /// of the input they are made of, and nothing is decoded for them.
+    fn takes_bytes(&self) -> bool {
+        false
+    }
+
+    /// A match whose result the filter left in the entry's bytes, in input
+    /// order: handed over instead of [`decided`](Sink::decided) to a sink
+    /// that [`takes_bytes`](Sink::takes_bytes). By default, the result
+    /// decoded and handed to `decided`.
+    fn matched_bytes(&mut self, entry: Entry<'_>, result: &Built<'_>) -> io::Result<()> {
+        let term = result.to_term().map_err(io::Error::other)?;
+        let matched = Matched { result: term.as_ref(), flags: Flags::default() };
+        self.decided(entry, Ok(&Outcome::Match(matched)))
     }
 
     /// Every 4,096 entries: `entries` read so far, and the stream offset
@@ -184,6 +203,7 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         let mut wire = WireUse::default();
         let program = self.spec.wire_program();
         let no_matches = sink.wants_no_matches();
+        let takes_bytes = sink.takes_bytes();
         // Entries read when progress was last reported.
         let mut reported = 0;
         loop {
@@ -205,6 +225,10 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
                     let number = read + found.before + 1;
                     let entry =
                         Entry { number, offset: offset_base + found.offset, bytes: found.bytes };
+                    if takes_bytes && let Ok(at) = u32::try_from(found.result) {
+                        matched += 1;
+                        return sink.matched_bytes(entry, &Built::part(found.bytes, at));
+                    }
                     heap.clear();
                     match etf::decode_subterm(found.bytes, found.result, &mut heap) {
                         Ok(word) => {
@@ -299,8 +323,22 @@ impl<'s, S: Run + ?Sized> Filter<'s, S> {
         sink: &mut impl Sink,
     ) -> io::Result<Result<(), DecodeError>> {
         run.heap.clear();
-        let outcome =
-            self.spec.run_verdict(entry.bytes, verdict, run.heap, run.scratch, &mut *self.host);
+        let (bytes, host) = (entry.bytes, &mut *self.host);
+        let outcome = if sink.takes_bytes() {
+            match self.spec.run_verdict_built(bytes, verdict, run.heap, run.scratch, host) {
+                Ok(Ok(EncodedOutcome::Built(built))) => {
+                    run.summary.entries += 1;
+                    run.summary.matched += 1;
+                    sink.matched_bytes(entry, &built)?;
+                    return Ok(Ok(()));
+                }
+                Ok(Ok(EncodedOutcome::Outcome(outcome))) => Ok(Ok(outcome)),
+                Ok(Err(err)) => Ok(Err(err)),
+                Err(err) => Err(err),
+            }
+        } else {
+            self.spec.run_verdict(bytes, verdict, run.heap, run.scratch, host)
+        };
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(err) => return Ok(Err(err)),

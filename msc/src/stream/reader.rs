@@ -471,7 +471,13 @@ impl Run<'_> {
             Framing::DbgTrace => Some(RunFraming::DbgMessage),
             Framing::Packet1 | Framing::Packet2 => None,
         };
-        let mut matches = [RunMatch::default(); MATCHES];
+        // Only code passes matches: without it, no buffer to clear (for a
+        // spec that runs most entries, once an entry).
+        let run_framing = run_framing.filter(|_| self.program.has_scan_code());
+        let mut matches = match run_framing {
+            Some(_) => vec![RunMatch::default(); MATCHES],
+            None => Vec::new(),
+        };
         while passed.entries < self.most {
             // The program's own code passes what it can; an entry it
             // stops at is read here, and then it goes on.

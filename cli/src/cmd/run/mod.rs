@@ -218,6 +218,7 @@ pub(crate) fn run_input(
         path: path.to_owned(),
         failed: None,
         line: String::new(),
+        encoded: Vec::new(),
         deferred: None,
     };
     let summary = match framing {

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use matchspec::encoded::built::Built;
 use matchspec::spec::Kind;
 use matchspec::{EvalError, Outcome};
 use msc::matchspec::term::Atom;
@@ -51,6 +52,8 @@ pub(crate) struct Printer<'o> {
     pub(crate) failed: Option<CliError>,
     /// The text of the result being written.
     pub(crate) line: String,
+    /// The encoding of a result written from the input's bytes.
+    pub(crate) encoded: Vec<u8>,
     /// Messages kept for the caller to report in input order instead of
     /// reported at once: for a thread that decides a part of the input
     /// while others decide the parts before it.
@@ -110,6 +113,7 @@ impl Detached {
             path: self.path.clone(),
             failed: None,
             line: String::new(),
+            encoded: Vec::new(),
             deferred: None,
         }
     }
@@ -187,29 +191,60 @@ impl Printer<'_> {
                 // One write a result: formatting straight into the writer
                 // would make one call per piece of the term.
                 self.line.clear();
-                term.write_text(&mut self.line).map_err(|_| {
-                    CliError::stdout(std::io::Error::other("a term could not be written"))
-                })?;
-                self.line.push_str(".\n");
-                self.out.write_all(self.line.as_bytes()).map_err(CliError::stdout)
+                term.write_text(&mut self.line).map_err(|_| not_written())?;
+                self.write_line()
             }
-            Encoding::DbgTrace => {
-                self.out.write_all(&[0]).map_err(CliError::stdout)?;
-                self.encoded(term, 4)
-            }
-            Encoding::Etf { prefix } => self.encoded(term, prefix),
+            Encoding::DbgTrace | Encoding::Etf { .. } => self.encoded(term),
         }
     }
 
-    /// Writes `term` encoded, after its length in `prefix` bytes.
-    fn encoded(&mut self, term: TermRef<'_>, prefix: usize) -> Result<(), CliError> {
-        let bytes = etf::encode(term)?;
+    /// Writes a result left in the input's bytes: its parts copied, or
+    /// printed from the bytes.
+    fn write_built(&mut self, built: &Built<'_>) -> Result<(), CliError> {
+        match self.encoding {
+            Encoding::Text => {
+                self.line.clear();
+                built.write_text(&mut self.line).map_err(|_| not_written())?;
+                self.write_line()
+            }
+            Encoding::DbgTrace | Encoding::Etf { .. } => {
+                let mut bytes = std::mem::take(&mut self.encoded);
+                bytes.clear();
+                let written = built.write_etf(&mut bytes).map_err(CliError::from);
+                let written = written.and_then(|()| self.framed(&bytes));
+                self.encoded = bytes;
+                written
+            }
+        }
+    }
+
+    /// Writes the line in [`line`](Printer::line), ending it.
+    fn write_line(&mut self) -> Result<(), CliError> {
+        self.line.push_str(".\n");
+        self.out.write_all(self.line.as_bytes()).map_err(CliError::stdout)
+    }
+
+    /// Writes `term` encoded, framed as the output's entries are.
+    fn encoded(&mut self, term: TermRef<'_>) -> Result<(), CliError> {
+        self.framed(&etf::encode(term)?)
+    }
+
+    /// Writes the encoded term `bytes` framed as the output's entries are.
+    fn framed(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        let prefix = match self.encoding {
+            Encoding::Text => 0,
+            Encoding::Etf { prefix } => prefix,
+            Encoding::DbgTrace => {
+                self.out.write_all(&[0]).map_err(CliError::stdout)?;
+                4
+            }
+        };
         let len = bytes.len() as u64;
         if prefix > 0 && len >> (8 * prefix) != 0 {
             return Err(CliError::OutputTooLong { len, prefix });
         }
         self.out.write_all(&len.to_be_bytes()[8 - prefix..]).map_err(CliError::stdout)?;
-        self.out.write_all(&bytes).map_err(CliError::stdout)
+        self.out.write_all(bytes).map_err(CliError::stdout)
     }
 
     /// Moves the progress bar to byte `position` every 4096 inputs.
@@ -239,6 +274,18 @@ impl Sink for Printer<'_> {
         self.all
     }
 
+    fn takes_bytes(&self) -> bool {
+        true
+    }
+
+    fn matched_bytes(&mut self, _: Entry<'_>, result: &Built<'_>) -> std::io::Result<()> {
+        self.write_built(result).map_err(|err| {
+            let io = std::io::Error::other(err.to_string());
+            self.failed = Some(err);
+            io
+        })
+    }
+
     fn progress(&mut self, entries: u64, offset: u64) {
         if let Some(bar) = &self.progress {
             super::show_progress(bar, offset, entries);
@@ -255,4 +302,9 @@ impl Sink for Printer<'_> {
         report!("msc: {}: skipped {error}", self.path);
         Ok(())
     }
+}
+
+/// The error of a result the printer could not write.
+fn not_written() -> CliError {
+    CliError::stdout(std::io::Error::other("a term could not be written"))
 }
