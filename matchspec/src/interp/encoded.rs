@@ -424,6 +424,18 @@ impl<'a> Engine<'_, 'a, '_> {
     fn map_value(&mut self, size: u32, first: u32, key: Reg) -> Option<Option<u32>> {
         let bytes = self.bytes;
         let wanted = if self.holds(key) { None } else { Some(self.frame.register(key)) };
+        // The usual key, an ASCII atom, by its name read once: each key is
+        // then a tag and a few bytes compared (in either encoding an ASCII
+        // name has the same bytes).
+        let atom = wanted.and_then(Word::as_atom).map(Atom::name);
+        if let Some(name) = atom.filter(|name| name.is_ascii()).map(str::as_bytes) {
+            return read::map_value(bytes, size, first, |at| match at {
+                Position::Term(at) => {
+                    Some(read::atom_text(bytes, at).is_some_and(|(text, _)| text == name))
+                }
+                Position::ListRest { .. } | Position::StringRest { .. } | Position::Word(_) => None,
+            });
+        }
         let key_position = self.position(key);
         let mut undecided = false;
         let found = read::map_value(bytes, size, first, |at| {
