@@ -361,6 +361,32 @@ fn odd_encodings_agree() {
         &[131, 104, 1, 77, 0, 0, 0, 0, 3],
         // A LARGE_BIG_EXT longer than any the decoder takes.
         &[131, 104, 1, 111, 0, 8, 0, 0, 0, 1, 2, 3],
+        // {#{a => 1, a => 2}, abcdefghij}: the duplicate keys with bytes
+        // after them (keys are read a word at a time where there are 8).
+        &[
+            131, 104, 2, 116, 0, 0, 0, 2, 119, 1, b'a', 97, 1, 119, 1, b'a', 97, 2, 119, 10, b'a',
+            b'b', b'c', b'd', b'e', b'f', b'g', b'h', b'i', b'j',
+        ],
+        &[
+            131, 104, 2, 116, 0, 0, 0, 2, 119, 1, b'a', 97, 1, 100, 0, 1, b'a', 97, 2, 119, 10,
+            b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b'i', b'j',
+        ],
+        // {#{abcdefgh => 1, abcdefgh => 2}, abcdefghij}: 8 bytes, twice;
+        // then abcdefgh and abcdefgi, and a and 'a\0': different keys.
+        &[
+            131, 104, 2, 116, 0, 0, 0, 2, 119, 8, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h',
+            97, 1, 115, 8, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', 97, 2, 119, 10, b'a',
+            b'b', b'c', b'd', b'e', b'f', b'g', b'h', b'i', b'j',
+        ],
+        &[
+            131, 104, 2, 116, 0, 0, 0, 2, 119, 8, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h',
+            97, 1, 115, 8, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'i', 97, 2, 119, 10, b'a',
+            b'b', b'c', b'd', b'e', b'f', b'g', b'h', b'i', b'j',
+        ],
+        &[
+            131, 104, 2, 116, 0, 0, 0, 2, 119, 1, b'a', 97, 1, 119, 2, b'a', 0, 97, 2, 119, 10,
+            b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b'i', b'j',
+        ],
         // {#{<<"k">> => 1, <<"k">> => 2}}: a binary key twice.
         &[131, 104, 1, 116, 0, 0, 0, 2, 109, 0, 0, 0, 1, b'k', 97, 1, 109, 0, 0, 0, 1, b'k', 97, 2],
     ];

@@ -422,16 +422,58 @@ fn valid_map(bytes: &[u8], at: usize, maps: u32) -> Option<usize> {
     let mut starts = [0u32; MAP_KEYS];
     let mut pos = at + 5;
     for i in 0..size {
-        let (key, end) = map_key(bytes, pos)?;
-        for &start in &starts[..i] {
-            if map_key(bytes, start as usize)?.0 == key {
-                return None;
+        let previous = &starts[..i];
+        let end = match short_atom_key(bytes, pos) {
+            // The usual key: compared as a word with the others like it
+            // (no other key can be equal to it).
+            Some((word, end)) => {
+                let same = |&start: &u32| short_atom_key(bytes, start as usize).map(|(w, _)| w);
+                if previous.iter().any(|start| same(start) == Some(word)) {
+                    return None;
+                }
+                end
             }
-        }
+            None => {
+                let (key, end) = map_key(bytes, pos)?;
+                for &start in previous {
+                    if map_key(bytes, start as usize)?.0 == key {
+                        return None;
+                    }
+                }
+                end
+            }
+        };
         starts[i] = u32::try_from(pos).ok()?;
-        pos = valid_end(bytes, end, maps + 1)?;
+        pos = match bytes.get(end..).and_then(|rest| scalar_len(rest.first_chunk()?)) {
+            Some(len) => end + len,
+            None => valid_end(bytes, end, maps + 1)?,
+        };
     }
     Some(pos)
+}
+
+/// The map key at `pos` if it is an atom of 1 to 8 ASCII bytes (in any
+/// encoding): its text as a little-endian word, the high bit of its last
+/// byte set (equal words, equal atoms), and where it ends. `None`: any
+/// other key, or one too near the end of the bytes to read a word.
+#[inline(always)]
+fn short_atom_key(bytes: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let (text, len) = match *bytes.get(pos)? {
+        tag::SMALL_ATOM_UTF8_EXT | tag::SMALL_ATOM_EXT => {
+            (pos + 2, usize::from(*bytes.get(pos + 1)?))
+        }
+        tag::ATOM_UTF8_EXT | tag::ATOM_EXT => (pos + 3, usize::from(u16_at(bytes, pos + 1)?)),
+        _ => return None,
+    };
+    if len == 0 || len > 8 {
+        return None;
+    }
+    let word = u64::from_le_bytes(*bytes.get(text..)?.first_chunk::<8>()?);
+    let word = if len == 8 { word } else { word & ((1 << (8 * len)) - 1) };
+    if word & HIGH_BITS[len] != 0 {
+        return None;
+    }
+    Some((word | 0x80 << (8 * (len - 1)), text + len))
 }
 
 /// Checks a UTF-8 atom's text as the decoder does: valid UTF-8 of at most
