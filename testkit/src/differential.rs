@@ -11,6 +11,7 @@ use std::fmt;
 use std::sync::Once;
 
 use arbitrary::Unstructured;
+use matchspec::encoded::built::EncodedOutcome;
 use matchspec::host::{Effect, Recording};
 use matchspec::run::Batch;
 use matchspec::term::{Heap, Term, TermRef, Word};
@@ -244,6 +245,12 @@ fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: 
                     got == expected,
                     "{what}: {engine} on bytes {variant:?} gives {got:?}, decoding first {expected:?}"
                 );
+                let got = run.built(variant);
+                assert!(
+                    got == expected,
+                    "{what}: {engine} on bytes {variant:?}, the result left in them, gives \
+                     {got:?}, decoding first {expected:?}"
+                );
                 // As a stream reader runs it: measured and indexed first.
                 if let Some(got) = run.measured(variant) {
                     // Measuring reports the decoder's error of a prefix,
@@ -328,6 +335,10 @@ trait RunEncoded {
     /// decided through that index; `None` if the bytes are not one whole
     /// term by that measure.
     fn measured(&self, bytes: &[u8]) -> Option<Result<Answer, matchspec::etf::DecodeError>>;
+    /// As a stream writing results out runs it: a result left in the bytes
+    /// ([`Run::run_verdict_built`]) taken as a term and printed, its
+    /// encoding checked to decode to that term.
+    fn built(&self, bytes: &[u8]) -> Result<Answer, matchspec::etf::DecodeError>;
 }
 
 impl<R: Run> RunEncoded for R {
@@ -351,6 +362,31 @@ impl<R: Run> RunEncoded for R {
         };
         let outcome = self.run_verdict(bytes, verdict, &mut heap, &mut scratch, &mut host());
         Some(outcome.map(|outcome| Answer::of(outcome.as_ref())))
+    }
+
+    fn built(&self, bytes: &[u8]) -> Result<Answer, matchspec::etf::DecodeError> {
+        let (mut heap, mut scratch) = (Heap::new(), Scratch::new());
+        let verdict = match self.wire_program() {
+            Some(wire) => wire.decide(bytes, &mut scratch),
+            None => Verdict::Decode,
+        };
+        let built =
+            match self.run_verdict_built(bytes, verdict, &mut heap, &mut scratch, &mut host())? {
+                Ok(EncodedOutcome::Built(built)) => built,
+                Ok(EncodedOutcome::Outcome(outcome)) => return Ok(Answer::of(Ok(&outcome))),
+                Err(err) => return Ok(Answer::Error(err)),
+            };
+        let result = built.to_term()?;
+        let mut text = String::new();
+        built.write_text(&mut text).expect("a result left in plain bytes prints");
+        let mut encoded = Vec::new();
+        built.write_etf(&mut encoded).expect("a result left in plain bytes encodes");
+        let decoded = matchspec::etf::decode(&encoded).expect("a result's encoding decodes");
+        assert!(
+            decoded == result,
+            "a result encoded from the bytes decodes to {decoded}, not {result}"
+        );
+        Ok(Answer::Match { result, text, flags: Flags::default() })
     }
 }
 
