@@ -94,10 +94,44 @@ fn tricky_texts_stream_as_they_parse_whole() {
         // of a missing dot counts from the start of the text.
         "x.\u{15}bad\nox\u{5}l",
         "a.\nb. {c}\n{d}.",
+        // Events as `io:format("~p")` writes them: maps, floats, quoted
+        // atoms, byte binaries, pids.
+        "{event,1,payment_authorized,#{account => 14250,amount => 428.5,currency => eur},\
+         #{node => 'app@web-eu-west-1',seq => 1}}.\n\
+         {error,2,{closed,<<117,112,115,116,32>>}}.\n\
+         {trace_ts,<0.259.0>,call,{ets,insert,[user_table,{key,779},<<\"v\">>]},{1764,7,3}}.",
     ];
     for text in texts {
         let expected = whole(text);
         for step in [1, 2, 3, 5, 1000] {
+            assert_eq!(streamed(text, step), expected, "{text:?} in pieces of {step}");
+        }
+    }
+}
+
+/// The terms the fast path reads, and ones near them that it leaves to the
+/// full parser (each its own text: the first error ends a text).
+#[test]
+fn terms_near_the_fast_paths_stream_as_they_parse_whole() {
+    let terms = [
+        // Maps: empty, nested, a key twice, `:=`, a key without a value.
+        "#{}.", "#{a => #{b => []}}.", "#{a => 1, a => 2}.", "#{a := 1}.", "#{a}.",
+        "#{a => 1,}.", "#{1 => 2}#{}.", "#{ a=>1 ,b =>2 }.", "#{a => 1 b}.",
+        // Floats: exponents, signs, out of range, underscores, cut short.
+        "1.5e3.", "1.5E-3.", "-0.0.", "- 1.5.", "1.0e400.", "1.5_0.", "2.5e.", "1.5.0.", "3.0x.",
+        "0.1.", "{1.5,-2.25e+2}.", "1.5e3e3.", "007.5.",
+        // Quoted atoms: escapes, empty, long, not ASCII, reserved.
+        "'a b'.", "''.", "'it''s'.", "'a\\'b'.", "'caf\u{e9}'.", "'maybe'.", "'a'b.",
+        // Binaries: empty, spaced, too big a byte, segments, strings.
+        "<<>>.", "<< >>.", "<< 1 , 2 >>.", "<<256>>.", "<<1:8>>.", "<<\"ab\">>.",
+        "<<\"a\" \"b\">>.", "<<\"a\",1>>.", "<<-1>>.", "<<0255>>.", "<<1,>>.", "<<1 2>>.",
+        // Pids: of this node, out of range, another node's.
+        "<0.80.0>.", "<0.4294967296.0>.", "<1.2.3>.", "<00.1.2>.", "<0.1.2>>.",
+        "#Pid<'n@h'.1.2.3>.", "<0.1>.", "[<0.1.2>|<0.3.4>].",
+    ];
+    for text in terms {
+        let expected = whole(text);
+        for step in [1, 2, 3, 1000] {
             assert_eq!(streamed(text, step), expected, "{text:?} in pieces of {step}");
         }
     }

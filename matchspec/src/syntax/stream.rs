@@ -37,6 +37,8 @@ pub enum NextTerm {
 pub struct TermScratch {
     pub(super) values: Vec<Word>,
     pub(super) open: Vec<super::plain::Open>,
+    pub(super) pairs: Vec<(Word, Word)>,
+    pub(super) binary: Vec<u8>,
 }
 
 /// The next term of `text` from byte `from`, as `file:consult/1` would read
