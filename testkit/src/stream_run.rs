@@ -16,6 +16,7 @@
 use std::io::{self, Read};
 
 use arbitrary::{Result, Unstructured};
+use matchspec::encoded::built::Built;
 use matchspec::term::{Heap, Term};
 use matchspec::{EvalError, Outcome};
 use msc::stream::{Entry, EtfReader, Filter, Framing, Sink, SliceReader, Summary, TextReader};
@@ -81,12 +82,15 @@ pub fn stream_run(data: &[u8]) -> bool {
             .engine(engine)
             .build(SPECS[case.spec], Kind::Table)
             .expect("the oracle's specs compile");
-        let wire = run(&spec, SliceReader::new(&case.bytes).framing(case.framing), &case, false);
+        let slice = || SliceReader::new(&case.bytes).framing(case.framing);
+        let wire = run(&spec, slice(), &case, Taking::Matches);
         let pieces = EtfReader::new(Pieces { bytes: &case.bytes, at: 0, step: case.step })
             .framing(case.framing);
-        let read = run(&spec, pieces, &case, false);
-        let decoded = run(&spec, SliceReader::new(&case.bytes).framing(case.framing), &case, true);
+        let read = run(&spec, pieces, &case, Taking::Matches);
+        let decoded = run(&spec, slice(), &case, Taking::Every);
+        let bytes = run(&spec, slice(), &case, Taking::Bytes);
         answers.push((format!("{engine:?} on the wire"), wire));
+        answers.push((format!("{engine:?} on the wire, results from the bytes"), bytes));
         answers.push((format!("{engine:?} read in pieces of {}", case.step), read));
         answers.push((format!("{engine:?} decoding first"), decoded));
     }
@@ -187,10 +191,21 @@ struct Answer {
     stopped: Option<(u64, u64, String)>,
 }
 
-/// Keeps what a filter hands over; with `all`, it wants the no-matches
-/// too (which turns the wire path off) and drops them.
+/// What a [`Keep`] asks the filter for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Taking {
+    /// The matches, decoded.
+    Matches,
+    /// Every outcome, the no-matches too (which turns the wire path off),
+    /// then dropped.
+    Every,
+    /// The matches, results left in the bytes where the filter can.
+    Bytes,
+}
+
+/// Keeps what a filter hands over.
 struct Keep {
-    all: bool,
+    taking: Taking,
     decided: Vec<(u64, u64, String)>,
     skipped: Vec<(u64, u64, String)>,
 }
@@ -216,12 +231,32 @@ impl Sink for Keep {
     }
 
     fn wants_no_matches(&self) -> bool {
-        self.all
+        self.taking == Taking::Every
+    }
+
+    fn takes_bytes(&self) -> bool {
+        self.taking == Taking::Bytes
+    }
+
+    fn matched_bytes(&mut self, entry: Entry<'_>, result: &Built<'_>) -> io::Result<()> {
+        let mut text = String::new();
+        result.write_text(&mut text).expect("a result left in the bytes prints");
+        let mut encoded = Vec::new();
+        result.write_etf(&mut encoded).expect("a result left in the bytes encodes");
+        let decoded = etf::decode(&encoded).expect("its encoding decodes");
+        assert_eq!(decoded.to_string(), text, "a result's encoding and text differ");
+        self.decided.push((entry.number, entry.offset, text));
+        Ok(())
     }
 }
 
-fn run(spec: &Spec, mut reader: impl msc::stream::Entries, case: &StreamCase, all: bool) -> Answer {
-    let mut sink = Keep { all, decided: Vec::new(), skipped: Vec::new() };
+fn run(
+    spec: &Spec,
+    mut reader: impl msc::stream::Entries,
+    case: &StreamCase,
+    taking: Taking,
+) -> Answer {
+    let mut sink = Keep { taking, decided: Vec::new(), skipped: Vec::new() };
     let summary: Summary = Filter::new(spec)
         .skip_bad(case.skip_bad)
         .run(&mut reader, &mut sink)
