@@ -424,6 +424,15 @@ impl Heap {
     /// layout of it. Lookups, comparisons and hashing do not see the order.
     pub fn map_in_order(&mut self, pairs: &[(Word, Word)]) -> Word {
         let view = HeapSet::single(self);
+        // Most maps come in key order already (ERTS writes small maps so,
+        // and prints every map so): kept as they are.
+        let ascending = pairs
+            .windows(2)
+            .all(|w| view.term(w[0].0).cmp_exact(&view.term(w[1].0)) == std::cmp::Ordering::Less);
+        if ascending {
+            let at = self.map_from_sorted(pairs.iter().map(|p| p.0), pairs.iter().map(|p| p.1));
+            return self.remember_order(at, 0..pairs.len());
+        }
         let mut indexed: Vec<(usize, Word, Word)> =
             pairs.iter().enumerate().map(|(i, &(k, v))| (i, k, v)).collect();
         indexed.sort_by(|a, b| view.term(a.1).cmp_exact(&view.term(b.1)));
@@ -440,12 +449,19 @@ impl Heap {
         let mut order: Vec<usize> = (0..unique.len()).collect();
         order.sort_by_key(|&i| unique[i].0);
         let at = self.map_from_sorted(unique.iter().map(|e| e.1), unique.iter().map(|e| e.2));
-        if !order.is_empty() {
-            let (_, offset) = at.target();
-            let header = Header::from_word(self.words[offset]);
-            self.words[offset] = Header::new(HEADER_MAP, header.size() | MAP_IN_ORDER).to_word();
-            self.words.extend(order.iter().map(|&j| Word::from_bits(j as u64)));
+        self.remember_order(at, order)
+    }
+
+    /// Marks the map `at`, just built, as keeping the order its keys were
+    /// given in: `order` says where each sorted key was.
+    fn remember_order(&mut self, at: Word, order: impl IntoIterator<Item = usize>) -> Word {
+        let (_, offset) = at.target();
+        let header = Header::from_word(self.words[offset]);
+        if header.size() == 0 {
+            return at;
         }
+        self.words[offset] = Header::new(HEADER_MAP, header.size() | MAP_IN_ORDER).to_word();
+        self.words.extend(order.into_iter().map(|j| Word::from_bits(j as u64)));
         at
     }
 
