@@ -148,6 +148,19 @@ pub(crate) enum CliError {
     /// `--input` files of one dbg wrap set that dbg would not read as one.
     #[error("msc: {0}")]
     WrapSet(#[from] msc::stream::WrapSetError),
+    /// An input could not be read as the format it was read as, and its
+    /// first bytes look like another (or like none).
+    #[error("{error}\nmsc: {path} looks like {looks}: {advice}")]
+    Looks {
+        /// The error reading it.
+        error: Box<CliError>,
+        /// The input.
+        path: String,
+        /// What its first bytes look like.
+        looks: msc::stream::Looks,
+        /// What to do about it.
+        advice: String,
+    },
     /// A result is too long for the output's length prefix.
     #[error("msc: a result of {len} bytes does not fit a {prefix}-byte length prefix")]
     OutputTooLong {

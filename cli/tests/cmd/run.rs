@@ -280,6 +280,35 @@ fn projections_are_written_from_the_input_bytes() {
 }
 
 #[test]
+fn an_input_read_as_another_format_says_what_it_looks_like() {
+    let spec = testdata("cli/orders.ms");
+    let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");
+    let cases = [
+        ("looks_etf.etf", etf_stream(&text), "text", "external term format terms", "etf"),
+        ("looks_text.terms", text.clone().into_bytes(), "etf", "term text", "text"),
+        ("looks_p4.p4", packet_stream(&text, 4), "etf", "{packet, 4} entries", "packet4"),
+        ("looks_p4_as_2.p4", packet_stream(&text, 4), "packet2", "{packet, 4} entries", "packet4"),
+    ];
+    for (name, bytes, given, looks, flag) in cases {
+        let input = temp_file(name, bytes);
+        let run = msc(&["run", "--spec", &spec, "--input", &input, "--format", given]).code(1);
+        let hint = format!("msc: {input} looks like {looks}: read it with --format {flag}");
+        assert!(run.stderr.contains(&hint), "{name} as {given}: {}", run.stderr);
+    }
+    // Read as what it is, a damaged entry is only that.
+    let mut damaged = etf_stream(&text);
+    damaged.truncate(damaged.len() - 1);
+    let input = temp_file("looks_damaged.etf", damaged);
+    let run = msc(&["run", "--spec", &spec, "--input", &input]).code(1);
+    assert!(!run.stderr.contains("looks like"), "{}", run.stderr);
+    // Bytes of no format: their first bytes.
+    let input = temp_file("looks_other.bin", [0xff, 0xfe, 0x00, 0x07, 0x80]);
+    let run = msc(&["run", "--spec", &spec, "--input", &input]).code(1);
+    let hint = format!("msc: {input} looks like none of the input formats: it starts with bytes");
+    assert!(run.stderr.contains(&hint), "{}", run.stderr);
+}
+
+#[test]
 fn several_inputs_are_one_stream() {
     let spec = testdata("cli/orders.ms");
     let text = std::fs::read_to_string(testdata("cli/orders.terms")).expect("readable");

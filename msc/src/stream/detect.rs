@@ -1,4 +1,7 @@
-//! [`Framing::detect`]: what the first bytes of an input say it is.
+//! [`Framing::detect`]: what the first bytes of an input say it is, and
+//! [`Looks`], the same said to a person whose input is not what they said.
+
+use std::fmt;
 
 use super::Framing;
 
@@ -43,6 +46,57 @@ impl Framing {
 }
 
 /// How far the bytes bear out a framing, least first.
+/// What the start of an input looks like: for an error about an input
+/// read as one format that looks like another.
+///
+/// ```
+/// use msc::stream::{Framing, Looks};
+///
+/// assert_eq!(Looks::at(b"{event, 1}.\n"), Looks::Text);
+/// assert_eq!(Looks::at(&[131, 97, 7]), Looks::Framed(Framing::Concatenated));
+/// assert_eq!(Looks::at(&[0, 0, 0, 3, 131, 97, 7]).to_string(), "{packet, 4} entries");
+/// assert_eq!(Looks::at(&[0xff, 0xfe, 7]), Looks::Other);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Looks {
+    /// Encoded terms, framed so ([`Framing::detect`]).
+    Framed(Framing),
+    /// UTF-8 text (as far as it goes: the bytes may end inside a
+    /// character).
+    Text,
+    /// None of the input formats.
+    Other,
+}
+
+impl Looks {
+    /// What `start`, the first bytes of an input, looks like.
+    pub fn at(start: &[u8]) -> Looks {
+        if let Some(framing) = Framing::detect(start) {
+            return Looks::Framed(framing);
+        }
+        match std::str::from_utf8(start) {
+            Ok(_) => Looks::Text,
+            // Cut inside a character at the end: still text.
+            Err(err) if err.error_len().is_none() => Looks::Text,
+            Err(_) => Looks::Other,
+        }
+    }
+}
+
+impl fmt::Display for Looks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Looks::Framed(Framing::Concatenated) => f.write_str("external term format terms"),
+            Looks::Framed(Framing::Packet1) => f.write_str("{packet, 1} entries"),
+            Looks::Framed(Framing::Packet2) => f.write_str("{packet, 2} entries"),
+            Looks::Framed(Framing::Packet4) => f.write_str("{packet, 4} entries"),
+            Looks::Framed(Framing::DbgTrace) => f.write_str("a dbg trace file"),
+            Looks::Text => f.write_str("term text"),
+            Looks::Other => f.write_str("none of the input formats"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Evidence {
     /// Its first entry's length is not one of a term, or 131 does not

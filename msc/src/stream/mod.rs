@@ -39,6 +39,7 @@ mod slice;
 mod text;
 mod wrap;
 
+pub use detect::Looks;
 pub use error::{StreamError, StreamErrorKind};
 pub use filter::{Entry, Filter, Sink, Summary};
 pub use reader::{DEFAULT_MAX_ENTRY, EtfReader, Framing};

@@ -10,7 +10,7 @@ use std::time::Instant;
 use matchspec::term::{Heap, Word};
 use matchspec::{CompiledSpec, Run, Scratch, TestHost};
 use msc::Spec;
-use msc::stream::{EtfReader, Filter, Framing, Summary, TextError, TextReader};
+use msc::stream::{EtfReader, Filter, Framing, Looks, Summary, TextError, TextReader};
 
 pub(crate) use self::output::OutputArg;
 use self::output::{Encoding, Printer};
@@ -111,14 +111,70 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
         jobs: args.jobs.map_or_else(default_jobs, usize::from),
     };
     for path in &reading_order(&args)? {
-        total.add(run_input(&options, &spec, path, out)?);
+        let read = run_input(&options, &spec, path, out);
+        total.add(read.map_err(|err| with_looks(err, path, args.format))?);
         if let Some(source) = total.stopped.take() {
             report_counts(&total, start);
-            return Err(CliError::Stream { path: path.clone(), source });
+            let err = CliError::Stream { path: path.clone(), source };
+            return Err(with_looks(err, path, args.format));
         }
     }
     report_counts(&total, start);
     Ok(())
+}
+
+/// `err`, an error reading the input `path` as `format`, with what the
+/// input looks like if that is another format (or none): the first thing a
+/// user wants to know when a file will not read.
+fn with_looks(err: CliError, path: &str, format: FormatArg) -> CliError {
+    let about_the_input = match &err {
+        CliError::Stream { .. } | CliError::Parse { .. } | CliError::ParseCount { .. } => true,
+        CliError::Io { source, .. } => source.kind() == std::io::ErrorKind::InvalidData,
+        _ => false,
+    };
+    if !about_the_input || path == "-" {
+        return err;
+    }
+    let mut start = Vec::new();
+    let read =
+        std::fs::File::open(path).and_then(|file| file.take(64 * 1024).read_to_end(&mut start));
+    if read.is_err() {
+        return err;
+    }
+    let looks = Looks::at(&start);
+    let flag = match looks {
+        Looks::Framed(Framing::Concatenated) => "etf",
+        Looks::Framed(Framing::Packet1) => "packet1",
+        Looks::Framed(Framing::Packet2) => "packet2",
+        Looks::Framed(Framing::Packet4) => "packet4",
+        Looks::Framed(Framing::DbgTrace) => "dbg",
+        Looks::Text => "text",
+        Looks::Other => "",
+    };
+    let given = match format {
+        FormatArg::Auto => None,
+        FormatArg::Text => Some("text"),
+        FormatArg::Etf => Some("etf"),
+        FormatArg::Packet1 => Some("packet1"),
+        FormatArg::Packet2 => Some("packet2"),
+        FormatArg::Packet4 => Some("packet4"),
+        FormatArg::Dbg => Some("dbg"),
+    };
+    let advice = match (looks, given) {
+        (Looks::Other, _) => {
+            let first = &start[..start.len().min(8)];
+            format!(
+                "it starts with bytes {first:?} (encoded terms start with 131, a dbg trace \
+                 file with 0 or 1, and text is UTF-8)"
+            )
+        }
+        (_, Some(given)) if given != flag => {
+            format!("read it with --format {flag}, or without --format to detect it")
+        }
+        // It looks as it was read: the error is about its content.
+        _ => return err,
+    };
+    CliError::Looks { error: Box::new(err), path: path.to_owned(), looks, advice }
 }
 
 /// The inputs in the order they are read: as given, except that the dbg
