@@ -72,3 +72,19 @@ fn trace_prints_each_case_for_both_stack_keepers() {
         assert!(fastest.as_f64() <= median.as_f64() && fastest.as_f64() > Some(0.0), "{line}");
     }
 }
+
+#[test]
+fn stream_prints_msc_and_its_limits() {
+    let (spec, input) = (testdata("cli/orders.ms"), testdata("cli/orders.terms"));
+    let args = ["bench", "--stream", "--spec", &spec, "--input", &input, "--rounds", "1"];
+    let run = msc(&[&args[..], &["--output", "etf"]].concat()).ok();
+    let out = run.out();
+    let lines: Vec<serde_json::Value> =
+        out.lines().map(|line| serde_json::from_str(line).expect("JSON")).collect();
+    let streams: Vec<&str> = lines.iter().map(|l| l["stream"].as_str().unwrap_or("")).collect();
+    assert_eq!(streams, ["msc", "read", "scan"], "{out}");
+    assert_eq!(lines[0]["output"], "etf", "{out}");
+    assert_eq!((lines[0]["events"].as_u64(), lines[0]["matched"].as_u64()), (Some(4), Some(3)));
+    let run = msc(&args).ok();
+    assert!(run.out().starts_with("{\"stream\":\"msc\",\"input\":\"orders.terms\",\"spec\":\"orders.ms\",\"engine\":\"interp\",\"output\":\"text\","), "{}", run.out());
+}

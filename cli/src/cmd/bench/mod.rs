@@ -39,6 +39,9 @@ pub(crate) struct Args {
     /// How the `--stream` input's entries are written.
     #[arg(long, value_enum, default_value_t, requires = "stream")]
     format: super::run::FormatArg,
+    /// How `--stream` writes the results (as `msc run --output`).
+    #[arg(long, value_enum, default_value_t, requires = "stream")]
+    output: super::run::OutputArg,
     /// Time the trace core instead: the cost of one call when the function
     /// is untraced, traced with a spec that rejects the call, and traced
     /// with a message emitted, with the stack kept by the core and by the

@@ -33,7 +33,7 @@ pub(super) fn run(
     let bytes = std::fs::metadata(input_path).map_err(io)?.len();
     let options = InputOptions {
         format: args.format,
-        output: OutputArg::Text,
+        output: args.output,
         all: false,
         skip_bad: false,
         quiet: true,
@@ -63,6 +63,11 @@ pub(super) fn run(
             .map_or_else(|| path.to_owned(), |s| s.to_string_lossy().into_owned())
     };
     let (input, spec_name) = (name(input_path), name(spec_path));
+    let output = match args.output {
+        OutputArg::Text => "text",
+        OutputArg::Etf => "etf",
+        OutputArg::Input => "input",
+    };
     let line = |what: &str, engine: &str, timing: Timing, events: u64, matched: u64| {
         let (ns_per_event, _) = timing.ns_per(events);
         let mb =
@@ -72,6 +77,7 @@ pub(super) fn run(
             ("input", input.clone().into()),
             ("spec", spec_name.clone().into()),
             ("engine", engine.into()),
+            ("output", output.into()),
             ("bytes", bytes.into()),
             ("events", events.into()),
             ("matched", matched.into()),
