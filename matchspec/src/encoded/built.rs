@@ -45,7 +45,7 @@ use crate::term::display::{Node, Printer, Task, Walk};
 use crate::term::{Heap, HeapSet, Term, Word};
 
 /// What a spec made of an encoded term when its result may stay in the
-/// bytes ([`Run::run_verdict_built`](crate::Run::run_verdict_built)).
+/// bytes (what `Run::run_verdict_built` gives).
 #[derive(Debug)]
 pub enum EncodedOutcome<'a> {
     /// The outcome as any run gives it: no match, or a match whose result
