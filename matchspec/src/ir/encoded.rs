@@ -42,7 +42,8 @@ use super::{Op, Program, Reg};
 use crate::spec::Kind;
 
 /// Which registers of a table program hold encoded terms when it runs on
-/// bytes (see the [module documentation](self)).
+/// bytes: the input, every part a head takes out of an encoded term and
+/// every copy of one; all else holds words ([`Encoded::of`] says how).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Encoded {
     held: Box<[bool]>,
