@@ -101,6 +101,8 @@ pub struct EtfReader<R> {
     /// The next entry, when a run of rejections stopped at it and found it
     /// already ([`Entries::pass_decided`](super::Entries::pass_decided)).
     peeked: Option<Found>,
+    /// Where a wire program's scan code writes the matches it passes.
+    matches: Vec<RunMatch>,
 }
 
 /// How [`EtfReader::resume`] goes past a failed entry.
@@ -132,6 +134,7 @@ impl<R: Read> EtfReader<R> {
             synthetic: Vec::new(),
             index: etf::PlainIndex::new(),
             peeked: None,
+            matches: Vec::new(),
         }
     }
 
@@ -461,6 +464,7 @@ impl Run<'_> {
         &self,
         bytes: &[u8],
         index: &mut etf::PlainIndex,
+        matches: &mut Vec<RunMatch>,
         scratch: &mut Scratch,
         on_match: &mut dyn FnMut(WireMatch<'_>) -> io::Result<()>,
         passed: &mut Passed,
@@ -471,21 +475,20 @@ impl Run<'_> {
             Framing::DbgTrace => Some(RunFraming::DbgMessage),
             Framing::Packet1 | Framing::Packet2 => None,
         };
-        // Only code passes matches: without it, no buffer to clear (for a
-        // spec that runs most entries, once an entry).
+        // Only code passes matches, into the reader's buffer: made once,
+        // not cleared per call (a spec that runs most entries calls once
+        // an entry).
         let run_framing = run_framing.filter(|_| self.program.has_scan_code());
-        let mut matches = match run_framing {
-            Some(_) => vec![RunMatch::default(); MATCHES],
-            None => Vec::new(),
-        };
+        if run_framing.is_some() && matches.len() < MATCHES {
+            matches.resize(MATCHES, RunMatch::default());
+        }
         while passed.entries < self.most {
             // The program's own code passes what it can; an entry it
             // stops at is read here, and then it goes on.
             if let Some(framing) = run_framing {
                 let at = passed.bytes;
                 let most = self.most - passed.entries;
-                let run =
-                    self.program.pass(&bytes[at..], framing, self.max_entry, most, &mut matches);
+                let run = self.program.pass(&bytes[at..], framing, self.max_entry, most, matches);
                 for found in &matches[..run.matches] {
                     let term = at + found.term as usize;
                     let wire_match = WireMatch {
@@ -622,7 +625,8 @@ impl<R: Read> super::Entries for EtfReader<R> {
         };
         let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
         let buffered = &self.buffer[self.start..self.end];
-        let result = run.pass(buffered, &mut self.index, scratch, on_match, &mut passed);
+        let result =
+            run.pass(buffered, &mut self.index, &mut self.matches, scratch, on_match, &mut passed);
         self.consume(passed.bytes);
         self.entries += passed.entries;
         // Where the entry it stopped at ends is known: not measured again,

@@ -5,7 +5,7 @@ use std::io;
 
 use matchspec::Scratch;
 use matchspec::etf::{self, DecodeError};
-use matchspec::wire::{Verdict, WireProgram};
+use matchspec::wire::{RunMatch, Verdict, WireProgram};
 
 use super::reader::{Found, Header, Passed, Run, drop_term, header, needs_more};
 use super::{DEFAULT_MAX_ENTRY, Entries, Framing, StreamError, StreamErrorKind, WireMatch};
@@ -44,6 +44,8 @@ pub struct SliceReader<'a> {
     /// The top-level elements of the term measured last (concatenated
     /// terms), for the wire program.
     index: etf::PlainIndex,
+    /// Where a wire program's scan code writes the matches it passes.
+    matches: Vec<RunMatch>,
 }
 
 impl<'a> SliceReader<'a> {
@@ -61,6 +63,7 @@ impl<'a> SliceReader<'a> {
             skippable: None,
             synthetic: Vec::new(),
             index: etf::PlainIndex::new(),
+            matches: Vec::new(),
         }
     }
 
@@ -165,8 +168,14 @@ impl Entries for SliceReader<'_> {
             offset: self.pos as u64,
         };
         let mut passed = Passed { bytes: 0, entries: 0, stopped_at: None };
-        let result =
-            run.pass(&self.bytes[self.pos..], &mut self.index, scratch, on_match, &mut passed);
+        let result = run.pass(
+            &self.bytes[self.pos..],
+            &mut self.index,
+            &mut self.matches,
+            scratch,
+            on_match,
+            &mut passed,
+        );
         self.pos += passed.bytes;
         self.entries += passed.entries;
         result?;
