@@ -142,33 +142,27 @@ fn with_looks(err: CliError, path: &str, format: FormatArg) -> CliError {
         return err;
     }
     let looks = Looks::at(&start);
-    let flag = match looks {
-        Looks::Framed(Framing::Concatenated) => "etf",
-        Looks::Framed(Framing::Packet1) => "packet1",
-        Looks::Framed(Framing::Packet2) => "packet2",
-        Looks::Framed(Framing::Packet4) => "packet4",
-        Looks::Framed(Framing::DbgTrace) => "dbg",
-        Looks::Text => "text",
-        Looks::Other => "",
+    // The format it looks like, as `--format` names it.
+    let like = match looks {
+        Looks::Framed(Framing::Concatenated) => FormatArg::Etf,
+        Looks::Framed(Framing::Packet1) => FormatArg::Packet1,
+        Looks::Framed(Framing::Packet2) => FormatArg::Packet2,
+        Looks::Framed(Framing::Packet4) => FormatArg::Packet4,
+        Looks::Framed(Framing::DbgTrace) => FormatArg::Dbg,
+        Looks::Text => FormatArg::Text,
+        Looks::Other => FormatArg::Auto,
     };
-    let given = match format {
-        FormatArg::Auto => None,
-        FormatArg::Text => Some("text"),
-        FormatArg::Etf => Some("etf"),
-        FormatArg::Packet1 => Some("packet1"),
-        FormatArg::Packet2 => Some("packet2"),
-        FormatArg::Packet4 => Some("packet4"),
-        FormatArg::Dbg => Some("dbg"),
-    };
-    let advice = match (looks, given) {
-        (Looks::Other, _) => {
+    let advice = match looks {
+        Looks::Other => {
             let first = &start[..start.len().min(8)];
             format!(
                 "it starts with bytes {first:?} (encoded terms start with 131, a dbg trace \
                  file with 0 or 1, and text is UTF-8)"
             )
         }
-        (_, Some(given)) if given != flag => {
+        _ if format != FormatArg::Auto && format != like => {
+            let flag = clap::ValueEnum::to_possible_value(&like).map(|v| v.get_name().to_owned());
+            let flag = flag.unwrap_or_default();
             format!("read it with --format {flag}, or without --format to detect it")
         }
         // It looks as it was read: the error is about its content.
