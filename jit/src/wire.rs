@@ -1,14 +1,16 @@
 //! [`WireCode`]: runs of entries that a wire program decides, as machine
 //! code ([`ScanCode`]).
 //!
-//! One function per framing loops over the entries at hand. For each it
-//! reads the framing, then scans the term, a small tuple, one block per
-//! element: where its test reads (the element's first 8 bytes, or its
-//! integer) and how long it is (integers and `[]` by their tag, atoms of at
-//! most 8 ASCII bytes by one masked word). The tests' constants are in the
-//! instructions, and their answers are computed without branches: whether
-//! an entry matches is data, which no branch predictor learns. A rejected
-//! entry is passed; a match is written down and passed.
+//! One function per width of a length, with and without a lead byte, loops
+//! over the entries at hand (the lead's value is an argument). For each it reads the
+//! lead and the length, then scans the term, a small tuple, one block per
+//! element: where its need reads (the element's first 8 bytes, or its
+//! integer) and how long it is (the plain scan's scalars: the tags whose
+//! size is fixed, and atoms of at most 8 ASCII bytes by one masked word).
+//! The tests' constants are in the instructions, and their answers are
+//! computed without branches: whether an entry matches is data, which no
+//! branch predictor learns. A rejected entry is passed; a match is written
+//! down and passed.
 //!
 //! Anything else ends the run where it is, for the usual path to read: an
 //! element of another kind, a test the code leaves undecided, a term that
@@ -18,7 +20,8 @@
 //! start, which no scan of scalars goes beyond, and checks only where the
 //! scan ended.
 
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::types::{I32, I64};
@@ -26,60 +29,71 @@ use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, MemFlagsData, Signatur
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use matchspec::engine_internals::scan;
+use matchspec::engine_internals::scan::{self, tag};
+use matchspec::etf::VERSION;
 use matchspec::ir::Cmp;
 use matchspec::wire::{
-    ElementTest, PlanResult, RunFraming, RunMatch, RunPassed, SMALL_ARITY, ScanCode, ScanPlan,
-    WireProgram,
+    AtomWord, Layout, NeedResult, NeedTest, RunMatch, RunPassed, SMALL_ARITY, ScanCode, WireProgram,
 };
 
 use crate::JitError;
 use crate::module::{self, codegen};
 use crate::translate::int_cc;
 
-/// A run, made for one framing: the bytes and their length, the most bytes
-/// an entry may take, the most entries to pass, where to write matches and
-/// room for how many, and where to write how many entries and matches it
-/// passed; returns how many bytes it passed.
+/// A run, made for one width of a length, with or without a lead: the bytes
+/// and their length, the lead byte, the most bytes an entry may take, the most
+/// entries to pass, where to write matches and room for how many, and where
+/// to write how many entries and matches it passed; returns how many bytes
+/// it passed.
 type RunFn =
-    unsafe extern "C" fn(*const u8, u64, u64, u64, *mut RunMatch, u64, *mut [u64; 2]) -> u64;
+    unsafe extern "C" fn(*const u8, u64, u64, u64, u64, *mut RunMatch, u64, *mut [u64; 2]) -> u64;
 
-/// The framings a run is made for, in the order of [`WireCode`]'s runs.
-const FRAMINGS: [RunFraming; 3] =
-    [RunFraming::Concatenated, RunFraming::Packet4, RunFraming::DbgMessage];
+/// The widths of a length a run is made for ([`Layout::length_bytes`]).
+const WIDTHS: [u8; 4] = [0, 1, 2, 4];
 
-/// The tags of the external term format the code reads.
-mod tag {
-    pub(super) const VERSION: u8 = 131;
-    pub(super) const SMALL_TUPLE_EXT: u8 = 104;
-    pub(super) const SMALL_INTEGER_EXT: u8 = 97;
-    pub(super) const INTEGER_EXT: u8 = 98;
-    pub(super) const NIL_EXT: u8 = 106;
-    pub(super) const SMALL_ATOM_UTF8_EXT: u8 = 119;
-}
+/// The layouts a run is made for (each width, without a lead and with
+/// one), in the order of [`WireCode`]'s runs.
+const SHAPES: [(u8, bool); 8] = {
+    let mut shapes = [(0, false); 8];
+    let mut i = 0;
+    while i < 8 {
+        shapes[i] = (WIDTHS[i / 2], i % 2 == 1);
+        i += 1;
+    }
+    shapes
+};
 
 /// How far past a term's start the scan of a small tuple of `arity`
-/// elements may read: the version byte, tag and arity, then at most 10
-/// bytes an element (an atom of 8 bytes, the longest element the code
-/// measures: any other ends the run first), each read at most 10 bytes
-/// past the element's start; with room to spare.
+/// elements may read: the version byte, tag and arity, then at most a
+/// scan's window an element (the longest element the code measures: any
+/// other ends the run first), each read within a window of the element's
+/// start; with room to spare.
 fn unchecked_reach(arity: usize) -> i64 {
-    16 + 10 * arity as i64
+    16 + (scan::WINDOW * arity) as i64
 }
 
-/// A wire program's runs as machine code, owning it.
+/// A wire program's runs as machine code, owning it. Each layout's run is
+/// compiled the first time a run of that layout is asked for: a stream
+/// reads one layout, and a compiled run takes some milliseconds.
 pub struct WireCode {
-    /// A run for each framing, in the order of [`FRAMINGS`].
-    runs: [RunFn; 3],
-    /// Owns the code memory; freed in `drop`.
-    module: Option<JITModule>,
+    /// What the runs decide with: the needs' tests by element, and their
+    /// result.
+    tests: Box<[Option<NeedTest>]>,
+    result: Option<NeedResult>,
+    /// Each layout's run, in the order of [`SHAPES`], once compiled
+    /// (`None`: it did not compile, and that layout's runs pass nothing).
+    runs: [OnceLock<Option<RunFn>>; 8],
+    /// Owns the code memory, freed in `drop`: runs are defined in it one
+    /// at a time, under the lock.
+    module: Mutex<Option<JITModule>>,
 }
 
-// SAFETY: after `compile` the module is never touched again until `drop`,
-// which has exclusive access; the code is immutable and reentrant (its only
-// state is its arguments).
+// SAFETY: the module is only touched under its lock (or in `drop`, with
+// exclusive access); the runs' code is immutable once finalized and
+// reentrant (its only state is its arguments).
 unsafe impl Send for WireCode {}
-// SAFETY: as for `Send`: `&WireCode` only allows calling the code.
+// SAFETY: as for `Send`: through `&WireCode` the module is used under its
+// lock, and the finished code is only called.
 unsafe impl Sync for WireCode {}
 
 impl std::fmt::Debug for WireCode {
@@ -90,7 +104,8 @@ impl std::fmt::Debug for WireCode {
 
 impl Drop for WireCode {
     fn drop(&mut self) {
-        if let Some(module) = self.module.take() {
+        let module = self.module.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if let Some(module) = module.take() {
             // SAFETY: `runs` point into this module's memory and are
             // private to this value, which is being dropped.
             unsafe { module.free_memory() };
@@ -100,39 +115,58 @@ impl Drop for WireCode {
 
 impl WireCode {
     /// `wire` passing its runs with machine code, if its needs are by
-    /// element ([`WireProgram::scan_plan`]) and the code compiles; else
+    /// element ([`Needs::by_element`]) and a JIT module can be made; else
     /// `wire` as it is.
     pub fn attach(wire: &WireProgram) -> WireProgram {
-        // As for programs, compiling never fails the spec: even a panic in
-        // Cranelift leaves it to the usual path (`wire` is only read).
-        let compile = std::panic::AssertUnwindSafe(|| WireCode::compile(wire));
-        let compiled = std::panic::catch_unwind(compile);
-        match compiled {
-            Ok(Ok(Some(code))) => wire.with_scan_code(Arc::new(code)),
+        match WireCode::compile(wire) {
+            Ok(Some(code)) => wire.with_scan_code(Arc::new(code)),
             _ => wire.clone(),
         }
     }
 
-    /// The code for `wire`'s runs, or `None` if its needs are not by
-    /// element of a tuple of 1 to [`SMALL_ARITY`] elements (or this machine
-    /// is big-endian: the code reads words as little-endian ones).
+    /// The code for `wire`'s runs, each compiled when first run, or `None`
+    /// if its needs are not by element of a tuple of 1 to [`SMALL_ARITY`]
+    /// elements (or this machine is big-endian: the code reads words as
+    /// little-endian ones).
     pub fn compile(wire: &WireProgram) -> Result<Option<WireCode>, JitError> {
         if cfg!(target_endian = "big") {
             return Ok(None);
         }
-        let Some(plan) = wire.scan_plan().filter(|p| (1..=SMALL_ARITY).contains(&p.tests.len()))
+        let needs = wire.needs();
+        let Some(tests) = needs.by_element().filter(|t| (1..=SMALL_ARITY).contains(&t.len()))
         else {
             return Ok(None);
         };
-        let mut module = module::bare()?;
-        match define(&mut module, &plan) {
-            Ok(runs) => Ok(Some(WireCode { runs, module: Some(module) })),
-            Err(err) => {
-                // SAFETY: nothing of this module was handed out.
-                unsafe { module.free_memory() };
-                Err(err)
-            }
-        }
+        Ok(Some(WireCode {
+            tests: tests.into(),
+            result: needs.result(),
+            runs: Default::default(),
+            module: Mutex::new(Some(module::bare()?)),
+        }))
+    }
+
+    /// The run of the layout `shape` (an index of [`SHAPES`]), compiled
+    /// now if it was not yet; `None` if it does not compile. As for
+    /// programs, compiling never fails the spec: even a panic in Cranelift
+    /// leaves the entries to the usual path.
+    fn run(&self, shape: usize) -> Option<RunFn> {
+        *self.runs[shape].get_or_init(|| {
+            let mut module = self.module.lock().unwrap_or_else(PoisonError::into_inner);
+            let module = module.as_mut()?;
+            let (width, lead) = SHAPES[shape];
+            let plan = Plan { tests: &self.tests, result: self.result };
+            let define = AssertUnwindSafe(|| -> Result<RunFn, JitError> {
+                let id = define_run(module, plan, width, lead)?;
+                module.finalize_definitions().map_err(codegen)?;
+                let code = module.get_finalized_function(id);
+                // SAFETY: `code` was just defined and finalized with
+                // `run_signature`: pointers and 64-bit integers in, one
+                // 64-bit integer out, in the platform's default calling
+                // convention, which is `RunFn`'s.
+                Ok(unsafe { std::mem::transmute::<*const u8, RunFn>(code) })
+            });
+            std::panic::catch_unwind(define).ok()?.ok()
+        })
     }
 }
 
@@ -141,21 +175,26 @@ impl ScanCode for WireCode {
     fn pass(
         &self,
         bytes: &[u8],
-        framing: RunFraming,
+        layout: Layout,
         max_entry: usize,
         most: u64,
         matches: &mut [RunMatch],
     ) -> RunPassed {
-        let run = self.runs[FRAMINGS.iter().position(|&f| f == framing).unwrap_or(0)];
+        let shape = (layout.length_bytes, layout.lead.is_some());
+        let Some(run) = SHAPES.iter().position(|&s| s == shape).and_then(|i| self.run(i)) else {
+            return RunPassed::default();
+        };
+        let lead = layout.lead.map_or(0, u64::from);
         let mut counts = [0; 2];
-        // SAFETY: the code reads only `bytes`: an entry's framing after
-        // checking that it is at hand, and a term's bytes after checking
-        // that `unchecked_reach` of them are; it writes only `counts` and
-        // the first `matches.len()` of `matches`.
+        // SAFETY: the code reads only `bytes`: an entry's lead and length
+        // after checking that they are at hand, and a term's bytes after
+        // checking that `unchecked_reach` of them are; it writes only
+        // `counts` and the first `matches.len()` of `matches`.
         let passed = unsafe {
             run(
                 bytes.as_ptr(),
                 bytes.len() as u64,
+                lead,
                 max_entry as u64,
                 most,
                 matches.as_mut_ptr(),
@@ -167,34 +206,27 @@ impl ScanCode for WireCode {
     }
 }
 
-/// Defines and finalizes the runs for `plan` in `module`.
-fn define(module: &mut JITModule, plan: &ScanPlan) -> Result<[RunFn; 3], JitError> {
-    let mut ids = Vec::with_capacity(FRAMINGS.len());
-    for framing in FRAMINGS {
-        ids.push(define_run(module, plan, framing)?);
-    }
-    module.finalize_definitions().map_err(codegen)?;
-    Ok(std::array::from_fn(|i| {
-        let code = module.get_finalized_function(ids[i]);
-        // SAFETY: `code` was just defined and finalized with
-        // `run_signature`: pointers and 64-bit integers in, one 64-bit
-        // integer out, in the platform's default calling convention,
-        // which is `RunFn`'s.
-        unsafe { std::mem::transmute::<*const u8, RunFn>(code) }
-    }))
+/// What a run decides with: the need of each element of the input, and
+/// the needs' result.
+#[derive(Clone, Copy)]
+struct Plan<'n> {
+    tests: &'n [Option<NeedTest>],
+    result: Option<NeedResult>,
 }
 
-/// Defines the run of `plan` over entries framed as `framing`.
+/// Defines the run of `plan` over entries whose terms' lengths take
+/// `width` bytes, after a lead byte if `lead`.
 fn define_run(
     module: &mut JITModule,
-    plan: &ScanPlan,
-    framing: RunFraming,
+    plan: Plan<'_>,
+    width: u8,
+    lead: bool,
 ) -> Result<FuncId, JitError> {
     let mut ctx = module.make_context();
     ctx.func.signature = run_signature(module);
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-    build_run(&mut b, plan, framing);
+    build_run(&mut b, plan, width, lead);
     b.seal_all_blocks();
     b.finalize(module.target_config());
     let id = module.declare_anonymous_function(&ctx.func.signature).map_err(codegen)?;
@@ -202,11 +234,11 @@ fn define_run(
     Ok(id)
 }
 
-/// [`RunFn`]'s signature: seven 64-bit parameters (pointers are 64 bits
+/// [`RunFn`]'s signature: eight 64-bit parameters (pointers are 64 bits
 /// wherever Cranelift runs us), one result.
 fn run_signature(module: &JITModule) -> Signature {
     let mut sig = module.make_signature();
-    sig.params.extend(std::iter::repeat_n(AbiParam::new(I64), 7));
+    sig.params.extend(std::iter::repeat_n(AbiParam::new(I64), 8));
     sig.returns.push(AbiParam::new(I64));
     sig
 }
@@ -216,13 +248,14 @@ fn mem() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
-/// The run of `plan` over entries framed as `framing` ([`RunFn`]).
-fn build_run(b: &mut FunctionBuilder<'_>, plan: &ScanPlan, framing: RunFraming) {
+/// The run of `plan` over entries whose terms' lengths take `width` bytes,
+/// after a lead byte if `has_lead` ([`RunFn`]).
+fn build_run(b: &mut FunctionBuilder<'_>, plan: Plan<'_>, width: u8, has_lead: bool) {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let &[bytes, len, max_entry, most, matches, room, counts] = b.block_params(entry) else {
-        unreachable!("`run_signature` has seven parameters")
+    let &[bytes, len, lead, max_entry, most, matches, room, counts] = b.block_params(entry) else {
+        unreachable!("`run_signature` has eight parameters")
     };
     let [head, more, scan, decided, next_entry, exit] = std::array::from_fn(|_| b.create_block());
     // Where the entry starts, and entries and matches passed.
@@ -231,6 +264,9 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: &ScanPlan, framing: RunFraming) 
     for var in [at, count, matched] {
         b.def_var(var, zero);
     }
+    // The bytes before a term.
+    let lead_len = i64::from(has_lead);
+    let prefix = lead_len + i64::from(width);
     b.ins().jump(head, &[]);
 
     b.switch_to_block(head);
@@ -241,37 +277,53 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: &ScanPlan, framing: RunFraming) 
     b.switch_to_block(more);
     let rest = b.ins().isub(len, start);
     let address = b.ins().iadd(bytes, start);
-    let prefix: i64 = match framing {
-        RunFraming::Concatenated => 0,
-        RunFraming::Packet4 => 4,
-        RunFraming::DbgMessage => 5,
-    };
-    // The term's start and, if framed, its length.
+    // The term's start and, if given, its length, big-endian after the
+    // lead; or the end of the run, if they are not at hand or the lead is
+    // another.
     let (term, framed_len) = if prefix == 0 {
         (address, None)
     } else {
-        // After its length, 4 bytes big-endian (after a 0 byte in a dbg
-        // message entry).
-        let whole_prefix = b.create_block();
+        let [prefixed, after] = std::array::from_fn(|_| b.create_block());
         let short = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, rest, prefix);
-        b.ins().brif(short, exit, &[], whole_prefix, &[]);
-        b.switch_to_block(whole_prefix);
-        let field = b.ins().load(I32, mem(), address, (prefix - 4) as i32);
-        let field = b.ins().bswap(field);
-        let n = b.ins().uextend(I64, field);
-        let entry_len = b.ins().iadd_imm_s(n, prefix);
-        let past_rest = b.ins().icmp(IntCC::UnsignedGreaterThan, entry_len, rest);
-        let past_limit = b.ins().icmp(IntCC::UnsignedGreaterThan, entry_len, max_entry);
-        let mut out = b.ins().bor(past_rest, past_limit);
-        if framing == RunFraming::DbgMessage {
+        b.ins().brif(short, exit, &[], prefixed, &[]);
+        b.switch_to_block(prefixed);
+        let mut out = None;
+        if has_lead {
             let first = b.ins().uload8(I64, mem(), address, 0);
-            let not_message = b.ins().icmp_imm_s(IntCC::NotEqual, first, 0);
-            out = b.ins().bor(out, not_message);
+            out = Some(b.ins().icmp(IntCC::NotEqual, first, lead));
         }
-        let after = b.create_block();
-        b.ins().brif(out, exit, &[], after, &[]);
+        let n = match width {
+            0 => None,
+            1 => Some(b.ins().uload8(I64, mem(), address, lead_len as i32)),
+            2 => {
+                let raw = b.ins().uload16(I32, mem(), address, lead_len as i32);
+                let swapped = b.ins().bswap(raw);
+                let shifted = b.ins().ushr_imm_s(swapped, 16);
+                Some(b.ins().uextend(I64, shifted))
+            }
+            _ => {
+                let raw = b.ins().load(I32, mem(), address, lead_len as i32);
+                let swapped = b.ins().bswap(raw);
+                Some(b.ins().uextend(I64, swapped))
+            }
+        };
+        if let Some(n) = n {
+            let entry_len = b.ins().iadd_imm_s(n, prefix);
+            let past_rest = b.ins().icmp(IntCC::UnsignedGreaterThan, entry_len, rest);
+            let past_limit = b.ins().icmp(IntCC::UnsignedGreaterThan, entry_len, max_entry);
+            let past = b.ins().bor(past_rest, past_limit);
+            out = Some(match out {
+                Some(other) => b.ins().bor(other, past),
+                None => past,
+            });
+        }
+        if let Some(out) = out {
+            b.ins().brif(out, exit, &[], after, &[]);
+        } else {
+            b.ins().jump(after, &[]);
+        }
         b.switch_to_block(after);
-        (b.ins().iadd_imm_s(address, prefix), Some(n))
+        (b.ins().iadd_imm_s(address, prefix), n)
     };
     // The bytes at hand reach far enough past the term's start for its
     // reads to go unchecked.
@@ -283,7 +335,7 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: &ScanPlan, framing: RunFraming) 
     b.switch_to_block(scan);
     let (pos, failed, undecided) = (b.declare_var(I64), b.declare_var(I64), b.declare_var(I64));
     let mut scanner = Scan { b, term, pos, failed, undecided, exit };
-    let starts = scanner.term(&plan.tests);
+    let starts = scanner.term(plan.tests);
     let b = scanner.b;
     // It is the entry's term (framed), or one within the limit.
     let end = b.use_var(pos);
@@ -297,8 +349,8 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: &ScanPlan, framing: RunFraming) 
     let no = b.use_var(failed);
     let open = b.use_var(undecided);
     let result = match plan.result {
-        Some(PlanResult::Input) => Some(b.ins().iconst(I64, 1)),
-        Some(PlanResult::Element(i)) => starts.get(i as usize).copied(),
+        Some(NeedResult::Input) => Some(b.ins().iconst(I64, 1)),
+        Some(NeedResult::Element(i)) => starts.get(i as usize).copied(),
         None => None,
     };
     match result {
@@ -336,7 +388,7 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: &ScanPlan, framing: RunFraming) 
 
     b.switch_to_block(next_entry);
     let start = b.use_var(at);
-    // A framed entry's length is its prefix's (the scan found the same
+    // An entry's given length is its term's (the scan found the same
     // end): the next entry need not wait for this one's scan.
     let taken = b.ins().iadd_imm_s(framed_len.unwrap_or(end), prefix);
     let following = b.ins().iadd(start, taken);
@@ -374,13 +426,12 @@ impl Scan<'_, '_> {
     /// Scans the term, a small tuple with an element for each of `tests`:
     /// on, with `pos` its end and the flags set, or to `exit`. Returns where
     /// its elements start.
-    fn term(&mut self, tests: &[ElementTest]) -> Vec<Value> {
+    fn term(&mut self, tests: &[Option<NeedTest>]) -> Vec<Value> {
         // The version byte, the tag and the arity, in the low 3 bytes of
         // a 4-byte read.
         let first = self.b.ins().load(I32, mem(), self.term, 0);
         let first = self.b.ins().band_imm_s(first, 0xff_ffff);
-        let expected =
-            u32::from_le_bytes([tag::VERSION, tag::SMALL_TUPLE_EXT, tests.len() as u8, 0]);
+        let expected = u32::from_le_bytes([VERSION, tag::SMALL_TUPLE_EXT, tests.len() as u8, 0]);
         let ours = self.b.ins().icmp_imm_s(IntCC::Equal, first, i64::from(expected));
         let body = self.b.create_block();
         self.b.ins().brif(ours, body, &[], self.exit, &[]);
@@ -398,8 +449,8 @@ impl Scan<'_, '_> {
                 // The first element is mostly a record's tag, the same in
                 // every term of a stream: when it is the atom, there is
                 // nothing to test or measure.
-                ElementTest::Atom { head, mask, whole: true } if i == 0 => {
-                    self.leading_atom(at, head, mask, test);
+                Some(NeedTest::Atom { word, .. }) if i == 0 && word.whole => {
+                    self.leading_atom(at, word, test);
                 }
                 test => {
                     self.test(test, at);
@@ -423,31 +474,33 @@ impl Scan<'_, '_> {
         self.b.def_var(var, new);
     }
 
-    /// The test of the element at `at`.
-    fn test(&mut self, test: ElementTest, at: Value) {
+    /// The need of the element at `at`: the interpreter's, as
+    /// [`WireProgram::decide`] tests it on the element's first bytes (a
+    /// test it leaves to a slower path leaves the entry undecided here).
+    fn test(&mut self, test: Option<NeedTest>, at: Value) {
         match test {
-            ElementTest::None => {}
-            ElementTest::Other => {
+            None => {}
+            Some(NeedTest::Immediate { .. }) => {
                 let one = self.b.ins().iconst(I64, 1);
                 self.b.def_var(self.undecided, one);
             }
-            ElementTest::Atom { head, mask, whole } => self.atom(at, head, mask, whole),
-            ElementTest::Compare { op, value } => self.compare(at, op, value),
+            Some(NeedTest::Atom { word, .. }) => self.atom(at, word),
+            Some(NeedTest::Compare { op, value }) => self.compare(at, op, value),
         }
     }
 
     /// The test and the measure of the element at `at` whose test is
-    /// `test`, the atom whose whole encoding is `head` (`mask` its bytes):
-    /// one compare when it is that atom.
-    fn leading_atom(&mut self, at: Value, head: u64, mask: u64, test: ElementTest) {
+    /// `test`, the atom whose whole encoding is `atom`'s word: one compare
+    /// when it is that atom.
+    fn leading_atom(&mut self, at: Value, atom: AtomWord, test: Option<NeedTest>) {
         let [same, other, next] = std::array::from_fn(|_| self.b.create_block());
         let address = self.address(at);
         let word = self.b.ins().load(I64, mem(), address, 0);
-        let diff = self.b.ins().bxor_imm_s(word, head as i64);
-        let diff = self.b.ins().band_imm_s(diff, mask as i64);
+        let diff = self.b.ins().bxor_imm_s(word, atom.head as i64);
+        let diff = self.b.ins().band_imm_s(diff, atom.mask as i64);
         self.b.ins().brif(diff, other, &[], same, &[]);
         self.b.switch_to_block(same);
-        let end = self.b.ins().iadd_imm_s(at, i64::from(mask.count_ones() / 8));
+        let end = self.b.ins().iadd_imm_s(at, i64::from(atom.mask.count_ones() / 8));
         self.b.def_var(self.pos, end);
         self.b.ins().jump(next, &[]);
         self.b.switch_to_block(other);
@@ -457,12 +510,12 @@ impl Scan<'_, '_> {
         self.b.switch_to_block(next);
     }
 
-    /// [`ElementTest::Atom`], without a branch.
-    fn atom(&mut self, at: Value, head: u64, mask: u64, whole: bool) {
+    /// [`AtomWord::test`], without a branch.
+    fn atom(&mut self, at: Value, atom: AtomWord) {
         let address = self.address(at);
         let word = self.b.ins().load(I64, mem(), address, 0);
-        let diff = self.b.ins().bxor_imm_s(word, head as i64);
-        let diff = self.b.ins().band_imm_s(diff, mask as i64);
+        let diff = self.b.ins().bxor_imm_s(word, atom.head as i64);
+        let diff = self.b.ins().band_imm_s(diff, atom.mask as i64);
         let differs = self.b.ins().icmp_imm_s(IntCC::NotEqual, diff, 0);
         let low = self.b.ins().band_imm_s(word, 0xff);
         let usual = self.b.ins().icmp_imm_s(IntCC::Equal, low, i64::from(tag::SMALL_ATOM_UTF8_EXT));
@@ -470,7 +523,7 @@ impl Scan<'_, '_> {
         let fails = self.b.ins().band(differs, usual);
         self.or_flag(self.failed, fails);
         // Differs in another encoding, or equal as far as the word goes.
-        let open = if whole {
+        let open = if atom.whole {
             let other = self.b.ins().bxor_imm_s(usual, 1);
             self.b.ins().band(differs, other)
         } else {
@@ -479,7 +532,8 @@ impl Scan<'_, '_> {
         self.or_flag(self.undecided, open);
     }
 
-    /// [`ElementTest::Compare`].
+    /// [`NeedTest::Compare`]: decided on the integers the plain scan
+    /// measures by their tag.
     fn compare(&mut self, at: Value, op: Cmp, value: i64) {
         let value_var = self.b.declare_var(I64);
         let [small, not_small, large, compare, open, done] =
@@ -533,7 +587,8 @@ impl Scan<'_, '_> {
         // its name, checked in one word.
         self.b.switch_to_block(atom);
         let n = self.b.ins().uload8(I64, mem(), address, 1);
-        let short = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, n, 8);
+        let longest = (scan::WINDOW - 2) as i64;
+        let short = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, n, longest);
         self.b.ins().brif(short, text, &[], self.exit, &[]);
         self.b.switch_to_block(text);
         let name = self.b.ins().load(I64, mem(), address, 2);
@@ -552,7 +607,13 @@ impl Scan<'_, '_> {
         // before the tag is read, so the next element's reads need not
         // wait for this one's.
         self.b.switch_to_block(fixed);
-        for (t, size) in [(tag::INTEGER_EXT, 5), (tag::SMALL_INTEGER_EXT, 2), (tag::NIL_EXT, 1)] {
+        // Largest first: integers (of both sizes) are the usual elements.
+        let mut sized: Vec<(u8, i64)> = (0..=u8::MAX)
+            .map(|t| (t, i64::from(scan::FIXED_SIZE[usize::from(t)])))
+            .filter(|&(_, size)| size != 0)
+            .collect();
+        sized.sort_by_key(|&(_, size)| std::cmp::Reverse(size));
+        for (t, size) in sized {
             let (sized, otherwise) = (self.b.create_block(), self.b.create_block());
             let is = self.b.ins().icmp_imm_s(IntCC::Equal, tag_byte, i64::from(t));
             self.b.ins().brif(is, sized, &[], otherwise, &[]);

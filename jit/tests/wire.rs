@@ -6,7 +6,7 @@
 use matchspec::etf;
 use matchspec::spec::Kind;
 use matchspec::term::Term;
-use matchspec::wire::{RunFraming, RunMatch, RunPassed, Verdict, WireProgram};
+use matchspec::wire::{Layout, RunMatch, RunPassed, Verdict, WireProgram};
 use matchspec::{CompiledSpec, Config, Scratch};
 use matchspec_jit::WireCode;
 
@@ -70,36 +70,42 @@ fn compile(spec: &str) -> (WireProgram, WireProgram) {
     (plain, coded)
 }
 
-/// `term` framed as `framing`.
-fn framed(term: &[u8], framing: RunFraming) -> Vec<u8> {
-    let len = (term.len() as u32).to_be_bytes();
-    match framing {
-        RunFraming::Concatenated => term.to_vec(),
-        RunFraming::Packet4 => [&len[..], term].concat(),
-        RunFraming::DbgMessage => [&[0][..], &len, term].concat(),
-    }
+/// Every layout the code reads: terms one after another, after a length
+/// of each width, and after a lead byte.
+const LAYOUTS: [Layout; 7] = [
+    Layout::ADJACENT,
+    Layout::prefixed(1),
+    Layout::prefixed(2),
+    Layout::prefixed(4),
+    Layout { lead: Some(0), length_bytes: 4 },
+    Layout { lead: Some(7), length_bytes: 2 },
+    Layout { lead: Some(0), length_bytes: 0 },
+];
+
+/// `term` laid out as `layout` (its length must fit the layout's width).
+fn framed(term: &[u8], layout: Layout) -> Vec<u8> {
+    let width = usize::from(layout.length_bytes);
+    let len = (term.len() as u64).to_be_bytes();
+    assert!(width == 0 || term.len() >> (8 * width) == 0, "{} bytes fit {width}", term.len());
+    [layout.lead.as_slice(), &len[8 - width..], term].concat()
 }
 
 /// The entry at the start of `bytes` as the usual path reads it: its
-/// framed length and verdict, if whole.
-fn usual(
-    plain: &WireProgram,
-    bytes: &[u8],
-    framing: RunFraming,
-) -> Option<(usize, usize, Verdict)> {
+/// prefix's length, its whole length and its verdict, if whole.
+fn usual(plain: &WireProgram, bytes: &[u8], layout: Layout) -> Option<(usize, usize, Verdict)> {
     let mut scratch = Scratch::new();
-    let prefix = match framing {
-        RunFraming::Concatenated => {
-            let (len, verdict) = plain.decide_first(bytes, &mut scratch)?;
-            return Some((0, len, verdict));
-        }
-        RunFraming::Packet4 => 4,
-        RunFraming::DbgMessage if bytes.first() == Some(&0) => 5,
-        RunFraming::DbgMessage => return None,
-    };
-    let field = bytes.get(prefix - 4..prefix)?;
-    let len = u32::from_be_bytes(field.try_into().ok()?) as usize;
-    let term = bytes.get(prefix..prefix + len)?;
+    if layout.lead.is_some() && bytes.first() != layout.lead.as_ref() {
+        return None;
+    }
+    let prefix = layout.prefix_len();
+    let rest = bytes.get(prefix..)?;
+    if layout.length_bytes == 0 {
+        let (len, verdict) = plain.decide_first(rest, &mut scratch)?;
+        return Some((prefix, prefix + len, verdict));
+    }
+    let field = bytes.get(prefix - usize::from(layout.length_bytes)..prefix)?;
+    let len = field.iter().fold(0, |len, &byte| len << 8 | usize::from(byte));
+    let term = rest.get(..len)?;
     Some((prefix, prefix + len, plain.decide(term, &mut scratch)))
 }
 
@@ -108,7 +114,7 @@ fn usual(
 fn check_run(
     plain: &WireProgram,
     bytes: &[u8],
-    framing: RunFraming,
+    layout: Layout,
     run: RunPassed,
     matches: &[RunMatch],
     what: &str,
@@ -116,7 +122,7 @@ fn check_run(
     let mut at = 0;
     let mut expected = Vec::new();
     for before in 0..run.entries {
-        let (prefix, len, verdict) = usual(plain, &bytes[at..], framing)
+        let (prefix, len, verdict) = usual(plain, &bytes[at..], layout)
             .unwrap_or_else(|| panic!("{what}: passed entry {before} is not whole"));
         match verdict {
             Verdict::NoMatch => {}
@@ -144,18 +150,18 @@ fn pass_stream(
     plain: &WireProgram,
     coded: &WireProgram,
     bytes: &[u8],
-    framing: RunFraming,
+    layout: Layout,
     room: usize,
     what: &str,
 ) -> u64 {
     let mut matches = vec![RunMatch::default(); room];
     let (mut at, mut by_code) = (0, 0);
     while at < bytes.len() {
-        let run = coded.pass(&bytes[at..], framing, usize::MAX, u64::MAX, &mut matches);
-        check_run(plain, &bytes[at..], framing, run, &matches, what);
+        let run = coded.pass(&bytes[at..], layout, usize::MAX, u64::MAX, &mut matches);
+        check_run(plain, &bytes[at..], layout, run, &matches, what);
         by_code += run.entries;
         at += run.bytes;
-        match usual(plain, &bytes[at..], framing) {
+        match usual(plain, &bytes[at..], layout) {
             Some((_, len, _)) => at += len,
             None => break,
         }
@@ -167,16 +173,16 @@ fn pass_stream(
 fn runs_pass_what_the_usual_path_decides() {
     for spec in SPECS {
         let (plain, coded) = compile(spec);
-        for framing in [RunFraming::Concatenated, RunFraming::Packet4, RunFraming::DbgMessage] {
+        for layout in LAYOUTS {
             // Each term many times over, in an order that mixes them.
             let mut bytes = Vec::new();
             for i in 0..TERMS.len() * 8 {
                 let term = Term::parse(TERMS[(i * 7) % TERMS.len()]).expect("term");
-                bytes.extend(framed(&etf::encode(term.as_ref()).expect("encodes"), framing));
+                bytes.extend(framed(&etf::encode(term.as_ref()).expect("encodes"), layout));
             }
             for room in [1, 3, 64] {
-                let what = format!("{spec} {framing:?}, room for {room}");
-                let by_code = pass_stream(&plain, &coded, &bytes, framing, room, &what);
+                let what = format!("{spec} {layout:?}, room for {room}");
+                let by_code = pass_stream(&plain, &coded, &bytes, layout, room, &what);
                 assert!(by_code > 0, "{what}: the code passed nothing");
             }
         }
@@ -198,14 +204,14 @@ fn damaged_entries_are_never_passed_unless_the_usual_path_decides_them() {
                 }
                 variants.push(term[..at].to_vec());
             }
-            for framing in [RunFraming::Concatenated, RunFraming::Packet4, RunFraming::DbgMessage] {
+            for layout in LAYOUTS {
                 // Each variant between good entries, with room to read on.
                 for variant in &variants {
-                    let mut bytes = framed(&term, framing);
-                    bytes.extend(framed(variant, framing));
-                    bytes.extend(framed(&term, framing).repeat(8));
-                    let what = format!("{spec} {framing:?} {variant:?}");
-                    pass_stream(&plain, &coded, &bytes, framing, 4, &what);
+                    let mut bytes = framed(&term, layout);
+                    bytes.extend(framed(variant, layout));
+                    bytes.extend(framed(&term, layout).repeat(8));
+                    let what = format!("{spec} {layout:?} {variant:?}");
+                    pass_stream(&plain, &coded, &bytes, layout, 4, &what);
                 }
             }
         }
@@ -217,29 +223,29 @@ fn a_run_stops_at_its_limits() {
     let (plain, coded) = compile(SPECS[0]);
     let term = etf::encode(Term::parse(TERMS[0]).expect("term").as_ref()).expect("encodes");
     let rejected = etf::encode(Term::parse(TERMS[1]).expect("term").as_ref()).expect("encodes");
-    let framing = RunFraming::Packet4;
+    let layout = Layout::prefixed(4);
     let mut bytes = Vec::new();
     for i in 0..40 {
-        bytes.extend(framed(if i % 4 == 0 { &term } else { &rejected }, framing));
+        bytes.extend(framed(if i % 4 == 0 { &term } else { &rejected }, layout));
     }
     let mut matches = [RunMatch::default(); 64];
     // At most `most` entries.
-    let run = coded.pass(&bytes, framing, usize::MAX, 5, &mut matches);
+    let run = coded.pass(&bytes, layout, usize::MAX, 5, &mut matches);
     assert_eq!((run.entries, run.matches), (5, 2));
-    check_run(&plain, &bytes, framing, run, &matches, "most 5");
+    check_run(&plain, &bytes, layout, run, &matches, "most 5");
     // At most as many matches as there is room for: it stops once full.
-    let run = coded.pass(&bytes, framing, usize::MAX, u64::MAX, &mut matches[..3]);
+    let run = coded.pass(&bytes, layout, usize::MAX, u64::MAX, &mut matches[..3]);
     assert_eq!((run.entries, run.matches), (9, 3));
-    check_run(&plain, &bytes, framing, run, &matches, "room for 3");
+    check_run(&plain, &bytes, layout, run, &matches, "room for 3");
     // No entry longer than the limit (its prefix included).
-    let run = coded.pass(&bytes, framing, term.len() + 3, u64::MAX, &mut matches);
+    let run = coded.pass(&bytes, layout, term.len() + 3, u64::MAX, &mut matches);
     assert_eq!(run.entries, 0);
     let longest = term.len().max(rejected.len());
-    let run = coded.pass(&bytes, framing, longest + 4, u64::MAX, &mut matches);
+    let run = coded.pass(&bytes, layout, longest + 4, u64::MAX, &mut matches);
     // All but the last, which leaves too few bytes after its term's start
     // for reads unchecked: the usual path reads it.
     assert_eq!(run.entries, 39);
-    check_run(&plain, &bytes, framing, run, &matches, "within the limit");
+    check_run(&plain, &bytes, layout, run, &matches, "within the limit");
 }
 
 /// `bytes` copied to the very end of a readable page, with an unreadable
@@ -281,11 +287,11 @@ fn a_run_reads_nothing_past_its_bytes() {
     // one of them cut short in turn: a read past the end would fault.
     for spec in SPECS {
         let (_, coded) = compile(spec);
-        for framing in [RunFraming::Concatenated, RunFraming::Packet4, RunFraming::DbgMessage] {
+        for layout in LAYOUTS {
             let mut bytes = Vec::new();
             for term in TERMS {
                 let term = Term::parse(term).expect("term");
-                bytes.extend(framed(&etf::encode(term.as_ref()).expect("encodes"), framing));
+                bytes.extend(framed(&etf::encode(term.as_ref()).expect("encodes"), layout));
             }
             let mut matches = [RunMatch::default(); 64];
             for end in 0..=bytes.len() {
@@ -293,7 +299,7 @@ fn a_run_reads_nothing_past_its_bytes() {
                 for start in (0..end).step_by(3) {
                     let run = coded.pass(
                         &guarded.bytes()[start..],
-                        framing,
+                        layout,
                         usize::MAX,
                         u64::MAX,
                         &mut matches,
@@ -302,5 +308,24 @@ fn a_run_reads_nothing_past_its_bytes() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn an_entry_with_another_lead_is_left_to_the_usual_path() {
+    let (_, coded) = compile(SPECS[0]);
+    let term = etf::encode(Term::parse(TERMS[0]).expect("term").as_ref()).expect("encodes");
+    let mut matches = [RunMatch::default(); 4];
+    for layout in LAYOUTS.into_iter().filter(|layout| layout.lead.is_some()) {
+        let good = framed(&term, layout);
+        let mut bytes = good.repeat(2);
+        bytes[good.len()] ^= 1;
+        bytes.extend(good.repeat(2));
+        let run = coded.pass(&bytes, layout, usize::MAX, u64::MAX, &mut matches);
+        assert_eq!((run.entries, run.bytes), (1, good.len()), "{layout:?}");
+    }
+    for layout in LAYOUTS {
+        let run = coded.pass(&[], layout, usize::MAX, u64::MAX, &mut matches);
+        assert_eq!(run, RunPassed::default(), "nothing to pass in {layout:?}");
     }
 }

@@ -17,8 +17,8 @@
 //!   from its header and the words after it, arithmetic and comparisons
 //!   on such numbers), which the JIT's lean helpers call on the words they
 //!   read.
-//! - [`scan`]: what the plain-term scan checks an element with, which the
-//!   JIT's wire runs check the same way.
+//! - [`scan`]: what the plain-term scan checks an element with, and the
+//!   format's tags, which the JIT's wire runs read the same way.
 
 pub use crate::interp::frame::{Frame, Step};
 
@@ -27,7 +27,15 @@ pub mod number {
     pub use crate::number::{Encoded, Number, Value, arith, order};
 }
 
-/// The plain-term scan's tables: see `matchspec/src/etf/scan.rs`.
+/// The plain-term scan's tables and the tags it reads: see
+/// `matchspec/src/etf/scan.rs`.
 pub mod scan {
-    pub use crate::etf::scan::HIGH_BITS;
+    pub use crate::etf::scan::{FIXED_SIZE, HIGH_BITS, WINDOW};
+
+    /// The external term format's tags (`erts/emulator/beam/external.h`).
+    pub mod tag {
+        pub use crate::etf::tag::{
+            INTEGER_EXT, SMALL_ATOM_UTF8_EXT, SMALL_INTEGER_EXT, SMALL_TUPLE_EXT,
+        };
+    }
 }

@@ -15,7 +15,7 @@ use matchspec::encoded::built::EncodedOutcome;
 use matchspec::host::{Effect, Recording};
 use matchspec::run::Batch;
 use matchspec::term::{Heap, Term, TermRef, Word};
-use matchspec::wire::{RunFraming, RunMatch, Verdict, WireProgram};
+use matchspec::wire::{Layout, RunMatch, Verdict, WireProgram};
 use matchspec::{CompiledSpec, Config, EvalError, Flags, Outcome, Run, Scratch, TestHost};
 use matchspec_jit::{JitError, JitProgram};
 
@@ -269,45 +269,49 @@ fn encoded_runs(case: &DiffCase, spec: &CompiledSpec, jit: &JitProgram, config: 
 
 /// Runs of entries passed by the JIT's wire code ([`WireProgram::pass`])
 /// over `variant` between whole encodings of the input (`good`), in every
-/// framing: each entry passed is one the usual path rejects or matches
+/// layout: each entry passed is one the usual path rejects or matches
 /// alone, and the matches written down are those, in order.
 fn runs_agree(plain: &WireProgram, coded: &WireProgram, variant: &[u8], good: &[u8], what: &str) {
-    let framings = [RunFraming::Concatenated, RunFraming::Packet4, RunFraming::DbgMessage];
-    for framing in framings {
+    let layouts = [
+        Layout::ADJACENT,
+        Layout::prefixed(2),
+        Layout::prefixed(4),
+        Layout { lead: Some(0), length_bytes: 4 },
+    ];
+    for layout in layouts {
+        let width = usize::from(layout.length_bytes);
         let frame = |term: &[u8]| {
-            let len = (term.len() as u32).to_be_bytes();
-            match framing {
-                RunFraming::Concatenated => term.to_vec(),
-                RunFraming::Packet4 => [&len[..], term].concat(),
-                RunFraming::DbgMessage => [&[0][..], &len, term].concat(),
-            }
+            let len = (term.len() as u64).to_be_bytes();
+            let lead = layout.lead.as_slice();
+            [lead, &len[8 - width..], term].concat()
         };
+        if width > 0 && (good.len().max(variant.len()) >> (8 * width)) != 0 {
+            continue;
+        }
         let mut bytes = frame(good);
         bytes.extend(frame(variant));
         for _ in 0..8 {
             bytes.extend(frame(good));
         }
         let mut matches = [RunMatch::default(); 4];
-        let run = coded.pass(&bytes, framing, usize::MAX, u64::MAX, &mut matches);
+        let run = coded.pass(&bytes, layout, usize::MAX, u64::MAX, &mut matches);
         let (mut at, mut found) = (0, Vec::new());
         let mut scratch = Scratch::new();
+        let prefix = layout.prefix_len();
         for before in 0..run.entries {
             let rest = &bytes[at..];
-            let (prefix, len, verdict) = match framing {
-                RunFraming::Concatenated => {
-                    let decided = plain.decide_first(rest, &mut scratch);
-                    let (len, verdict) = decided.unwrap_or_else(|| {
-                        panic!("{what}: {framing:?} entry {before} passed, not measured")
-                    });
-                    (0, len, verdict)
-                }
-                _ => {
-                    let prefix = if framing == RunFraming::Packet4 { 4 } else { 5 };
-                    let len = u32::from_be_bytes(rest[prefix - 4..prefix].try_into().unwrap());
-                    let term = &rest[prefix..prefix + len as usize];
-                    (prefix, prefix + len as usize, plain.decide(term, &mut scratch))
-                }
+            let (len, verdict) = if width == 0 {
+                let decided = plain.decide_first(&rest[prefix..], &mut scratch);
+                decided.unwrap_or_else(|| {
+                    panic!("{what}: {layout:?} entry {before} passed, not measured")
+                })
+            } else {
+                let field = &rest[prefix - width..prefix];
+                let len = field.iter().fold(0, |len, &byte| len << 8 | usize::from(byte));
+                let term = &rest[prefix..prefix + len];
+                (len, plain.decide(term, &mut scratch))
             };
+            let len = prefix + len;
             match verdict {
                 Verdict::NoMatch => {}
                 Verdict::Match { result } => found.push(RunMatch {
@@ -318,13 +322,13 @@ fn runs_agree(plain: &WireProgram, coded: &WireProgram, variant: &[u8], good: &[
                     result: result as u64,
                 }),
                 Verdict::Run | Verdict::Decode => {
-                    panic!("{what}: {framing:?} entry {before} passed, undecided")
+                    panic!("{what}: {layout:?} entry {before} passed, undecided")
                 }
             }
             at += len;
         }
-        assert_eq!(run.bytes, at, "{what}: {framing:?} bytes passed");
-        assert_eq!(matches[..run.matches], found[..], "{what}: {framing:?} matches");
+        assert_eq!(run.bytes, at, "{what}: {layout:?} bytes passed");
+        assert_eq!(matches[..run.matches], found[..], "{what}: {layout:?} matches");
     }
 }
 

@@ -113,13 +113,16 @@ pub(crate) mod tag {
     pub const NEW_PID_EXT: u8 = 88;
     pub const NEW_PORT_EXT: u8 = 89;
     pub const NEWER_REFERENCE_EXT: u8 = 90;
+    /// An integer of 0 to 255, in one byte.
     pub const SMALL_INTEGER_EXT: u8 = 97;
+    /// A signed integer in 4 bytes, big-endian.
     pub const INTEGER_EXT: u8 = 98;
     pub const FLOAT_EXT: u8 = 99;
     pub const ATOM_EXT: u8 = 100;
     pub const REFERENCE_EXT: u8 = 101;
     pub const PORT_EXT: u8 = 102;
     pub const PID_EXT: u8 = 103;
+    /// A tuple of at most 255 elements, its arity in one byte.
     pub const SMALL_TUPLE_EXT: u8 = 104;
     pub const LARGE_TUPLE_EXT: u8 = 105;
     pub const NIL_EXT: u8 = 106;
@@ -135,6 +138,7 @@ pub(crate) mod tag {
     pub const MAP_EXT: u8 = 116;
     pub const FUN_EXT: u8 = 117;
     pub const ATOM_UTF8_EXT: u8 = 118;
+    /// An atom of at most 255 UTF-8 bytes, its length in one byte.
     pub const SMALL_ATOM_UTF8_EXT: u8 = 119;
     pub const V4_PORT_EXT: u8 = 120;
     pub const LOCAL_EXT: u8 = 121;

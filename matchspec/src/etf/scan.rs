@@ -106,7 +106,7 @@ fn other_len_indexed(bytes: &[u8], elements: &mut Vec<u32>) -> Option<usize> {
 
 /// The encoded size of the plain terms whose size their tag fixes, by tag
 /// (0: any other).
-const FIXED_SIZE: [u8; 256] = {
+pub const FIXED_SIZE: [u8; 256] = {
     let mut sizes = [0; 256];
     sizes[tag::SMALL_INTEGER_EXT as usize] = 2;
     sizes[tag::INTEGER_EXT as usize] = 5;
@@ -127,8 +127,8 @@ pub const HIGH_BITS: [u64; 9] = {
 };
 
 /// How many bytes [`scalar_len`] reads: a tag, a length and 8 bytes of
-/// name.
-const WINDOW: usize = 10;
+/// name. No scalar it measures is longer.
+pub const WINDOW: usize = 10;
 
 /// The length of the small integer or short ASCII atom (the scalars events
 /// are mostly made of) that starts `window`, or `None` for anything else.

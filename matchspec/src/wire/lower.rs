@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::SMALL_ARITY;
 use super::ScanCode;
-use super::code::ElementTest;
 use crate::ir::{Cmp, Encoded, Label, Op, Program, Reg};
 use crate::term::{Atom, Word};
 
@@ -29,8 +28,13 @@ pub struct WireProgram {
 /// without running the program. Pure tests joined by "and", so their order
 /// does not matter. When the clause then only reads and succeeds, they
 /// decide its match too.
+///
+/// Read off the program once ([`WireProgram::lower`]), this is the only
+/// prefilter: the usual path tests it on each term
+/// ([`WireProgram::decide`]), and [`ScanCode`] is machine code made from
+/// it ([`Needs::by_element`], [`Needs::result`]).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Needs {
+pub struct Needs {
     /// The input is a tuple of this arity (`None`: no such test leads).
     pub(super) arity: Option<u32>,
     /// Tests of the input's elements.
@@ -51,28 +55,56 @@ pub(super) struct Need {
     pub(super) test: NeedTest,
 }
 
-/// What a [`Need`] tests.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum NeedTest {
+/// What a need tests of one element of the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NeedTest {
     /// The element is the atom `atom`, whose [`AtomWord`] is kept here so
     /// that the check mostly reads nothing else.
-    Atom { word: AtomWord, atom: Atom },
+    Atom {
+        /// The first bytes of the atom's usual encoding.
+        word: AtomWord,
+        /// The atom.
+        atom: Atom,
+    },
     /// The element is the immediate `word` (exactly).
-    Immediate { word: Word },
-    /// `element op value`, the element an integer.
-    Compare { op: Cmp, value: i64 },
+    Immediate {
+        /// The immediate.
+        word: Word,
+    },
+    /// `element op value`, the element an integer (and undecided by this
+    /// test for any other term).
+    Compare {
+        /// The comparison (equalities compare the integers).
+        op: Cmp,
+        /// The constant.
+        value: i64,
+    },
 }
 
 /// The result of a clause the [`Needs`] decide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum NeedResult {
+pub enum NeedResult {
     /// The whole input (`'$_'`).
     Input,
-    /// One of its elements.
+    /// One of its elements (below the input's arity).
     Element(u32),
 }
 
 impl Needs {
+    /// The tests by element of the input, a tuple of
+    /// `by_element().len()` elements (at most [`SMALL_ARITY`]), when they
+    /// start with the input's arity and no element has two: then each is
+    /// tested as a scan reaches its element. `None` for any other needs.
+    pub fn by_element(&self) -> Option<&[Option<NeedTest>]> {
+        self.by_element.as_deref()
+    }
+
+    /// What a match is when every test holds, if the clause then only
+    /// reads and succeeds.
+    pub fn result(&self) -> Option<NeedResult> {
+        self.result
+    }
+
     /// The tests at the start of `program` that fail to no match.
     fn of(program: &Program) -> Needs {
         let code = program.code();
@@ -177,26 +209,16 @@ fn by_element(needs: &[Need], arity: u32) -> Option<Box<[Option<NeedTest>]>> {
 /// The first 8 bytes of an atom's usual encoding (`SMALL_ATOM_UTF8_EXT`,
 /// length, name) as a little-endian word, and the mask of those that are
 /// its: most atoms in the input are decided by one compare of a word read
-/// where they start.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct AtomWord {
-    head: u64,
-    mask: u64,
+/// where they start ([`AtomWord::test`] says how; an engine's lowering
+/// does the same).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtomWord {
+    /// The encoding's first 8 bytes (zeros past its end), little-endian.
+    pub head: u64,
+    /// The bytes of `head` that are the encoding's.
+    pub mask: u64,
     /// The encoding fits the word: equal words are the atom.
-    whole: bool,
-}
-
-impl NeedTest {
-    /// The test as [`ScanCode`] is told to make it.
-    pub(super) fn public(self) -> ElementTest {
-        match self {
-            NeedTest::Atom { word, .. } => {
-                ElementTest::Atom { head: word.head, mask: word.mask, whole: word.whole }
-            }
-            NeedTest::Compare { op, value } => ElementTest::Compare { op, value },
-            NeedTest::Immediate { .. } => ElementTest::Other,
-        }
-    }
+    pub whole: bool,
 }
 
 impl AtomWord {
@@ -219,9 +241,9 @@ impl AtomWord {
     }
 
     /// Is the plain term whose encoding starts with the 8 bytes `window`
-    /// this atom? `None`: not decided by them.
+    /// (little-endian) this atom? `None`: not decided by them.
     #[inline(always)]
-    pub(super) fn test(self, window: u64) -> Option<bool> {
+    pub fn test(self, window: u64) -> Option<bool> {
         if (window ^ self.head) & self.mask != 0 {
             // In the usual encoding too, a different atom; in another
             // (Latin-1, a long length field) the same name may follow.
@@ -248,5 +270,10 @@ impl WireProgram {
     /// Which of the program's registers hold parts of the input.
     pub fn encoded(&self) -> &Encoded {
         &self.encoded
+    }
+
+    /// The tests every match needs.
+    pub fn needs(&self) -> &Needs {
+        &self.needs
     }
 }

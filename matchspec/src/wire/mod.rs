@@ -51,8 +51,8 @@ mod code;
 mod exec;
 mod lower;
 
-pub use code::{ElementTest, PlanResult, RunFraming, RunMatch, RunPassed, ScanCode, ScanPlan};
-pub use lower::WireProgram;
+pub use code::{Layout, RunMatch, RunPassed, ScanCode};
+pub use lower::{AtomWord, NeedResult, NeedTest, Needs, WireProgram};
 
 /// The most elements of a tuple whose elements the wire program indexes
 /// without allocating (and [`ScanCode`] scans).

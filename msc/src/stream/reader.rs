@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use matchspec::Scratch;
 use matchspec::etf::{self, DecodeError, DecodeErrorKind};
 use matchspec::term::{Heap, Word};
-use matchspec::wire::{RunFraming, RunMatch, Verdict, WireProgram};
+use matchspec::wire::{Layout, RunMatch, Verdict, WireProgram};
 
 use super::{StreamError, StreamErrorKind, WireMatch};
 
@@ -30,15 +30,22 @@ pub enum Framing {
 }
 
 impl Framing {
+    /// How a run of its entries lays out their terms, as scan code reads
+    /// them: a dbg message entry is a 0 byte and a 4-byte length (its
+    /// other entries, drops, are left to the usual path).
+    pub(super) fn layout(self) -> Layout {
+        match self {
+            Framing::Concatenated => Layout::ADJACENT,
+            Framing::Packet1 => Layout::prefixed(1),
+            Framing::Packet2 => Layout::prefixed(2),
+            Framing::Packet4 => Layout::prefixed(4),
+            Framing::DbgTrace => Layout { lead: Some(0), length_bytes: 4 },
+        }
+    }
+
     /// The length prefix's size in bytes (0: none).
     pub(super) fn prefix(self) -> usize {
-        match self {
-            Framing::Concatenated => 0,
-            Framing::Packet1 => 1,
-            Framing::Packet2 => 2,
-            Framing::Packet4 => 4,
-            Framing::DbgTrace => 5,
-        }
+        self.layout().prefix_len()
     }
 }
 
@@ -469,26 +476,20 @@ impl Run<'_> {
         on_match: &mut dyn FnMut(WireMatch<'_>) -> io::Result<()>,
         passed: &mut Passed,
     ) -> io::Result<()> {
-        let run_framing = match self.framing {
-            Framing::Concatenated => Some(RunFraming::Concatenated),
-            Framing::Packet4 => Some(RunFraming::Packet4),
-            Framing::DbgTrace => Some(RunFraming::DbgMessage),
-            Framing::Packet1 | Framing::Packet2 => None,
-        };
         // Only code passes matches, into the reader's buffer: made once,
         // not cleared per call (a spec that runs most entries calls once
         // an entry).
-        let run_framing = run_framing.filter(|_| self.program.has_scan_code());
-        if run_framing.is_some() && matches.len() < MATCHES {
+        let layout = Some(self.framing.layout()).filter(|_| self.program.has_scan_code());
+        if layout.is_some() && matches.len() < MATCHES {
             matches.resize(MATCHES, RunMatch::default());
         }
         while passed.entries < self.most {
             // The program's own code passes what it can; an entry it
             // stops at is read here, and then it goes on.
-            if let Some(framing) = run_framing {
+            if let Some(layout) = layout {
                 let at = passed.bytes;
                 let most = self.most - passed.entries;
-                let run = self.program.pass(&bytes[at..], framing, self.max_entry, most, matches);
+                let run = self.program.pass(&bytes[at..], layout, self.max_entry, most, matches);
                 for found in &matches[..run.matches] {
                     let term = at + found.term as usize;
                     let wire_match = WireMatch {
