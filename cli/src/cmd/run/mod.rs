@@ -37,9 +37,11 @@ pub(crate) struct Args {
     /// The event kind (overrides the one the spec file names; else table).
     #[arg(long, value_enum)]
     kind: Option<KindArg>,
-    /// The engine that runs the spec.
-    #[arg(long, value_enum, default_value_t)]
-    engine: EngineArg,
+    /// The engine that runs the spec (default: the JIT for standard input
+    /// and for inputs of 1 MiB or more, where compiling pays for itself,
+    /// else the interpreter).
+    #[arg(long, value_enum)]
+    engine: Option<EngineArg>,
     /// Print a line for inputs that match no clause too (`nomatch.`).
     #[arg(long)]
     all: bool,
@@ -99,7 +101,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let spec = spec_file(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
     let spec = spec.compile(kind)?;
-    let spec = engine_spec(spec, args.engine);
+    let spec = engine_spec(spec, args.engine.unwrap_or_else(|| fastest_engine(&args.input)));
     let start = Instant::now();
     let mut total = Summary::default();
     let options = InputOptions {
@@ -191,6 +193,24 @@ fn reading_order(args: &Args) -> Result<Vec<String>, CliError> {
         paths[slot] = names[i].to_owned();
     }
     Ok(paths)
+}
+
+/// The engine that reads `inputs` fastest: the JIT where they are long
+/// enough for its compile time (a few milliseconds) not to show, or of
+/// unknown length (standard input); the interpreter for short files. Both
+/// give the same answers.
+fn fastest_engine(inputs: &[String]) -> EngineArg {
+    /// The input, in bytes, from which the JIT pays.
+    const JIT_PAYS: u64 = 1 << 20;
+    let mut total = 0u64;
+    for input in inputs {
+        match std::fs::metadata(input) {
+            Ok(meta) if input != "-" && meta.is_file() => total += meta.len(),
+            // Standard input, a pipe, or a file that will fail to open.
+            _ => return EngineArg::Jit,
+        }
+    }
+    if total >= JIT_PAYS { EngineArg::Jit } else { EngineArg::Interp }
 }
 
 /// Prints what a run counted on standard error.
@@ -400,4 +420,25 @@ fn parse_inputs(path: &str, bytes: Vec<u8>, heap: &mut Heap) -> Result<Vec<Word>
     })?;
     matchspec::syntax::parse_terms_into(&text, heap)
         .map_err(|source| CliError::Parse { path: path.to_owned(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EngineArg, fastest_engine};
+
+    #[test]
+    fn the_jit_runs_long_or_unknown_inputs_and_the_interpreter_short_files() {
+        let dir = std::env::temp_dir().join(format!("msc-engine-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let short = dir.join("short.terms");
+        let long = dir.join("long.terms");
+        std::fs::write(&short, "{a, 1}.\n").expect("written");
+        std::fs::write(&long, "{a, 1}.\n".repeat(150_000)).expect("written");
+        let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        assert_eq!(fastest_engine(&[path(&short)]), EngineArg::Interp);
+        assert_eq!(fastest_engine(&[path(&long)]), EngineArg::Jit);
+        assert_eq!(fastest_engine(&[path(&short), path(&long)]), EngineArg::Jit);
+        assert_eq!(fastest_engine(&[path(&short), "-".to_owned()]), EngineArg::Jit);
+        std::fs::remove_dir_all(&dir).expect("removed");
+    }
 }
