@@ -767,3 +767,58 @@ fn an_entry_after_a_run_of_rejections_comes_with_an_index_of_its_own_or_none() {
     }
     assert!(checked > 1_000, "{checked}");
 }
+
+/// What `next_framed` gives, one entry at a time: the bytes, the count, and
+/// the error that ended it.
+fn framed_one_by_one(
+    bytes: &[u8],
+    framing: Framing,
+    step: usize,
+) -> (Vec<u8>, u64, Option<String>) {
+    let mut reader = EtfReader::new(Trickle { bytes, step }).framing(framing);
+    let (mut all, mut count) = (Vec::new(), 0);
+    while let Some(entry) = reader.next_framed() {
+        match entry {
+            Ok(entry) => {
+                all.extend_from_slice(entry);
+                count += 1;
+            }
+            Err(err) => return (all, count, Some(err.to_string())),
+        }
+    }
+    (all, count, None)
+}
+
+#[test]
+fn runs_of_framed_entries_are_the_entries_one_after_another() {
+    for framing in FRAMINGS {
+        let good = stream(&TERMS, framing);
+        let mut corrupt = good.clone();
+        corrupt[stream(&TERMS[..4], framing).len() + framing_prefix(framing)] = 130;
+        for bytes in [&good, &corrupt] {
+            for step in [1, 7, 64, 1 << 20] {
+                let expected = framed_one_by_one(bytes, framing, step);
+                for most in [1, 50, usize::MAX] {
+                    let mut reader = EtfReader::new(Trickle { bytes, step }).framing(framing);
+                    let (mut all, mut count, mut error) = (Vec::new(), 0, None);
+                    while let Some(run) = reader.next_framed_run(most) {
+                        match run {
+                            Ok((run, entries)) => {
+                                assert!(entries >= 1, "{framing:?}: an empty run");
+                                all.extend_from_slice(run);
+                                count += entries;
+                            }
+                            Err(err) => {
+                                error = Some(err.to_string());
+                                break;
+                            }
+                        }
+                    }
+                    assert_eq!(reader.entries(), count, "entries counted");
+                    let what = format!("{framing:?} by {step}, runs of {most}");
+                    assert_eq!((all, count, error), expected.clone(), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -213,6 +213,29 @@ impl<R: Read> EtfReader<R> {
         }
     }
 
+    /// The next entries as the stream holds them, as
+    /// [`next_framed`](EtfReader::next_framed) gives them one at a time:
+    /// one entry, then as many more as are buffered whole while the run
+    /// is under `most` bytes, in one slice, and how many they are. For a
+    /// thread that hands runs of entries to others: it copies a run, not
+    /// each entry, and finds the entries' ends in one loop.
+    pub fn next_framed_run(&mut self, most: usize) -> Option<Result<(&[u8], u64), StreamError>> {
+        let (start, first) = match self.advance()? {
+            Ok(found) => found,
+            Err(err) => return Some(Err(err)),
+        };
+        // Entries accepted one after another are next to each other in
+        // the buffer, which only a read (not done here) moves.
+        let (mut len, mut count) = (first.framed_len(), 1);
+        while len < most {
+            let Some(found) = self.buffered_entry() else { break };
+            self.accept(found);
+            len += found.framed_len();
+            count += 1;
+        }
+        Some(Ok((&self.buffer[start..start + len], count)))
+    }
+
     /// How many entries the reader has yielded (and skipped).
     pub fn entries(&self) -> u64 {
         self.entries

@@ -4,7 +4,7 @@
 //!
 //! One thread reads: it finds where entries end (cheap for framed input,
 //! a scan for concatenated terms) and copies runs of about [`BATCH`]
-//! bytes. Workers filter a run each with a reader of their own over it
+//! bytes, as many entries at a time as its reader has buffered. Workers filter a run each with a reader of their own over it
 //! and print into a buffer; the calling thread writes the buffers in
 //! order. Channels are bounded, so at most a few runs per worker are in
 //! memory whatever the input's size.
@@ -126,8 +126,8 @@ fn read_batches(
     let mut batch = Batch { index, first_entry: 1, offset: 0, bytes: buffer() };
     loop {
         let (offset, entry) = (reader.offset(), reader.entries() + 1);
-        match reader.next_framed() {
-            Some(Ok(bytes)) => {
+        match reader.next_framed_run(BATCH.saturating_sub(batch.bytes.len())) {
+            Some(Ok((bytes, _))) => {
                 if batch.bytes.is_empty() {
                     (batch.first_entry, batch.offset) = (entry, offset);
                 }
