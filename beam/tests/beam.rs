@@ -180,7 +180,9 @@ fn lay_out(vm: &Vm) -> Result<(), String> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let compiled = vm.run("erlc", &args)?;
     if !compiled.status.success() {
-        return Err(format!("erlc failed:\n{}", String::from_utf8_lossy(&compiled.stdout)));
+        let (out, err) = (&compiled.stdout, &compiled.stderr);
+        let (out, err) = (String::from_utf8_lossy(out), String::from_utf8_lossy(err));
+        return Err(format!("erlc failed:\n{out}{err}"));
     }
     write_corpus(&beam.join("../testdata/conformance/otp27-random-seed1.terms"), &host_dir)
 }

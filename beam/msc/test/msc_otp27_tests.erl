@@ -45,10 +45,15 @@ match_spec_run_test_() ->
 
 run_both(Spec, Input) ->
     Rows = [Input, {Input}, [Input, Input]],
-    case catch ets:match_spec_compile(Spec) of
-        {'EXIT', _} ->
+    Compiled = try ets:match_spec_compile(Spec) of
+                   Compiled0 -> {ok, Compiled0}
+               catch
+                   error:_ -> not_compiled
+               end,
+    case Compiled of
+        not_compiled ->
             not_compiled;
-        Ets ->
+        {ok, Ets} ->
             {ok, Msc} = msc:compile(Spec, table),
             Want = ets:match_spec_run(Rows, Ets),
             case msc:match_spec_run(Rows, Msc) of
