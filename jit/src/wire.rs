@@ -1,10 +1,10 @@
 //! [`WireCode`]: runs of entries that a wire program decides, as machine
 //! code ([`ScanCode`]).
 //!
-//! One function per width of a length, with and without a lead byte, loops
-//! over the entries at hand (the lead's value is an argument). For each it reads the
-//! lead and the length, then scans the term, a small tuple, one block per
-//! element: where its need reads (the element's first 8 bytes, or its
+//! One function per width of a length, with and without a lead byte,
+//! loops over the entries at hand (the lead's value is an argument). For
+//! each it reads the lead and the length, then scans the term, a small
+//! tuple, one block per element: where its need reads (the element's first 8 bytes, or its
 //! integer) and how long it is (the plain scan's scalars: the tags whose
 //! size is fixed, and atoms of at most 8 ASCII bytes by one masked word).
 //! The tests' constants are in the instructions, and their answers are
@@ -48,20 +48,11 @@ use crate::translate::int_cc;
 type RunFn =
     unsafe extern "C" fn(*const u8, u64, u64, u64, u64, *mut RunMatch, u64, *mut [u64; 2]) -> u64;
 
-/// The widths of a length a run is made for ([`Layout::length_bytes`]).
-const WIDTHS: [u8; 4] = [0, 1, 2, 4];
-
-/// The layouts a run is made for (each width, without a lead and with
-/// one), in the order of [`WireCode`]'s runs.
-const SHAPES: [(u8, bool); 8] = {
-    let mut shapes = [(0, false); 8];
-    let mut i = 0;
-    while i < 8 {
-        shapes[i] = (WIDTHS[i / 2], i % 2 == 1);
-        i += 1;
-    }
-    shapes
-};
+/// The layouts a run is made for, in the order of [`WireCode`]'s runs:
+/// each width of a length ([`Layout::length_bytes`]), without a lead and
+/// with one.
+const SHAPES: [(u8, bool); 8] =
+    [(0, false), (0, true), (1, false), (1, true), (2, false), (2, true), (4, false), (4, true)];
 
 /// How far past a term's start the scan of a small tuple of `arity`
 /// elements may read: the version byte, tag and arity, then at most a
@@ -287,10 +278,11 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: Plan<'_>, width: u8, has_lead: b
         let short = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, rest, prefix);
         b.ins().brif(short, exit, &[], prefixed, &[]);
         b.switch_to_block(prefixed);
-        let mut out = None;
+        // Each a reason to end the run here.
+        let mut outs = Vec::with_capacity(2);
         if has_lead {
             let first = b.ins().uload8(I64, mem(), address, 0);
-            out = Some(b.ins().icmp(IntCC::NotEqual, first, lead));
+            outs.push(b.ins().icmp(IntCC::NotEqual, first, lead));
         }
         let n = match width {
             0 => None,
@@ -311,17 +303,12 @@ fn build_run(b: &mut FunctionBuilder<'_>, plan: Plan<'_>, width: u8, has_lead: b
             let entry_len = b.ins().iadd_imm_s(n, prefix);
             let past_rest = b.ins().icmp(IntCC::UnsignedGreaterThan, entry_len, rest);
             let past_limit = b.ins().icmp(IntCC::UnsignedGreaterThan, entry_len, max_entry);
-            let past = b.ins().bor(past_rest, past_limit);
-            out = Some(match out {
-                Some(other) => b.ins().bor(other, past),
-                None => past,
-            });
+            outs.push(b.ins().bor(past_rest, past_limit));
         }
-        if let Some(out) = out {
-            b.ins().brif(out, exit, &[], after, &[]);
-        } else {
-            b.ins().jump(after, &[]);
-        }
+        // A prefix is a lead, a length or both: there is a reason to test.
+        let out = outs.into_iter().reduce(|one, other| b.ins().bor(one, other));
+        let out = out.expect("a prefix has a lead or a length");
+        b.ins().brif(out, exit, &[], after, &[]);
         b.switch_to_block(after);
         (b.ins().iadd_imm_s(address, prefix), n)
     };

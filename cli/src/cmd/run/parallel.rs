@@ -4,10 +4,11 @@
 //!
 //! One thread reads: it finds where entries end (cheap for framed input,
 //! a scan for concatenated terms) and copies runs of about [`BATCH`]
-//! bytes, as many entries at a time as its reader has buffered. Workers filter a run each with a reader of their own over it
-//! and print into a buffer; the calling thread writes the buffers in
-//! order. Channels are bounded, so at most a few runs per worker are in
-//! memory whatever the input's size.
+//! bytes, as many entries at a time as its reader has buffered. Workers
+//! filter a run each with a reader of their own over it and print into a
+//! buffer; the calling thread writes the buffers in order. Channels are
+//! bounded, so at most a few runs per worker are in memory whatever the
+//! input's size.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
