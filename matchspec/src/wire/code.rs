@@ -41,6 +41,17 @@ pub trait ScanCode: Send + Sync + fmt::Debug {
 /// How the terms of a run sit in its bytes: each entry is a lead byte (if
 /// any), the term's length (if given) and the term. What the entries of a
 /// file format are is the stream layer's to say.
+///
+/// ```
+/// use matchspec::wire::Layout;
+///
+/// // `{packet, 4}`: each term after its 4-byte length.
+/// assert_eq!(Layout::prefixed(4).prefix_len(), 4);
+/// // A lead byte 0, then a 4-byte length.
+/// let led = Layout { lead: Some(0), length_bytes: 4 };
+/// assert_eq!(led.prefix_len(), 5);
+/// assert!(Layout::ADJACENT.is_supported() && !Layout::prefixed(3).is_supported());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     /// The byte every entry starts with: an entry that starts otherwise is

@@ -33,6 +33,20 @@ pub struct WireProgram {
 /// prefilter: the usual path tests it on each term
 /// ([`WireProgram::decide`]), and [`ScanCode`] is machine code made from
 /// it ([`Needs::by_element`], [`Needs::result`]).
+///
+/// ```
+/// use matchspec::wire::{NeedResult, NeedTest};
+/// use matchspec::{CompiledSpec, Config, spec::Kind};
+///
+/// let spec = CompiledSpec::compile("[{{'$1', ok}, [], ['$1']}]", Kind::Table, &Config::default())?;
+/// let needs = spec.wire().expect("a table spec").needs();
+/// // A tuple of two: no test of the first element, the atom `ok` second.
+/// let tests = needs.by_element().expect("by element");
+/// assert!(tests[0].is_none() && matches!(tests[1], Some(NeedTest::Atom { .. })));
+/// // When they hold, the match is the first element.
+/// assert_eq!(needs.result(), Some(NeedResult::Element(0)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Needs {
     /// The input is a tuple of this arity (`None`: no such test leads).

@@ -219,6 +219,18 @@ impl<R: Read> EtfReader<R> {
     /// is under `most` bytes, in one slice, and how many they are. For a
     /// thread that hands runs of entries to others: it copies a run, not
     /// each entry, and finds the entries' ends in one loop.
+    ///
+    /// ```
+    /// use msc::stream::{EtfReader, Framing};
+    ///
+    /// // Two `[]` in `{packet, 4}` framing.
+    /// let bytes = [0, 0, 0, 2, 131, 106, 0, 0, 0, 2, 131, 106];
+    /// let mut reader = EtfReader::new(&bytes[..]).framing(Framing::Packet4);
+    /// let (run, entries) = reader.next_framed_run(usize::MAX).expect("entries")?;
+    /// assert_eq!((run, entries), (&bytes[..], 2));
+    /// assert!(reader.next_framed_run(usize::MAX).is_none());
+    /// # Ok::<(), msc::stream::StreamError>(())
+    /// ```
     pub fn next_framed_run(&mut self, most: usize) -> Option<Result<(&[u8], u64), StreamError>> {
         let (start, first) = match self.advance()? {
             Ok(found) => found,
