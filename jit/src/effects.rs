@@ -30,9 +30,13 @@ pub(crate) fn effects(program: &Program, slots: &[Option<u32>]) -> Effects {
         .map(|(op, slot)| match *op {
             // Inline up to a number of arguments, else the interpreter's
             // (which reads the arguments Rust loaded, if it did).
-            Op::IsArity { arity, .. } if arity <= MAX_INLINE_ARGS => Effects::None,
+            Op::IsArity { arity, .. } | Op::IsArityAtLeast { arity, .. }
+                if arity <= MAX_INLINE_ARGS =>
+            {
+                Effects::None
+            }
             Op::GetArg { index, .. } if index < MAX_INLINE_ARGS && !args_in_rust => Effects::None,
-            Op::IsArity { .. } | Op::GetArg { .. } => Effects::Heap,
+            Op::IsArity { .. } | Op::IsArityAtLeast { .. } | Op::GetArg { .. } => Effects::Heap,
             // In a heap slot, else by a helper.
             Op::MakeTuple { .. } | Op::MakeList { .. } | Op::MakeCons { .. } if slot.is_some() => {
                 Effects::None
@@ -59,9 +63,9 @@ pub(crate) const MAX_INLINE_ARGS: u32 = 32;
 pub(crate) fn needs_args(program: &Program) -> bool {
     program.code().iter().any(|op| match *op {
         Op::GetArgList { .. } => true,
-        Op::IsArity { arity, .. } => arity > MAX_INLINE_ARGS,
+        Op::IsArity { arity, .. } | Op::IsArityAtLeast { arity, .. } => arity > MAX_INLINE_ARGS,
         Op::GetArg { index, .. } => index >= MAX_INLINE_ARGS,
-        // Every other op reads registers only: these three are the ones
+        // Every other op reads registers only: these are the ones
         // that walk the argument list.
         _ => false,
     })

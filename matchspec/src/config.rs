@@ -1,5 +1,7 @@
 //! [`Config`]: the knobs and explicit limits of compiling and running specs.
 
+use crate::release::{Change, Release};
+
 /// Options and limits for compiling and running match specs.
 ///
 /// Every limit turns into a typed error, never a crash: a spec nested too
@@ -11,19 +13,41 @@
 /// let config = Config::default().max_nesting(100).fake_destructive(true);
 /// assert_eq!(config.get_max_nesting(), 100);
 /// ```
+///
+/// The [`Release`] decides whose answers are given, and the default limits
+/// that follow from it:
+///
+/// ```
+/// use matchspec::{Config, Release};
+/// let config = Config::default().release(Release::Otp29);
+/// assert_eq!(config.get_max_nesting(), 4255);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    pub(crate) max_nesting: u32,
+    pub(crate) release: Release,
+    /// `None`: the release's own limit.
+    pub(crate) max_nesting: Option<u32>,
     pub(crate) fake_destructive: bool,
     pub(crate) backtrace_depth: u32,
     pub(crate) renumber_constants: bool,
 }
 
-/// ERTS's nesting limit with its default 128-kiloword scheduler stack: a
-/// guard or body with function calls nested this deep compiles, one level
-/// more fails with `system_limit` (measured on OTP 27.3.4; see
-/// [`Config::max_nesting`] for other constructs).
-pub const DEFAULT_MAX_NESTING: u32 = 4559;
+/// ERTS's nesting limit with its default 128-kiloword scheduler stack, in
+/// the default release: a guard or body with function calls nested this
+/// deep compiles, one level more fails with `system_limit` (measured on OTP
+/// 27.3.4; see [`Config::max_nesting`] for other constructs and
+/// [`max_nesting_of`] for other releases).
+pub const DEFAULT_MAX_NESTING: u32 = max_nesting_of(Release::Otp27);
+
+/// ERTS's nesting limit in nested function calls in `release`, measured
+/// (`testdata/otp/nesting.terms` of each release): 4,559 in OTP 27, 4,255 in
+/// OTP 29, whose frames are larger ([`Change::DeeperCallFrames`]).
+pub const fn max_nesting_of(release: Release) -> u32 {
+    match release {
+        Release::Otp27 => 4559,
+        Release::Otp29 => 4255,
+    }
+}
 
 /// ERTS's default `backtrace_depth` (what `{current_stacktrace}` returns at
 /// most).
@@ -32,7 +56,8 @@ pub const DEFAULT_BACKTRACE_DEPTH: u32 = 8;
 impl Default for Config {
     fn default() -> Config {
         Config {
-            max_nesting: DEFAULT_MAX_NESTING,
+            release: Release::default(),
+            max_nesting: None,
             fake_destructive: false,
             backtrace_depth: DEFAULT_BACKTRACE_DEPTH,
             renumber_constants: true,
@@ -46,6 +71,24 @@ impl Config {
         Config::default()
     }
 
+    /// Give the answers of `release` (default: [`Release::default`]): what
+    /// the checker accepts, what functions return, and the default
+    /// nesting limit. See [`Change`] for every difference.
+    pub fn release(mut self, release: Release) -> Config {
+        self.release = release;
+        self
+    }
+
+    /// The release whose answers are given.
+    pub fn get_release(&self) -> Release {
+        self.release
+    }
+
+    /// Does the configured release answer as `change` says?
+    pub(crate) fn has(&self, change: Change) -> bool {
+        self.release.has(change)
+    }
+
     /// How deeply guard and body expressions may nest before compiling
     /// fails with `system_limit` ("Excessive nesting; system limit reached
     /// near: ...").
@@ -54,11 +97,12 @@ impl Config {
     /// depth depends on what nests. The checker models its frame sizes:
     /// with the limit set to `n` function calls (the unit), `n` nested calls
     /// or list cells compile, about `7n/6` nested tuple constructions do, and
-    /// about `0.35n` nested maps. The default, [`DEFAULT_MAX_NESTING`],
-    /// reproduces OTP 27's limits exactly. Heads and `{const, T}` are never
-    /// limited.
+    /// about `0.35n` nested maps (in OTP 29, whose call frames are larger,
+    /// about `5n/4` tuples and `0.37n` maps). The default,
+    /// [`max_nesting_of`] the release, reproduces that release's limits
+    /// exactly. Heads and `{const, T}` are never limited.
     pub fn max_nesting(mut self, calls: u32) -> Config {
-        self.max_nesting = calls;
+        self.max_nesting = Some(calls);
         self
     }
 
@@ -109,7 +153,7 @@ impl Config {
 
     /// The nesting limit, in nested function calls.
     pub fn get_max_nesting(&self) -> u32 {
-        self.max_nesting
+        self.max_nesting.unwrap_or(max_nesting_of(self.release))
     }
 
     /// Are destructive trace functions faked?

@@ -113,6 +113,7 @@ pub mod interp;
 pub mod ir;
 mod number;
 mod outcome;
+pub mod release;
 pub mod run;
 mod scratch;
 pub mod spec;
@@ -121,8 +122,9 @@ pub mod term;
 pub mod wire;
 
 pub use compiled::{CompileError, CompiledSpec};
-pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING};
+pub use config::{Config, DEFAULT_BACKTRACE_DEPTH, DEFAULT_MAX_NESTING, max_nesting_of};
 pub use host::{Host, TestHost};
 pub use outcome::{EvalError, Flags, Matched, Outcome};
+pub use release::{Change, Release};
 pub use run::Run;
 pub use scratch::Scratch;

@@ -9,4 +9,5 @@ mod fun2ms_roundtrip;
 mod host;
 mod interp;
 mod quirks;
+mod releases;
 mod text_stream;

@@ -57,8 +57,8 @@ pub use matchspec::spec::Kind;
 pub use matchspec::syntax::{ParseError, parse_term, parse_terms_into};
 pub use matchspec::term::{Heap, Term, TermRef, Word};
 pub use matchspec::{
-    CompileError, CompiledSpec, Config, EvalError, Flags, Host, Matched, Outcome, Run, Scratch,
-    TestHost,
+    Change, CompileError, CompiledSpec, Config, EvalError, Flags, Host, Matched, Outcome, Release,
+    Run, Scratch, TestHost,
 };
 #[cfg(feature = "jit")]
 pub use matchspec_jit::{self, JitError};

@@ -1,16 +1,19 @@
 #!/usr/bin/env escript
 %% -*- erlang -*-
 %%
-%% Generates otp27.terms: what every guard function of ERTS's match-spec
-%% engine (erl_db_util.c guard_tab) returns on a large grid of arguments,
-%% as real OTP evaluates it.
+%% Generates otp<Release>.terms: what every guard function of ERTS's
+%% match-spec engine (erl_db_util.c guard_tab) returns on a large grid of
+%% arguments, as real OTP evaluates it.
 %%
 %% Run it with the OTP release the file is for, in the directory of the
-%% output, e.g.
+%% output, e.g. for OTP 27 (use otp29 for OTP 29.1):
 %%
 %%     mkdir -p /opt/otp27/tmp/bif && cp gen.escript /opt/otp27/tmp/bif/ &&
 %%     chroot /opt/otp27 sh -c 'cd /tmp/bif && escript gen.escript' &&
 %%     cp /opt/otp27/tmp/bif/otp27.terms .
+%%
+%% Functions a release added (is_integer/3 in OTP 29) are only in the
+%% grids of the releases that have them.
 %%
 %% Every case is evaluated by erlang:match_spec_test/3 itself, so the
 %% results are the match-spec engine's and not the compiler's or the
@@ -53,7 +56,8 @@ main(_) ->
         "% Environment: node() = nonode@nohost, trace control word = ~p.~n"
         "% Do not edit; rerun the script.~n",
         [otp_version(), erlang:system_info(version), ?TCW]),
-    ok = file:write_file("otp27.terms", [Header | Lines]),
+    Out = "otp" ++ erlang:system_info(otp_release) ++ ".terms",
+    ok = file:write_file(Out, [Header | Lines]),
     io:format("~p cases~n", [length(Lines)]).
 
 otp_version() ->
@@ -325,7 +329,23 @@ cases() ->
                     X <- [0, 1, 42, 7, p2(31), p2(32) - 1, p2(32), p2(59),
                           p2(60), p2(63), p2(64) - 1, p2(64), -1, -p2(64),
                           1.0, a, [], {}]],
-       limit_cases()]).
+       limit_cases(),
+       since(29, is_integer_range_cases())]).
+
+%% Cases of a function that exists from OTP release Release on.
+since(Release, Cases) ->
+    case list_to_integer(erlang:system_info(otp_release)) >= Release of
+        true -> Cases;
+        false -> []
+    end.
+
+%% is_integer/3 (OTP 29): the term, then both bounds, each from integers at
+%% the small/bignum edges and non-integers.
+is_integer_range_cases() ->
+    Ints = [0, 1, -1, 5, p2(59) - 1, p2(59), -p2(59), -p2(59) - 1, p2(64), -p2(64)],
+    Others = [1.0, a, [], {}, <<>>],
+    [{is_integer, [X, Lo, Hi]} || X <- Ints ++ Others, Lo <- Ints ++ [1.0, a],
+                                  Hi <- Ints ++ [1.0, a]].
 
 %% ---- Printing ---------------------------------------------------------------
 

@@ -142,12 +142,13 @@ impl Translator<'_, '_, '_> {
 
     /// `is_arity`: walks the input list inline up to [`MAX_INLINE_ARGS`]
     /// arguments, else the interpreter's code.
-    pub(super) fn is_arity(&mut self, pc: usize, arity: u32, fail: Label) {
+    pub(super) fn is_arity(&mut self, pc: usize, arity: u32, test: Arity, fail: Label) {
         if arity > MAX_INLINE_ARGS {
             return self.call_step(pc, &[fail]);
         }
-        // Exactly `arity` list cells (an improper list counts up to
-        // its last cell), remembering where they are.
+        // `arity` list cells (an improper list counts up to its last
+        // cell), remembering where they are; then, for an exact test, no
+        // more.
         let mut w = self.load(Reg::INPUT);
         let mut cells = Vec::with_capacity(arity as usize);
         for _ in 0..arity {
@@ -159,8 +160,13 @@ impl Translator<'_, '_, '_> {
             cells.push(base);
             w = self.b.ins().load(I64, mem(), base, 8);
         }
-        let more = self.has_tag(w, layout::TAG_CONS);
-        self.brif(more, self.label(fail), self.blocks[pc + 1]);
+        match test {
+            Arity::Exact => {
+                let more = self.has_tag(w, layout::TAG_CONS);
+                self.brif(more, self.label(fail), self.blocks[pc + 1]);
+            }
+            Arity::AtLeast => self.jump(self.blocks[pc + 1]),
+        }
         if self.on_main {
             self.arg_cells = cells;
         }

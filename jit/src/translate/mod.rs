@@ -317,6 +317,15 @@ struct Translator<'p, 'f, 'd> {
     on_main: bool,
 }
 
+/// What `is_arity` asks of the number of arguments.
+#[derive(Clone, Copy, Debug)]
+enum Arity {
+    /// `is_arity`: exactly this many.
+    Exact,
+    /// `is_arity_at_least`: this many or more (a prefix head).
+    AtLeast,
+}
+
 /// Where the code builds terms for this input: the heap words from
 /// `Ctx::build` on.
 #[derive(Clone, Copy)]
@@ -377,7 +386,8 @@ impl Translator<'_, '_, '_> {
     /// Emits op `pc` into the current block: each op's lowering.
     fn op(&mut self, pc: usize) {
         match self.program.code()[pc] {
-            Op::IsArity { arity, fail } => self.is_arity(pc, arity, fail),
+            Op::IsArity { arity, fail } => self.is_arity(pc, arity, Arity::Exact, fail),
+            Op::IsArityAtLeast { arity, fail } => self.is_arity(pc, arity, Arity::AtLeast, fail),
             Op::GetArg { index, dst } => self.get_arg(pc, index, dst),
             Op::GetArgList { .. } => self.call_step(pc, &[]),
             Op::IsTuple { src, arity, fail } => self.is_tuple(pc, src, arity, fail),

@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 
 use super::num;
 use super::{Bif, BifError, Env, Value};
+use crate::release::Change;
 use crate::term::{Atom, Kind, TermRef, Word, compare_int_float_i64};
 
 /// Evaluates `bif` on `args` (exactly `bif.arity()` of them; any other
@@ -64,7 +65,11 @@ pub fn call(bif: Bif, args: &[TermRef<'_>], env: &Env) -> Result<Value, BifError
         }
         Bif::IsRecord => {
             let (x, tag, size) = three(args)?;
-            is_record(x, tag, size)
+            is_record(x, tag, size, env)
+        }
+        Bif::IsIntegerRange => {
+            let (x, low, high) = three(args)?;
+            is_integer_range(x, low, high)
         }
         Bif::Abs => num::abs(one(args)?),
         Bif::Element => {
@@ -114,7 +119,7 @@ pub fn call(bif: Bif, args: &[TermRef<'_>], env: &Env) -> Result<Value, BifError
         Bif::Trunc => num::to_int(one(args)?, f64::trunc),
         Bif::Ceil => num::to_int(one(args)?, f64::ceil),
         Bif::Floor => num::to_int(one(args)?, f64::floor),
-        Bif::Float => num::to_float(one(args)?),
+        Bif::Float => num::to_float(one(args)?, env.release),
         // A tuple's arity or a bitstring's whole bytes (trailing bits do not
         // count, unlike `byte_size/1`).
         Bif::Size => match boxed_kind(one(args)?) {
@@ -170,19 +175,19 @@ pub fn call(bif: Bif, args: &[TermRef<'_>], env: &Env) -> Result<Value, BifError
         Bif::Minus1 => num::neg(one(args)?),
         Bif::Add => {
             let (a, b) = two(args)?;
-            num::add(a, b)
+            num::add(a, b, env.release)
         }
         Bif::Sub => {
             let (a, b) = two(args)?;
-            num::sub(a, b)
+            num::sub(a, b, env.release)
         }
         Bif::Mul => {
             let (a, b) = two(args)?;
-            num::mul(a, b)
+            num::mul(a, b, env.release)
         }
         Bif::FloatDiv => {
             let (a, b) = two(args)?;
-            num::float_div(a, b)
+            num::float_div(a, b, env.release)
         }
         Bif::IntDiv => {
             let (a, b) = two(args)?;
@@ -202,7 +207,7 @@ pub fn call(bif: Bif, args: &[TermRef<'_>], env: &Env) -> Result<Value, BifError
         }
         Bif::Bxor => {
             let (a, b) = two(args)?;
-            num::bxor(a, b)
+            num::bxor(a, b, env.release)
         }
         Bif::Bnot => num::bnot(one(args)?),
         Bif::Bsl => {
@@ -401,9 +406,21 @@ fn is_function(f: TermRef<'_>, arity: TermRef<'_>) -> Result<Value, BifError> {
 }
 
 /// `is_record/3`: the tag must be an atom and the size an ERTS small
-/// integer, else `badarg`; then `X` must be a tuple of that size whose first
-/// element is the tag.
-fn is_record(x: TermRef<'_>, tag: TermRef<'_>, size: TermRef<'_>) -> Result<Value, BifError> {
+/// integer, else `badarg` (from OTP 29 on an atom size is `false`:
+/// [`Change::IsRecordAtomSize`]); then `X` must be a tuple of that size
+/// whose first element is the tag.
+fn is_record(
+    x: TermRef<'_>,
+    tag: TermRef<'_>,
+    size: TermRef<'_>,
+    env: &Env,
+) -> Result<Value, BifError> {
+    if tag.as_atom().is_some()
+        && size.as_atom().is_some()
+        && env.release.has(Change::IsRecordAtomSize)
+    {
+        return test(false);
+    }
     let (Some(_), Some(size)) = (tag.as_atom(), size.word().as_small()) else {
         return Err(BifError::Badarg);
     };
@@ -413,6 +430,23 @@ fn is_record(x: TermRef<'_>, tag: TermRef<'_>, size: TermRef<'_>) -> Result<Valu
     let Some(Kind::Tuple(t)) = boxed_kind(x) else { return test(false) };
     // An empty tuple has no first element to be the tag.
     test(t.len() as u64 == size as u64 && t.words().first() == Some(&tag.word()))
+}
+
+/// `is_integer/3`: both bounds must be integers, else `badarg`; then is
+/// `X` an integer from `low` to `high`?
+fn is_integer_range(
+    x: TermRef<'_>,
+    low: TermRef<'_>,
+    high: TermRef<'_>,
+) -> Result<Value, BifError> {
+    if !is_integer(low) || !is_integer(high) {
+        return Err(BifError::Badarg);
+    }
+    test(
+        is_integer(x)
+            && compare(low, x) != Ordering::Greater
+            && compare(x, high) != Ordering::Greater,
+    )
 }
 
 /// `binary_part/3` (and `/2` after unpacking `{Pos, Len}`): `Len` bytes from
@@ -447,7 +481,7 @@ mod tests {
     use crate::term::{ClosureParts, Heap, Term};
 
     fn env() -> Env {
-        Env { node: Atom::new("n@h"), tcw: 7 }
+        Env { node: Atom::new("n@h"), tcw: 7, release: crate::Release::default() }
     }
 
     /// Calls `bif` on the elements of the list `args` (Erlang text) and

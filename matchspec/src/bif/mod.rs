@@ -28,6 +28,7 @@ mod fast;
 mod num;
 mod predicates;
 
+use crate::release::{Change, Release};
 use crate::term::{Atom, Heap, Word};
 
 pub use eval::call;
@@ -69,6 +70,9 @@ pub enum Bif {
     IsFunction2,
     /// `is_record/3` (written `{is_record, X, Tag, Size}`)
     IsRecord,
+    /// `is_integer/3` (written `{is_integer, X, Low, High}`; OTP 29 on,
+    /// [`Change::IsIntegerRange`])
+    IsIntegerRange,
     /// `abs/1`
     Abs,
     /// `element/2`
@@ -207,10 +211,12 @@ pub struct Entry {
     /// Does it ask the host (the node's name, the trace control word)?
     /// Engines must then let the host's effects happen in order.
     pub asks_host: bool,
+    /// The change that added it, for a function not in every release.
+    pub added: Option<Change>,
 }
 
 macro_rules! table {
-    ($($bif:ident $name:literal / $arity:literal $allowed:ident $($host:ident)?,)*) => {
+    ($($bif:ident $name:literal / $arity:literal $allowed:ident $($host:ident)? $([$added:ident])?,)*) => {
         /// Every guard function, in [`Bif`] order.
         pub const TABLE: &[Entry] = &[
             $(Entry {
@@ -219,11 +225,14 @@ macro_rules! table {
                 arity: $arity,
                 allowed: $allowed,
                 asks_host: table!(@host $($host)?),
+                added: table!(@added $($added)?),
             },)*
         ];
     };
     (@host HOST) => { true };
     (@host) => { false };
+    (@added $change:ident) => { Some(Change::$change) };
+    (@added) => { None };
 }
 
 table! {
@@ -243,6 +252,7 @@ table! {
     IsFunction1 "is_function"/1 ALL,
     IsFunction2 "is_function"/2 ALL,
     IsRecord "is_record"/3 ALL,
+    IsIntegerRange "is_integer"/3 ALL [IsIntegerRange],
     Abs "abs"/1 ALL,
     Element "element"/2 ALL,
     Hd "hd"/1 ALL,
@@ -296,10 +306,21 @@ table! {
 }
 
 impl Bif {
-    /// The function called `name` with `arity` arguments, if there is one.
+    /// The function called `name` with `arity` arguments in every release,
+    /// if there is one.
     pub fn lookup(name: Atom, arity: usize) -> Option<Bif> {
+        Bif::lookup_in(name, arity, Release::Otp27).filter(|bif| bif.entry().added.is_none())
+    }
+
+    /// The function called `name` with `arity` arguments in `release`, if
+    /// there is one.
+    pub fn lookup_in(name: Atom, arity: usize, release: Release) -> Option<Bif> {
         let name = name.name();
-        TABLE.iter().find(|e| e.name == name && usize::from(e.arity) == arity).map(|e| e.bif)
+        TABLE
+            .iter()
+            .filter(|e| e.added.is_none_or(|change| release.has(change)))
+            .find(|e| e.name == name && usize::from(e.arity) == arity)
+            .map(|e| e.bif)
     }
 
     /// Its row in [`TABLE`].
@@ -423,11 +444,13 @@ pub struct Env {
     /// The current trace control word (what `get_tcw/0` returns and
     /// `set_tcw/1` replaces; the engine stores the new value itself).
     pub tcw: u32,
+    /// Whose answers to give where releases differ.
+    pub release: Release,
 }
 
 impl Default for Env {
     fn default() -> Env {
-        Env { node: Atom::NONODE, tcw: 0 }
+        Env { node: Atom::NONODE, tcw: 0, release: Release::default() }
     }
 }
 

@@ -20,17 +20,20 @@
 //!   `1 bsl 4194239` works, `1 bsl 4194240` fails with `system_limit`. Shifts
 //!   and products are checked before they are computed, so an over-limit
 //!   result is never allocated.
-//! * **`band`, `bor` and `bxor` past the limit return `[]`.** ERTS builds
-//!   their result with `big_norm`, which signals "too big" by returning
-//!   `NIL`, and unlike every other operation these three do not check for it
-//!   (only a debug-build assertion does). So in OTP 27
-//!   `(1 bsl 4194240 - 1) bxor -1` is `[]`, and so are we.
-//! * **Bignum to float.** ERTS's `big_to_double` adds the digits from the
-//!   most significant one as `d = d * 2^64 + digit`, rounding at every step
-//!   (and when converting each digit). The result can be one ulp away from
-//!   the correctly rounded one, and it overflows for the largest bignums
-//!   below `2^1024` (`float(1 bsl 1024 - 1 bsl 970)`, exactly the largest
-//!   float, fails). [`big_to_f64`] does the same steps.
+//! * **`band` and `bxor` past the limit return `[]`** (`bxor` only before
+//!   OTP 29). ERTS builds their result with `big_norm`, which signals "too
+//!   big" by returning `NIL`, and unlike every other operation these did
+//!   not check for it (only a debug-build assertion does). So in OTP 27
+//!   `(1 bsl 4194240 - 1) bxor -1` is `[]`; OTP 29 fails with
+//!   `system_limit` there ([`Change::BxorSizeLimit`]) but still returns `[]`
+//!   for `band` (`bor` cannot get past the limit).
+//! * **Bignum to float before OTP 29.1.** ERTS's `big_to_double` added the
+//!   digits from the most significant one as `d = d * 2^64 + digit`,
+//!   rounding at every step (and when converting each digit). The result
+//!   can be one ulp away from the correctly rounded one. [`big_to_f64`]
+//!   does the same steps for OTP 27 and rounds correctly from OTP 29 on
+//!   ([`Change::RoundedBignumFloats`]). In both, a bignum from half an ulp
+//!   over the largest float up (`1 bsl 1024 - 1 bsl 970`) overflows.
 //! * **ERTS's small integers have 60 bits, ours 61.** Results do not depend
 //!   on it (comparisons and arithmetic are exact), except where a BIF
 //!   insists on a small argument: see [`is_erts_small`].
@@ -39,6 +42,7 @@ use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::FromPrimitive;
 
 use super::{BifError, Value};
+use crate::release::{Change, Release};
 use crate::term::{Big, Kind, TermRef, Word};
 
 /// The most 64-bit digits an ERTS bignum has (`BIG_ARITY_MAX` on 64-bit).
@@ -222,10 +226,16 @@ fn is_negative(n: Int<'_>) -> bool {
     }
 }
 
-/// A bignum as ERTS's `big_to_double` converts it, or `None` where that
-/// overflows. See the [module documentation](self) for why this is not
-/// `BigInt::to_f64`.
-pub(crate) fn big_to_f64(b: Big<'_>) -> Option<f64> {
+/// A bignum as ERTS's `big_to_double` of `release` converts it, or `None`
+/// where that overflows. See the [module documentation](self) for why this
+/// is not always `BigInt::to_f64`.
+pub(crate) fn big_to_f64(b: Big<'_>, release: Release) -> Option<f64> {
+    if release.has(Change::RoundedBignumFloats) {
+        // Correctly rounded (num-bigint rounds half to even with a sticky
+        // bit); past the largest float it is an infinity.
+        let d = num_traits::ToPrimitive::to_f64(&big_value(b))?;
+        return d.is_finite().then_some(d);
+    }
     const DIGIT_BASE: f64 = 18_446_744_073_709_551_616.0; // 2^64
     let mut d = 0.0f64;
     for digit in b.limbs().rev() {
@@ -241,10 +251,10 @@ pub(crate) fn big_to_f64(b: Big<'_>) -> Option<f64> {
 /// An operand as a float operand of arithmetic; `badarith` if it is a
 /// bignum too large to convert.
 #[inline]
-fn to_f64(n: Num<'_>) -> Result<f64, BifError> {
+fn to_f64(n: Num<'_>, release: Release) -> Result<f64, BifError> {
     match n {
         Num::Int(Int::Small(i)) => Ok(i as f64),
-        Num::Int(Int::Big(b)) => big_to_f64(b).ok_or(BifError::Badarith),
+        Num::Int(Int::Big(b)) => big_to_f64(b, release).ok_or(BifError::Badarith),
         Num::Float(f) => Ok(f),
     }
 }
@@ -267,6 +277,7 @@ fn float_to_int(f: f64) -> Result<Value, BifError> {
 fn mixed(
     a: TermRef<'_>,
     b: TermRef<'_>,
+    release: Release,
     ints: impl FnOnce(Int<'_>, Int<'_>) -> Result<Value, BifError>,
     floats: impl FnOnce(f64, f64) -> f64,
 ) -> Result<Value, BifError> {
@@ -275,12 +286,12 @@ fn mixed(
     };
     match (x, y) {
         (Num::Int(x), Num::Int(y)) => ints(x, y),
-        _ => float(floats(to_f64(x)?, to_f64(y)?)),
+        _ => float(floats(to_f64(x, release)?, to_f64(y, release)?)),
     }
 }
 
 /// `'+'/2`.
-pub(crate) fn add(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
+pub(crate) fn add(a: TermRef<'_>, b: TermRef<'_>, release: Release) -> Result<Value, BifError> {
     if let (Some(x), Some(y)) = (a.word().as_small(), b.word().as_small()) {
         // Two 61-bit values: the sum fits an i64.
         return Ok(int(x + y));
@@ -288,6 +299,7 @@ pub(crate) fn add(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
     mixed(
         a,
         b,
+        release,
         |x, y| {
             int128_op(x, y, i128::checked_add).map_or_else(|| checked(to_big(x) + to_big(y)), Ok)
         },
@@ -296,13 +308,14 @@ pub(crate) fn add(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
 }
 
 /// `'-'/2`.
-pub(crate) fn sub(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
+pub(crate) fn sub(a: TermRef<'_>, b: TermRef<'_>, release: Release) -> Result<Value, BifError> {
     if let (Some(x), Some(y)) = (a.word().as_small(), b.word().as_small()) {
         return Ok(int(x - y));
     }
     mixed(
         a,
         b,
+        release,
         |x, y| {
             int128_op(x, y, i128::checked_sub).map_or_else(|| checked(to_big(x) - to_big(y)), Ok)
         },
@@ -311,13 +324,14 @@ pub(crate) fn sub(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
 }
 
 /// `'*'/2`.
-pub(crate) fn mul(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
+pub(crate) fn mul(a: TermRef<'_>, b: TermRef<'_>, release: Release) -> Result<Value, BifError> {
     if let (Some(x), Some(y)) = (a.word().as_small(), b.word().as_small()) {
         return Ok(int128(i128::from(x) * i128::from(y)));
     }
     mixed(
         a,
         b,
+        release,
         |x, y| {
             if is_zero(x) || is_zero(y) {
                 return Ok(int(0));
@@ -337,12 +351,16 @@ pub(crate) fn mul(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
 }
 
 /// `'/'/2`: always a float.
-pub(crate) fn float_div(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
+pub(crate) fn float_div(
+    a: TermRef<'_>,
+    b: TermRef<'_>,
+    release: Release,
+) -> Result<Value, BifError> {
     let (Some(x), Some(y)) = (num(a), num(b)) else {
         return Err(BifError::Badarith);
     };
     // Division by zero gives an infinity or NaN, which `float` refuses.
-    float(to_f64(x)? / to_f64(y)?)
+    float(to_f64(x, release)? / to_f64(y, release)?)
 }
 
 /// The shared shape of `div` and `rem`: integers only, truncating, and a
@@ -377,10 +395,20 @@ pub(crate) fn rem(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
     int_div_rem(a, b, i64::checked_rem, |x, y| x % y)
 }
 
+/// What a bitwise function gives for a result over the size limit.
+#[derive(Clone, Copy)]
+enum OverLimit {
+    /// `big_norm`'s marker, `[]` (see the module documentation).
+    Nil,
+    /// A `system_limit` failure.
+    SystemLimit,
+}
+
 /// The shared shape of `band`, `bor` and `bxor` (two's complement).
 fn bitwise(
     a: TermRef<'_>,
     b: TermRef<'_>,
+    over_limit: OverLimit,
     small: fn(i64, i64) -> i64,
     big: fn(BigInt, BigInt) -> BigInt,
 ) -> Result<Value, BifError> {
@@ -392,26 +420,29 @@ fn bitwise(
     };
     let r = big(to_big(x), to_big(y));
     if r.bits() > MAX_INT_BITS {
-        // ERTS returns big_norm's "too big" marker, NIL, as the result. See
-        // the module documentation.
-        return Ok(Value::Word(Word::NIL));
+        return match over_limit {
+            OverLimit::Nil => Ok(Value::Word(Word::NIL)),
+            OverLimit::SystemLimit => Err(BifError::SystemLimit),
+        };
     }
     Ok(normalize(r))
 }
 
 /// `'band'/2`.
 pub(crate) fn band(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
-    bitwise(a, b, |x, y| x & y, |x, y| x & y)
+    bitwise(a, b, OverLimit::Nil, |x, y| x & y, |x, y| x & y)
 }
 
 /// `'bor'/2`.
 pub(crate) fn bor(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
-    bitwise(a, b, |x, y| x | y, |x, y| x | y)
+    bitwise(a, b, OverLimit::Nil, |x, y| x | y, |x, y| x | y)
 }
 
 /// `'bxor'/2`.
-pub(crate) fn bxor(a: TermRef<'_>, b: TermRef<'_>) -> Result<Value, BifError> {
-    bitwise(a, b, |x, y| x ^ y, |x, y| x ^ y)
+pub(crate) fn bxor(a: TermRef<'_>, b: TermRef<'_>, release: Release) -> Result<Value, BifError> {
+    let over_limit =
+        if release.has(Change::BxorSizeLimit) { OverLimit::SystemLimit } else { OverLimit::Nil };
+    bitwise(a, b, over_limit, |x, y| x ^ y, |x, y| x ^ y)
 }
 
 /// `'bnot'/1`.
@@ -517,10 +548,12 @@ pub(crate) fn abs(a: TermRef<'_>) -> Result<Value, BifError> {
 }
 
 /// `float/1`: `badarg` for a bignum too large for a float.
-pub(crate) fn to_float(a: TermRef<'_>) -> Result<Value, BifError> {
+pub(crate) fn to_float(a: TermRef<'_>, release: Release) -> Result<Value, BifError> {
     match num(a) {
         Some(Num::Int(Int::Small(x))) => Ok(Value::Float(x as f64)),
-        Some(Num::Int(Int::Big(b))) => big_to_f64(b).map(Value::Float).ok_or(BifError::Badarg),
+        Some(Num::Int(Int::Big(b))) => {
+            big_to_f64(b, release).map(Value::Float).ok_or(BifError::Badarg)
+        }
         Some(Num::Float(_)) => Ok(Value::Word(a.word())),
         None => Err(BifError::Badarg),
     }
@@ -542,25 +575,33 @@ mod tests {
     use crate::term::Heap;
 
     #[track_caller]
-    fn check_to_f64(value: BigInt, expected: Option<f64>) {
+    fn check_to_f64(release: Release, value: BigInt, expected: Option<f64>) {
         let mut heap = Heap::new();
         let w = heap.bigint(&value);
         let Kind::Big(b) = heap.view(w).kind() else { panic!("{value} is not a bignum") };
-        assert_eq!(big_to_f64(b), expected, "{value}");
+        assert_eq!(big_to_f64(b, release), expected, "{value} in {release}");
     }
 
     #[test]
     fn big_to_f64_rounds_like_erts() {
+        use Release::{Otp27, Otp29};
         let p2 = |n: u32| BigInt::from(1) << n;
-        // Correctly rounded this would be 2^116 + 2^64; ERTS rounds the low
+        // Correctly rounded this is 2^116 + 2^64; OTP 27 rounds the low
         // digit up to 2^63 first, and then the tie goes to even.
-        check_to_f64(p2(116) + p2(64) + p2(63) - 1, Some(8.307674973655728e34));
-        check_to_f64(p2(100), Some(1.2676506002282294e30));
-        check_to_f64(-p2(100), Some(-1.2676506002282294e30));
-        check_to_f64(p2(1023), Some(8.98846567431158e307));
-        // The largest float, which ERTS cannot reach digit by digit.
-        check_to_f64(p2(1024) - p2(970), None);
-        check_to_f64(p2(1024), None);
+        check_to_f64(Otp27, p2(116) + p2(64) + p2(63) - 1, Some(8.307674973655728e34));
+        check_to_f64(Otp29, p2(116) + p2(64) + p2(63) - 1, Some(8.307674973655726e34));
+        for release in Release::ALL {
+            check_to_f64(release, p2(100), Some(1.2676506002282294e30));
+            check_to_f64(release, -p2(100), Some(-1.2676506002282294e30));
+            check_to_f64(release, p2(1023), Some(8.98846567431158e307));
+            check_to_f64(release, p2(1024), None);
+        }
+        for release in Release::ALL {
+            // The largest float itself, and half an ulp over it (a tie,
+            // rounded to the even infinity).
+            check_to_f64(release, p2(1024) - p2(971), Some(f64::MAX));
+            check_to_f64(release, p2(1024) - p2(970), None);
+        }
     }
 
     #[test]

@@ -244,6 +244,7 @@ impl<'a> Engine<'_, 'a, '_> {
             | Op::TypeTest { .. }
             | Op::Call { .. }
             | Op::IsArity { .. }
+            | Op::IsArityAtLeast { .. }
             | Op::GetArg { .. }
             | Op::GetArgList { .. }
             | Op::BoolBranch { .. }

@@ -346,6 +346,11 @@ impl<'a, 'h> Frame<'a, 'h> {
                     return Step::Jump(fail);
                 }
             }
+            Op::IsArityAtLeast { arity, fail } => {
+                if self.args.len() < arity as usize {
+                    return Step::Jump(fail);
+                }
+            }
             Op::GetArg { index, dst } => self.set(dst, self.args[index as usize]),
             Op::GetArgList { dst } => {
                 let list = self.heap.list_from_iter(self.args.iter().copied());
@@ -584,9 +589,13 @@ impl<'a, 'h> Frame<'a, 'h> {
     fn call_slow(&mut self, bif: Bif, args: [Word; 3]) -> Option<Word> {
         // Only a few functions look at the world; ask the host only for them.
         let env = if bif.asks_host() {
-            Env { node: self.host.node(), tcw: self.host.trace_control_word() }
+            Env {
+                node: self.host.node(),
+                tcw: self.host.trace_control_word(),
+                release: self.program.release(),
+            }
         } else {
-            Env::default()
+            Env { release: self.program.release(), ..Env::default() }
         };
         let result = {
             let h = HeapSet::new(self.input_words, self.literals, self.heap.words());

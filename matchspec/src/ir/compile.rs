@@ -135,6 +135,7 @@ impl<'s> Compiler<'s> {
         let program = Program {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             kind: self.spec.kind(),
+            release: self.spec.release(),
             code: self.code,
             operands: self.operands,
             constants: self.constants,
@@ -199,8 +200,13 @@ impl<'s> Compiler<'s> {
         self.free.clear();
         match &clause.head {
             Head::Term(p) => self.root_pattern(*p, Reg::INPUT, fail),
-            Head::Args(pats) => {
-                self.emit(Op::IsArity { arity: pats.len() as u32, fail });
+            Head::Args(pats) | Head::ArgsPrefix(pats) => {
+                let arity = pats.len() as u32;
+                self.emit(if matches!(clause.head, Head::ArgsPrefix(_)) {
+                    Op::IsArityAtLeast { arity, fail }
+                } else {
+                    Op::IsArity { arity, fail }
+                });
                 for (i, &p) in pats.iter().enumerate() {
                     if let Some(dst) = self.place(p) {
                         self.emit(Op::GetArg { index: i as u32, dst });

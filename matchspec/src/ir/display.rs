@@ -62,6 +62,9 @@ impl Program {
         let word = |w: &Word| HeapSet::single(&self.literals).term(*w).to_string();
         match op {
             Op::IsArity { arity, fail } => write!(f, "is_arity {arity} else @{}", fail.0),
+            Op::IsArityAtLeast { arity, fail } => {
+                write!(f, "is_arity_at_least {arity} else @{}", fail.0)
+            }
             Op::GetArg { index, dst } => write!(f, "get_arg {} = arg[{index}]", R(*dst)),
             Op::GetArgList { dst } => write!(f, "get_arg_list {}", R(*dst)),
             Op::IsTuple { src, arity, fail } => {

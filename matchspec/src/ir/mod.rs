@@ -69,6 +69,7 @@ pub use verify::VerifyError;
 pub(crate) use compile::compile;
 pub(crate) use prologue::ArgPrologue;
 
+use crate::release::Release;
 use crate::spec::Kind;
 use crate::term::{Heap, Word};
 
@@ -127,6 +128,7 @@ pub struct Program {
     /// know whether their registers already hold this program's constants.
     pub(crate) id: u64,
     pub(crate) kind: Kind,
+    pub(crate) release: Release,
     pub(crate) code: Vec<Op>,
     pub(crate) operands: Vec<Reg>,
     pub(crate) constants: Vec<Word>,
@@ -149,6 +151,11 @@ impl Program {
     /// The event kind it was compiled for.
     pub fn kind(&self) -> Kind {
         self.kind
+    }
+
+    /// The release whose answers its functions give.
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// The instructions.

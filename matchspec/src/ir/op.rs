@@ -43,6 +43,14 @@ pub enum Op {
         /// Where to go if it differs.
         fail: Label,
     },
+    /// Trace specs with a prefix head `[P1, ..., Pn | '_']` (OTP 29): jump
+    /// to `fail` unless the event has `arity` arguments or more.
+    IsArityAtLeast {
+        /// The fewest arguments required.
+        arity: u32,
+        /// Where to go if there are fewer.
+        fail: Label,
+    },
     /// `dst := argument index` (0-based; the arity was tested before).
     GetArg {
         /// Which argument.

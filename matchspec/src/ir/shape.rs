@@ -71,6 +71,7 @@ impl Op {
     pub fn labels_mut(&mut self, mut f: impl FnMut(&mut Label)) {
         match self {
             Op::IsArity { fail, .. }
+            | Op::IsArityAtLeast { fail, .. }
             | Op::IsTuple { fail, .. }
             | Op::IsElement { fail, .. }
             | Op::IsCons { fail, .. }
@@ -143,6 +144,7 @@ impl Op {
             | Op::CallerLine { dst }
             | Op::CurrentStacktrace { dst, .. } => Some(dst),
             Op::IsArity { .. }
+            | Op::IsArityAtLeast { .. }
             | Op::IsTuple { .. }
             | Op::IsElement { .. }
             | Op::IsCons { .. }
@@ -175,6 +177,7 @@ impl Op {
             | Op::IsMap { src, .. }
             | Op::GetMapValue { src, .. } => Some(src),
             Op::IsArity { .. }
+            | Op::IsArityAtLeast { .. }
             | Op::GetArg { .. }
             | Op::GetArgList { .. }
             | Op::IsWord { .. }
@@ -217,6 +220,7 @@ impl Op {
             | Op::GetTail { src, dst }
             | Op::GetMapValue { src, dst, .. } => Some((src, dst)),
             Op::IsArity { .. }
+            | Op::IsArityAtLeast { .. }
             | Op::GetArg { .. }
             | Op::GetArgList { .. }
             | Op::IsTuple { .. }
@@ -260,6 +264,7 @@ impl Op {
     pub fn reads<'a>(&self, operands: &'a [Reg]) -> Reads<'a> {
         let (fixed, list): ([Reg; 3], &[Reg]) = match *self {
             Op::IsArity { .. }
+            | Op::IsArityAtLeast { .. }
             | Op::GetArg { .. }
             | Op::GetArgList { .. }
             | Op::Jump { .. }
@@ -328,6 +333,7 @@ impl Op {
     pub fn effect(&self) -> Effect {
         match *self {
             Op::IsArity { .. }
+            | Op::IsArityAtLeast { .. }
             | Op::GetArg { .. }
             | Op::IsTuple { .. }
             | Op::GetElement { .. }

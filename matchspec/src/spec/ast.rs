@@ -8,12 +8,14 @@
 
 use super::Kind;
 use crate::bif::Bif;
+use crate::release::Release;
 use crate::term::{Heap, Word};
 
 /// A checked match spec: what the IR compiler consumes.
 #[derive(Clone, Debug)]
 pub struct CheckedSpec {
     pub(crate) kind: Kind,
+    pub(crate) release: Release,
     pub(crate) clauses: Vec<Clause>,
     pub(crate) pats: Vec<Pat>,
     pub(crate) exprs: Vec<Expr>,
@@ -61,6 +63,9 @@ pub enum Head {
     Term(PatId),
     /// Trace specs: one pattern per argument; the arity must be equal.
     Args(Vec<PatId>),
+    /// Trace specs with a prefix head `[P1, ..., Pn | '_']` (OTP 29): one
+    /// pattern for each of the first `n` arguments; there may be more.
+    ArgsPrefix(Vec<PatId>),
     /// Trace specs with head `'$N'`: binds the list of all arguments.
     AllArgs(VarId),
     /// Trace specs with head `'_'`: any arguments.
@@ -187,6 +192,12 @@ impl CheckedSpec {
     /// The event kind it was checked for.
     pub fn kind(&self) -> Kind {
         self.kind
+    }
+
+    /// The release whose rules it was checked by (and whose answers its
+    /// functions give).
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// The clauses, in order.

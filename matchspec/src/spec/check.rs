@@ -28,6 +28,7 @@ use super::ast::{CheckedSpec, Clause, Expr, ExprId, Head, Pat, PatId, VarId};
 use super::error::{SpecError, SpecErrorKind, SpecErrors};
 use crate::bif::Bif;
 use crate::config::Config;
+use crate::release::Change;
 use crate::syntax::Step;
 use crate::term::{Atom, Heap, Kind as TermKind, Term, TermRef, Word, erts_text};
 
@@ -39,27 +40,44 @@ const MESSAGE_BYTES: usize = 99;
 const DIRECT_VARIABLES: u32 = 25;
 
 /// The nesting budget's cost of one level of each construct (see
-/// [`Config::max_nesting`]): ERTS's stack frames per level, in units that
-/// make every measured OTP 27 limit come out exactly.
-mod cost {
+/// [`Config::max_nesting`]): ERTS's stack frames per level, in 16-byte
+/// units that make every measured limit of the release come out exactly.
+#[derive(Clone, Copy, Debug)]
+struct Costs {
     /// A function call or special form (`dmc_expr` + `dmc_fun`).
-    pub(super) const CALL: u32 = 14;
+    call: u32,
     /// A list cell (`dmc_expr` + `dmc_list`).
-    pub(super) const LIST: u32 = 14;
+    list: u32,
     /// A tuple construction `{{...}}` (`dmc_expr` + `dmc_tuple` + `dmc_array`).
-    pub(super) const TUPLE: u32 = 12;
+    tuple: u32,
     /// A map value (`dmc_expr` + `dmc_map` + `dmc_array`).
-    pub(super) const MAP_VALUE: u32 = 40;
+    map_value: u32,
     /// A map key (the map's frames plus `dmc_tuple` for the key tuple).
-    pub(super) const MAP_KEY: u32 = 45;
+    map_key: u32,
+}
+
+impl Costs {
     /// Slack so that the limit in calls lands between frame sizes.
-    pub(super) const SLACK: u32 = 4;
+    const SLACK: u32 = 4;
+
+    fn of(config: &Config) -> Costs {
+        // 224 bytes a call or list level, 240 from OTP 29 on.
+        let call = if config.has(Change::DeeperCallFrames) { 15 } else { 14 };
+        Costs { call, list: call, tuple: 12, map_value: 40, map_key: 45 }
+    }
+
+    /// The budget of `config`'s limit in calls.
+    fn budget(self, config: &Config) -> u32 {
+        config.get_max_nesting().saturating_mul(self.call).saturating_add(Costs::SLACK)
+    }
 }
 
 /// What an event kind allows: ERTS's `DCOMP_*` compile flags.
 #[derive(Clone, Copy, Debug)]
 struct Flags {
     trace: bool,
+    /// Trace heads may be `[A, ... | '_']` ([`Change::PrefixHeads`]).
+    prefix_heads: bool,
     call_trace: bool,
     allow_trace_ops: bool,
     fake: bool,
@@ -68,12 +86,14 @@ struct Flags {
 impl Flags {
     fn new(kind: Kind, config: &Config) -> Flags {
         let fake = config.fake_destructive;
-        match kind {
-            Kind::Table => Flags { trace: false, call_trace: false, allow_trace_ops: false, fake },
-            Kind::Call => Flags { trace: true, call_trace: true, allow_trace_ops: true, fake },
-            Kind::Send => Flags { trace: true, call_trace: false, allow_trace_ops: true, fake },
-            Kind::Receive => Flags { trace: true, call_trace: false, allow_trace_ops: false, fake },
-        }
+        let prefix_heads = config.has(Change::PrefixHeads);
+        let (trace, call_trace, allow_trace_ops) = match kind {
+            Kind::Table => (false, false, false),
+            Kind::Call => (true, true, true),
+            Kind::Send => (true, false, true),
+            Kind::Receive => (true, false, false),
+        };
+        Flags { trace, prefix_heads, call_trace, allow_trace_ops, fake }
     }
 }
 
@@ -142,7 +162,11 @@ fn shape(spec: TermRef<'_>, flags: Flags) -> Result<Vec<RawClause<'_>>, SpecErro
         };
         let part = |n| triple.get(n).unwrap_or(clause);
         let head = part(0);
-        if flags.trace && (head.as_cons().is_some() || head.is_nil()) && head.list_len().is_none() {
+        if flags.trace
+            && (head.as_cons().is_some() || head.is_nil())
+            && head.list_len().is_none()
+            && !(flags.prefix_heads && is_prefix_list(head))
+        {
             let mut message = b"Match expression part ".to_vec();
             erts_text::write(&mut message, head, MESSAGE_BYTES);
             message.extend_from_slice(b" is not a proper list.");
@@ -178,6 +202,7 @@ struct Checker<'c> {
     kind: Kind,
     flags: Flags,
     config: &'c Config,
+    costs: Costs,
     budget: u32,
     /// The original number of each variable when the spec was renumbered.
     original_numbers: Option<Vec<u32>>,
@@ -204,7 +229,8 @@ impl<'c> Checker<'c> {
             kind,
             flags,
             config,
-            budget: config.max_nesting.saturating_mul(cost::CALL).saturating_add(cost::SLACK),
+            costs: Costs::of(config),
+            budget: Costs::of(config).budget(config),
             original_numbers,
             errors: Vec::new(),
             path: Vec::new(),
@@ -221,6 +247,7 @@ impl<'c> Checker<'c> {
     fn finish(self) -> CheckedSpec {
         CheckedSpec {
             kind: self.kind,
+            release: self.config.get_release(),
             clauses: self.clauses,
             pats: self.pats,
             exprs: self.exprs,
@@ -304,7 +331,11 @@ impl<'c> Checker<'c> {
     fn head(&mut self, head: TermRef<'_>) -> Result<Option<Head>, Stop> {
         // A trace head list stands for a tuple of its elements.
         let trace_list = self.flags.trace && (head.as_cons().is_some() || head.is_nil());
-        let elements: Option<Vec<TermRef<'_>>> = if trace_list {
+        // `shape` let a prefix list through only where they are allowed.
+        let prefix = trace_list && is_prefix_list(head);
+        let elements: Option<Vec<TermRef<'_>>> = if prefix {
+            Some(head.list_items().collect())
+        } else if trace_list {
             head.proper_list()
         } else {
             head.as_tuple().map(|t| t.iter().collect())
@@ -324,7 +355,7 @@ impl<'c> Checker<'c> {
         match elements {
             Some(elements) => {
                 let pats = elements.into_iter().map(|e| self.pattern(e)).collect();
-                Ok(Some(Head::Args(pats)))
+                Ok(Some(if prefix { Head::ArgsPrefix(pats) } else { Head::Args(pats) }))
             }
             None => {
                 self.error(
@@ -605,7 +636,7 @@ impl<'c> Checker<'c> {
         tail: TermRef<'a>,
         depth: u32,
     ) -> Checked<'a> {
-        let d = depth + cost::LIST;
+        let d = depth + self.costs.list;
         self.path.push(Step::Element(0));
         let h = self.expr(head, d);
         self.path.pop();
@@ -626,7 +657,7 @@ impl<'c> Checker<'c> {
     fn tuple<'a>(&mut self, t: TermRef<'a>, inner: TermRef<'a>, depth: u32) -> Checked<'a> {
         let Some(tuple) = inner.as_tuple() else { return Checked::Invalid };
         self.path.push(Step::Element(0));
-        let elements = self.array(tuple.iter().collect(), depth + cost::TUPLE, Step::Element);
+        let elements = self.array(tuple.iter().collect(), depth + self.costs.tuple, Step::Element);
         self.path.pop();
         if elements.iter().all(|e| matches!(e, Checked::Constant(_))) {
             // The whole `{{...}}` is the constant; folding strips the braces.
@@ -667,21 +698,21 @@ impl<'c> Checker<'c> {
         if large {
             for &i in order.iter().rev() {
                 self.path.push(Step::Key(i));
-                checked_keys[i] = self.expr(keys[i], depth + cost::MAP_VALUE);
+                checked_keys[i] = self.expr(keys[i], depth + self.costs.map_value);
                 self.path.pop();
                 self.path.push(Step::Value(i));
-                checked_values[i] = self.expr(values[i], depth + cost::MAP_VALUE);
+                checked_values[i] = self.expr(values[i], depth + self.costs.map_value);
                 self.path.pop();
             }
         } else {
             for &i in order.iter().rev() {
                 self.path.push(Step::Value(i));
-                checked_values[i] = self.expr(values[i], depth + cost::MAP_VALUE);
+                checked_values[i] = self.expr(values[i], depth + self.costs.map_value);
                 self.path.pop();
             }
             for &i in order.iter().rev() {
                 self.path.push(Step::Key(i));
-                checked_keys[i] = self.expr(keys[i], depth + cost::MAP_KEY);
+                checked_keys[i] = self.expr(keys[i], depth + self.costs.map_key);
                 self.path.pop();
             }
         }
@@ -709,7 +740,7 @@ impl<'c> Checker<'c> {
     ) -> Checked<'a> {
         let name = tuple.get(0).and_then(|f| f.as_atom()).unwrap_or(Atom::UNDEFINED);
         let args: Vec<TermRef<'a>> = tuple.iter().skip(1).collect();
-        let d = depth + cost::CALL;
+        let d = depth + self.costs.call;
         match name.name() {
             "const" => {
                 if args.len() != 1 {
@@ -854,7 +885,7 @@ impl<'c> Checker<'c> {
         // Under `match_spec_test`, `set_tcw` is compiled as its fake.
         let lookup_name =
             if name.name() == "set_tcw" && self.flags.fake { Atom::SET_TCW_FAKE } else { name };
-        let Some(bif) = Bif::lookup(lookup_name, arity) else {
+        let Some(bif) = Bif::lookup_in(lookup_name, arity, self.config.get_release()) else {
             self.function_error(SpecErrorKind::UnknownFunction, name, arity, " does_not_exist.");
             return Checked::Invalid;
         };
@@ -1119,6 +1150,15 @@ impl<'c> Checker<'c> {
             _ => self.literal(t),
         }
     }
+}
+
+/// Is `head` a list of one element or more ending in `'_'`, a prefix head
+/// (OTP 29's "these arguments first, any number after")?
+fn is_prefix_list(head: TermRef<'_>) -> bool {
+    let mut items = head.list_items();
+    let first = items.next().is_some();
+    items.by_ref().for_each(drop);
+    first && items.tail().as_atom() == Some(Atom::UNDERSCORE)
 }
 
 fn with(path: &[Step], step: Step) -> Vec<Step> {

@@ -1,0 +1,178 @@
+//! [`Release`]: which OTP release's answers to give, and [`Change`], the one
+//! table of everything msc answers differently between releases.
+//!
+//! Every release-dependent decision in the workspace asks
+//! [`Release::has`] about one [`Change`]; nothing compares releases
+//! directly. `docs/releases.md` lists the same rows, each with the case that
+//! shows it (a test keeps the two in step).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An OTP release whose match-spec answers msc gives.
+///
+/// ```
+/// use matchspec::{Change, Release};
+/// assert!(!Release::Otp27.has(Change::PrefixHeads));
+/// assert!(Release::Otp29.has(Change::PrefixHeads));
+/// assert_eq!("29".parse::<Release>(), Ok(Release::Otp29));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Release {
+    /// OTP 27.3 (erts 15.2): the first release msc was exact against.
+    #[default]
+    Otp27,
+    /// OTP 29.1 (erts 17.1).
+    Otp29,
+}
+
+impl Release {
+    /// Every release, oldest first.
+    pub const ALL: [Release; 2] = [Release::Otp27, Release::Otp29];
+
+    /// Does this release answer as `change` says (is it at or after the
+    /// release that made the change)?
+    pub fn has(self, change: Change) -> bool {
+        self >= change.since()
+    }
+
+    /// The major version, as `erlang:system_info(otp_release)` says it.
+    pub fn major(self) -> u32 {
+        match self {
+            Release::Otp27 => 27,
+            Release::Otp29 => 29,
+        }
+    }
+
+    /// The release of major version `major`, if msc knows it.
+    pub fn from_major(major: u32) -> Option<Release> {
+        Release::ALL.into_iter().find(|r| r.major() == major)
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OTP {}", self.major())
+    }
+}
+
+/// A release name that is not one msc knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRelease(pub String);
+
+impl fmt::Display for UnknownRelease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known: Vec<String> = Release::ALL.iter().map(|r| r.major().to_string()).collect();
+        write!(f, "unknown OTP release {:?} (known: {})", self.0, known.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownRelease {}
+
+impl FromStr for Release {
+    type Err = UnknownRelease;
+
+    /// `27`, `29`, also written `OTP 29`, `otp29` or `29.1.2`.
+    fn from_str(text: &str) -> Result<Release, UnknownRelease> {
+        let digits = text.trim().trim_start_matches(['O', 'T', 'P', 'o', 't', 'p']).trim_start();
+        let major = digits.split('.').next().unwrap_or("");
+        major
+            .parse()
+            .ok()
+            .and_then(Release::from_major)
+            .ok_or_else(|| UnknownRelease(text.to_owned()))
+    }
+}
+
+/// One difference between releases that msc reproduces: the table.
+///
+/// Each variant's documentation names the OTP ticket (or says there is
+/// none) and the case that shows it; [`Change::since`] says which release
+/// first answers the new way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// OTP-20017: a trace, send or receive head may be a list ending in
+    /// `'_'`, `[A | '_']`, which matches one argument or more (before, "is
+    /// not a proper list"). Other improper tails are still rejected.
+    PrefixHeads,
+    /// OTP-19809: the guard function `is_integer/3`
+    /// (`{is_integer, X, Lo, Hi}`); a bound that is not an integer is
+    /// `badarg`. ms_transform does not translate it.
+    IsIntegerRange,
+    /// No ticket: `is_record/3` with an atom as the size is `false` (it was
+    /// `badarg`); a float or bignum size is still `badarg`.
+    IsRecordAtomSize,
+    /// No ticket: ERTS's compiler costs 240 stack bytes a level for calls,
+    /// list cells and the boolean forms (224 before), so "Excessive
+    /// nesting" comes at 4,255 nested calls instead of 4,559. Tuples and
+    /// maps cost what they did.
+    DeeperCallFrames,
+    /// OTP-20317: a bignum converted to a float (by `float/1` or mixed
+    /// arithmetic) is correctly rounded; before, ERTS rounded at every
+    /// 64-bit digit and could be one ulp off, or overflow just below
+    /// `2^1024`.
+    RoundedBignumFloats,
+    /// OTP-20208: `bxor` with a result over the bignum size limit fails
+    /// with `system_limit` (before, it returned `[]`; `band` still does).
+    BxorSizeLimit,
+}
+
+impl Change {
+    /// Every change, in the order of `docs/releases.md`.
+    pub const ALL: [Change; 6] = [
+        Change::PrefixHeads,
+        Change::IsIntegerRange,
+        Change::IsRecordAtomSize,
+        Change::DeeperCallFrames,
+        Change::RoundedBignumFloats,
+        Change::BxorSizeLimit,
+    ];
+
+    /// The first release that answers the new way.
+    pub fn since(self) -> Release {
+        match self {
+            Change::PrefixHeads
+            | Change::IsIntegerRange
+            | Change::IsRecordAtomSize
+            | Change::DeeperCallFrames
+            | Change::RoundedBignumFloats
+            | Change::BxorSizeLimit => Release::Otp29,
+        }
+    }
+
+    /// Its name in `docs/releases.md`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::PrefixHeads => "PrefixHeads",
+            Change::IsIntegerRange => "IsIntegerRange",
+            Change::IsRecordAtomSize => "IsRecordAtomSize",
+            Change::DeeperCallFrames => "DeeperCallFrames",
+            Change::RoundedBignumFloats => "RoundedBignumFloats",
+            Change::BxorSizeLimit => "BxorSizeLimit",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_parse_in_every_spelling() {
+        for text in ["27", "OTP 27", "otp27", "27.3.4"] {
+            assert_eq!(text.parse(), Ok(Release::Otp27), "{text}");
+        }
+        assert_eq!("OTP29".parse(), Ok(Release::Otp29));
+        let err = "28".parse::<Release>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown OTP release \"28\" (known: 27, 29)");
+        assert!("".parse::<Release>().is_err());
+    }
+
+    #[test]
+    fn a_change_holds_from_its_release_on() {
+        for change in Change::ALL {
+            assert!(!Release::Otp27.has(change), "{change:?}");
+            assert!(Release::Otp29.has(change), "{change:?}");
+        }
+    }
+}
