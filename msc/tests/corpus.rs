@@ -1,22 +1,39 @@
-//! The conformance corpora, run on every engine: every answer must agree
-//! with OTP 27's, computed as `erlang:match_spec_test/3` would.
+//! The conformance corpora, run on every engine for every release: every
+//! answer must agree with that release's, computed as
+//! `erlang:match_spec_test/3` would.
 
 use matchspec::conformance::{Case, agrees, match_spec_test_with, test_config};
 use matchspec::syntax::TermStream;
-use msc::{Engine, JitError, Spec, TestHost};
+use msc::{Engine, JitError, Release, Spec, TestHost};
 
 /// The engines a corpus runs on: [`Engine::Auto`] interprets every case
 /// (each runs once), so it adds nothing to [`Engine::Interp`].
 const ENGINES: [Engine; 2] = [Engine::Interp, Engine::Jit];
 
-/// Runs every case of `path` on every engine. The file must hold `count`
-/// cases, of which the JIT refuses `too_large` as too large (they then
-/// run, and must agree, in the interpreter).
+/// Runs every case of `path` on every engine, with the answers of
+/// `release`. The file must hold `count` cases, of which the JIT refuses
+/// `too_large` as too large (they then run, and must agree, in the
+/// interpreter).
 #[track_caller]
-fn check_corpus_with(path: &str, count: usize, too_large: usize) {
+fn check_corpus_with(path: &str, count: usize, too_large: usize, release: Release) {
+    check_corpus_pending(path, count, too_large, release, &[]);
+}
+
+/// [`check_corpus_with`], where the cases numbered `pending` (1-based)
+/// are known to disagree, for a reason the caller names: they must all
+/// still disagree (so the list shrinks as msc learns), and no other may.
+#[track_caller]
+fn check_corpus_pending(
+    path: &str,
+    count: usize,
+    too_large: usize,
+    release: Release,
+    pending: &[usize],
+) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     for engine in ENGINES {
         let mut failures = Vec::new();
+        let mut disagreeing = Vec::new();
         let (mut cases, mut refused) = (0, 0);
         for result in TermStream::new(&text) {
             let (term, span) = result.unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -27,7 +44,7 @@ fn check_corpus_with(path: &str, count: usize, too_large: usize) {
                 case.input,
                 case.spec,
                 case.kind,
-                &test_config(),
+                &test_config().release(release),
                 &mut TestHost::default(),
                 |compiled| {
                     let spec = Spec::new(compiled, engine);
@@ -46,10 +63,13 @@ fn check_corpus_with(path: &str, count: usize, too_large: usize) {
             if let Some(expected) = case.expected
                 && !agrees(expected, got.as_ref())
             {
-                failures.push(format!(
-                    "{path} byte {}: {{{}, {}, {}}}\n  expected {expected}\n  got      {got}",
-                    span.start, case.kind, case.spec, case.input
-                ));
+                disagreeing.push(cases);
+                if !pending.contains(&cases) {
+                    failures.push(format!(
+                        "{path} case {cases} (byte {}): {{{}, {}, {}}}\n  expected {expected}\n  got      {got}",
+                        span.start, case.kind, case.spec, case.input
+                    ));
+                }
             }
         }
         assert_eq!(cases, count, "{path}: cases");
@@ -61,16 +81,52 @@ fn check_corpus_with(path: &str, count: usize, too_large: usize) {
             failures.len(),
             failures.iter().take(25).cloned().collect::<Vec<_>>().join("\n")
         );
+        let now_agreeing: Vec<usize> =
+            pending.iter().copied().filter(|n| !disagreeing.contains(n)).collect();
+        assert!(
+            now_agreeing.is_empty(),
+            "{path}: pending cases {now_agreeing:?} agree on {engine} now: take them off the list"
+        );
     }
 }
 
 #[track_caller]
 fn check_corpus(path: &str, count: usize) {
-    check_corpus_with(path, count, 0);
+    check_corpus_with(path, count, 0, Release::Otp27);
 }
 
 fn testdata(name: &str) -> String {
     format!("{}/../testdata/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file of `testdata/otp/`, for `release`: OTP 27's are at the top,
+/// every other release's in `otp<N>/`, made by the same scripts.
+fn otp_file(release: Release, name: &str) -> String {
+    match release {
+        Release::Otp27 => testdata(&format!("otp/{name}")),
+        Release::Otp29 => testdata(&format!("otp/otp29/{name}")),
+    }
+}
+
+/// Tests of a corpus of `testdata/otp/`, one per release, named
+/// `corpus::release`: `file, cases, cases too large for the JIT`.
+macro_rules! otp_corpus {
+    ($($(#[$doc:meta])* $test:ident: $file:literal, $count:expr, $too_large:expr;)*) => {$(
+        $(#[$doc])*
+        mod $test {
+            use super::*;
+
+            #[test]
+            fn otp27() {
+                check_corpus_with(&otp_file(Release::Otp27, $file), $count, $too_large, Release::Otp27);
+            }
+
+            #[test]
+            fn otp29() {
+                check_corpus_with(&otp_file(Release::Otp29, $file), $count, $too_large, Release::Otp29);
+            }
+        }
+    )*};
 }
 
 /// The 20,000 random cases answered by OTP 27.3.4 (`testdata/refresh-shared.sh`).
@@ -79,58 +135,42 @@ fn otp27_random_seed1() {
     check_corpus(&testdata("conformance/otp27-random-seed1.terms"), 20_000);
 }
 
-// The project's own corpora, generated from OTP 27 by `testdata/otp/*.escript`.
-
+/// The same cases answered by OTP 29.1.2 (`testdata/conformance/replay.escript`).
+///
+/// Pending: 22 error texts that print a map with over 32 atom keys, in the
+/// order of erts 17's map hash of atoms (which changed, and which msc does
+/// not compute yet: docs/releases.md). msc prints them in OTP 27's order.
 #[test]
-fn functions_in_every_context() {
-    check_corpus(&testdata("otp/functions.terms"), 14_831);
+fn otp29_random_seed1() {
+    const LARGE_ATOM_MAP_ORDER: [usize; 22] = [
+        143, 259, 396, 3005, 3738, 3909, 4819, 5364, 5530, 6268, 8273, 9061, 9506, 10670, 11361,
+        12466, 13003, 17011, 17367, 17829, 19365, 19889,
+    ];
+    let path = testdata("conformance/otp29-random-seed1.terms");
+    check_corpus_pending(&path, 20_000, 0, Release::Otp29, &LARGE_ATOM_MAP_ORDER);
 }
 
-#[test]
-fn every_error_message() {
-    check_corpus(&testdata("otp/errors.terms"), 2_537);
+// The project's own corpora, generated from each release by `testdata/otp/*.escript`.
+otp_corpus! {
+    functions_in_every_context: "functions.terms", 14_831, 0;
+    every_error_message: "errors.terms", 2_537, 0;
+    heads: "heads.terms", 7_556, 0;
+    quirks: "quirks.terms", 290, 0;
+    send_and_receive_restrictions: "sendrecv.terms", 1_585, 0;
+    random_seed_2: "random-seed2.terms", 5_000, 0;
+    random_seed_3: "random-seed3.terms", 5_000, 0;
+    random_deep_seed_4: "random-deep-seed4.terms", 3_000, 0;
+    /// Six heads nested 100,000 deep compile to over 200,000 ops each.
+    nesting_limits: "nesting.terms", 60, 6;
+    numbers_at_fast_path_edges: "numbers.terms", 12_370, 0;
 }
 
-#[test]
-fn heads() {
-    check_corpus(&testdata("otp/heads.terms"), 7_556);
-}
-
+/// OTP 27's bodies and evaluation order. OTP 29's file (`otp/otp29/`)
+/// walks maps of over 32 keys in the order of erts 17's hash, which msc
+/// does not compute yet.
 #[test]
 fn bodies_and_evaluation_order() {
     check_corpus(&testdata("otp/bodies.terms"), 883);
-}
-
-#[test]
-fn quirks() {
-    check_corpus(&testdata("otp/quirks.terms"), 290);
-}
-
-#[test]
-fn send_and_receive_restrictions() {
-    check_corpus(&testdata("otp/sendrecv.terms"), 1_585);
-}
-
-#[test]
-fn random_seeds_2_and_3() {
-    check_corpus(&testdata("otp/random-seed2.terms"), 5_000);
-    check_corpus(&testdata("otp/random-seed3.terms"), 5_000);
-}
-
-#[test]
-fn random_deep_seed_4() {
-    check_corpus(&testdata("otp/random-deep-seed4.terms"), 3_000);
-}
-
-#[test]
-fn nesting_limits() {
-    // Six heads nested 100,000 deep compile to over 200,000 ops each.
-    check_corpus_with(&testdata("otp/nesting.terms"), 60, 6);
-}
-
-#[test]
-fn numbers_at_fast_path_edges() {
-    check_corpus(&testdata("otp/numbers.terms"), 12_370);
 }
 
 /// Cases OTP 27 crashes on, with answers decided by hand (see
