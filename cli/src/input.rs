@@ -72,12 +72,12 @@ impl SpecText {
         fun_spec(&self.text, kind).map(|spec| spec.to_string())
     }
 
-    /// Compiles the spec for `kind` with the default configuration.
-    pub(crate) fn compile(&self, kind: Kind) -> Result<CompiledSpec, CliError> {
+    /// Compiles the spec for `kind` with `config`.
+    pub(crate) fn compile(&self, kind: Kind, config: &Config) -> Result<CompiledSpec, CliError> {
         if self.fun {
-            return compile_fun(&self.text, kind, &[]);
+            return compile_fun(&self.text, kind, &[], config);
         }
-        Ok(CompiledSpec::compile(&self.text, kind, &Config::default())?)
+        Ok(CompiledSpec::compile(&self.text, kind, config)?)
     }
 
     /// Where the text came from (`<argument>` for inline text).
@@ -97,9 +97,10 @@ pub(crate) fn compile_fun(
     text: &str,
     kind: Kind,
     bindings: &[(&str, Term)],
+    config: &Config,
 ) -> Result<CompiledSpec, CliError> {
     let text = without_final_dot(text);
-    CompiledSpec::from_fun(text, kind, bindings, &Config::default()).map_err(|e| match e {
+    CompiledSpec::from_fun(text, kind, bindings, config).map_err(|e| match e {
         CompileError::Fun(e) => CliError::Fun2ms(e),
         CompileError::Spec(errors) => match fun_spec(text, kind) {
             Ok(spec) => CliError::Fun2msCheck { spec: spec.to_string(), kind: kind.name(), errors },

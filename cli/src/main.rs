@@ -34,6 +34,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use matchspec::Release;
 
 pub(crate) use error::CliError;
 
@@ -43,13 +44,17 @@ pub(crate) use error::CliError;
 struct Cli {
     #[command(subcommand)]
     command: cmd::Command,
+    /// The OTP release whose answers to give: 27 or 29 (also `OTP 29`,
+    /// `29.1.2`). docs/releases.md lists what differs.
+    #[arg(long, global = true, value_name = "RELEASE", default_value = "27")]
+    otp: Release,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut out = BufWriter::new(std::io::stdout().lock());
-    let result =
-        cmd::run(cli.command, &mut out).and_then(|()| out.flush().map_err(CliError::stdout));
+    let result = cmd::run(cli.command, cli.otp, &mut out)
+        .and_then(|()| out.flush().map_err(CliError::stdout));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Whoever reads our output has all they want.

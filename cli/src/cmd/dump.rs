@@ -1,5 +1,6 @@
 //! `msc dump`: the compiled IR of a spec, or what the JIT makes of it.
 
+use matchspec::Config;
 use std::io::Write;
 
 use matchspec::fun2ms::{Dialect, spec_to_fun};
@@ -31,10 +32,10 @@ pub(crate) struct Args {
 }
 
 /// Prints the program in its text form (see `matchspec::ir`).
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     let spec = spec_arg(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let compiled = spec.compile(kind)?;
+    let compiled = spec.compile(kind, config)?;
     if args.fun {
         let text = spec.spec_for(kind)?;
         let term = matchspec::syntax::parse_term(&text)

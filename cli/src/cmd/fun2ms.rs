@@ -1,5 +1,6 @@
 //! `msc fun2ms`: what `ets:fun2ms/1` and `dbg:fun2ms/1` make of a fun.
 
+use matchspec::Config;
 use std::io::Write;
 
 use matchspec::fun2ms::{Dialect, FunCase, fun2ms};
@@ -34,22 +35,22 @@ pub(crate) struct Args {
 }
 
 /// Runs `msc fun2ms`.
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     match &args.batch {
         Some(file) => batch(file, out),
-        None => single(&args, out),
+        None => single(&args, config, out),
     }
 }
 
 /// Prints the spec the fun translates to, after checking it for the kind.
-fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+fn single(args: &Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     let text = without_final_dot(args.fun.as_deref().unwrap_or_default());
     let bindings = args.bindings.iter().map(|b| binding(b)).collect::<Result<Vec<_>, _>>()?;
     let named: Vec<(&str, Term)> = bindings.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let kind = Kind::from(args.kind);
     let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
     let spec = fun2ms(text, dialect, &named).map_err(CliError::Fun2ms)?;
-    compile_fun(text, kind, &named)?;
+    compile_fun(text, kind, &named, config)?;
     outln!(out, "{spec}.")
 }
 

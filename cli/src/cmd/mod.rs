@@ -15,6 +15,7 @@ mod trace;
 use std::io::Write;
 
 use clap::Subcommand;
+use matchspec::{Config, Release};
 
 use crate::CliError;
 
@@ -46,16 +47,19 @@ pub(crate) enum Command {
 }
 
 /// Runs a subcommand; its output goes to `out`.
-pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
+/// Runs `command`, giving the answers of `release` wherever releases
+/// differ.
+pub(crate) fn run(command: Command, release: Release, out: &mut dyn Write) -> Result<(), CliError> {
+    let config = Config::default().release(release);
     match command {
         Command::Demo(args) => demo::run(args, out),
         Command::Parse(args) => parse::run(args, out),
         Command::Etf(command) => etf::run(command, out),
-        Command::Fun2ms(args) => fun2ms::run(args, out),
-        Command::Test(args) => test::run(args, out),
-        Command::Run(args) => run::run(args, out),
-        Command::Dump(args) => dump::run(args, out),
-        Command::Bench(args) => bench::run(args, out),
+        Command::Fun2ms(args) => fun2ms::run(args, &config, out),
+        Command::Test(args) => test::run(args, release, out),
+        Command::Run(args) => run::run(args, &config, out),
+        Command::Dump(args) => dump::run(args, &config, out),
+        Command::Bench(args) => bench::run(args, &config, out),
         Command::Trace(args) => trace::run(args, out),
     }
 }

@@ -5,7 +5,7 @@ use std::io::Write;
 use matchspec::conformance::{Case, agrees, match_spec_test_with, test_config};
 use matchspec::spec::Kind;
 use matchspec::syntax::{Location, TermStream};
-use matchspec::{CompileError, CompiledSpec, TestHost};
+use matchspec::{CompileError, CompiledSpec, Config, Release, TestHost};
 
 use super::{EngineArg, KindArg};
 use crate::CliError;
@@ -42,16 +42,17 @@ pub(crate) struct Args {
 }
 
 /// Runs `msc test`.
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, release: Release, out: &mut dyn Write) -> Result<(), CliError> {
+    let config = test_config().release(release);
     match &args.batch {
-        Some(file) => batch(file, &args, out),
-        None => single(&args, out),
+        Some(file) => batch(file, &args, &config, out),
+        None => single(&args, &config, out),
     }
 }
 
 /// Prints the answer for one case; for an invalid spec, also shows where
 /// each error is on standard error (something ERTS does not do).
-fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+fn single(args: &Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     let kind = Kind::from(args.kind);
     let spec_arg = args.spec.as_deref().unwrap_or_default();
     let (spec, spec_text) = if is_fun(spec_arg) {
@@ -63,21 +64,16 @@ fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     };
     let (input, _) = term_arg(args.input.as_deref().unwrap_or_default())?;
     let mut host = TestHost::default();
-    let answer = match_spec_test_with(
-        input.as_ref(),
-        spec.as_ref(),
-        kind,
-        &test_config(),
-        &mut host,
-        |spec| args.engine.spec(spec),
-    );
+    let answer =
+        match_spec_test_with(input.as_ref(), spec.as_ref(), kind, config, &mut host, |spec| {
+            args.engine.spec(spec)
+        });
     outln!(out, "{answer}.")?;
     out.flush().map_err(CliError::stdout)?;
     for shown in &host.displayed {
         report!("display: {shown}");
     }
-    if let Err(CompileError::Spec(errors)) = CompiledSpec::compile(&spec_text, kind, &test_config())
-    {
+    if let Err(CompileError::Spec(errors)) = CompiledSpec::compile(&spec_text, kind, config) {
         report!("{errors}");
     }
     Ok(())
@@ -85,7 +81,7 @@ fn single(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// Prints one answer per case of the file; with `--check`, compares them
 /// with the expected answers.
-fn batch(file: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+fn batch(file: &str, args: &Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(file)?;
     let (mut total, mut failed) = (0usize, 0usize);
     for result in TermStream::new(&text) {
@@ -101,7 +97,7 @@ fn batch(file: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             case.input,
             case.spec,
             case.kind,
-            &test_config(),
+            config,
             &mut TestHost::default(),
             |spec| args.engine.spec(spec),
         );

@@ -171,3 +171,24 @@ fn engines_agree_on_a_batch() {
         assert_eq!(other.out(), interp.out(), "--engine {engine}");
     }
 }
+
+/// `--otp` picks the release whose answers are given: OTP 29's corpus
+/// through the command line, and the cases that show each release.
+#[test]
+fn otp_picks_the_release() {
+    let prefix = "[{['$1' | '_'], [], [{message, '$1'}]}]";
+    check(&["test", "--otp", "29", "--kind", "call", prefix, "[a, b, c]"], "{ok,a,[],[]}");
+    let run = msc(&["test", "--kind", "call", prefix, "[a, b, c]"]).ok();
+    assert!(run.out().starts_with("{error,[{error,\"Match expression part"), "{}", run.out());
+    check(
+        &["--otp", "OTP 29", "test", "[{'_', [], [{is_integer, 5, 1, 9}]}]", "a"],
+        "{ok,true,[],[]}",
+    );
+
+    let corpus = testdata("otp/otp29/errors.terms");
+    let run = msc(&["test", "--otp", "29", "--batch", &corpus, "--check"]).ok();
+    assert!(run.stderr.contains("2537 passed, 0 failed"), "{}", run.stderr);
+
+    let run = msc(&["test", "--otp", "28", SPEC, "{a, 2}"]).code(2);
+    assert!(run.stderr.contains("unknown OTP release \"28\" (known: 27, 29)"), "{}", run.stderr);
+}

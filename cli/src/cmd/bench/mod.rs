@@ -2,6 +2,7 @@
 
 mod stream;
 
+use matchspec::Config;
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -114,12 +115,12 @@ impl Timing {
 /// Prints `{"workload":..,"engine":..,"events":..,"matched":..,"ns_per_event":..,
 /// "ns_per_event_min":..,"rounds":..,"compile_us":..}`, keys in that order
 /// (`ns_per_event` is the median pass's).
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     let (Some(spec_path), Some(input_path)) = (&args.spec, &args.input) else {
         return trace(&args, out);
     };
     if args.stream {
-        return stream::run(&args, spec_path, input_path, out);
+        return stream::run(&args, spec_path, input_path, config, out);
     }
     if spec_path == "-" && input_path == "-" {
         return Err(CliError::StdinTwice);
@@ -130,7 +131,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let inputs = load_inputs(input_path, &mut heap)?;
 
     let compile_start = Instant::now();
-    let spec = spec.compile(kind)?;
+    let spec = spec.compile(kind, config)?;
     // With `--engine jit` this includes compiling to machine code.
     let spec = engine_spec(spec, args.engine);
     let compile_us = compile_start.elapsed().as_secs_f64() * 1e6;

@@ -1,6 +1,7 @@
 //! `msc bench --stream`: `msc run`'s whole job on a file, timed, and the
 //! limits a filter over that file cannot beat.
 
+use matchspec::Config;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -24,11 +25,12 @@ pub(super) fn run(
     args: &Args,
     spec_path: &str,
     input_path: &str,
+    config: &Config,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let spec = spec_file(spec_path)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let spec = engine_spec(spec.compile(kind)?, args.engine);
+    let spec = engine_spec(spec.compile(kind, config)?, args.engine);
     let io = |source| CliError::Io { path: input_path.to_owned(), source };
     let bytes = std::fs::metadata(input_path).map_err(io)?.len();
     let options = InputOptions {

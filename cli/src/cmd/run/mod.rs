@@ -4,6 +4,7 @@ mod output;
 mod parallel;
 mod parallel_text;
 
+use matchspec::Config;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::time::Instant;
 
@@ -94,13 +95,13 @@ pub(crate) enum FormatArg {
 /// error. Encoded inputs are read and decided an entry at a time, in
 /// bounded memory, on the wire where the spec's heads allow; text is read
 /// whole.
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub(crate) fn run(args: Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     if args.spec == "-" && args.input.iter().any(|input| input == "-") {
         return Err(CliError::StdinTwice);
     }
     let spec = spec_file(&args.spec)?;
     let kind = spec.kind_or(args.kind.map(Into::into));
-    let spec = spec.compile(kind)?;
+    let spec = spec.compile(kind, config)?;
     let spec = engine_spec(spec, args.engine.unwrap_or_else(|| fastest_engine(&args.input)));
     let start = Instant::now();
     let mut total = Summary::default();
