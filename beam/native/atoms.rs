@@ -19,6 +19,7 @@ rustler::atoms! {
     interp,
     auto,
     native,
+    otp,
     msc,
     done,
     dirty,

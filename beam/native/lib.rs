@@ -9,6 +9,7 @@
 //! - `tracer`: `msc_tracer`, an `erl_tracer` with sinks and overload policies.
 //! - `table`: `msc_table`, resident tables (`msc::table`).
 //! - `error`: compile errors as `[{error, Message, Where}]`.
+//! - `release`: the VM's OTP release, whose answers every part gives.
 //!
 //! Every NIF runs inside rustler's panic guard: a panic becomes an Erlang
 //! exception (`nif_panicked`), never a crashed VM, so the crate must build
@@ -22,8 +23,9 @@
 mod atoms;
 mod convert;
 mod error;
+mod release;
 mod spec;
 mod table;
 mod tracer;
 
-rustler::init!("msc_tracer");
+rustler::init!("msc_tracer", load = release::load);

@@ -42,7 +42,7 @@ pub fn build_spec(
     kind: Kind,
     engine: Engine,
 ) -> NifResult<Result<Spec, msc::CompileError>> {
-    let builder = Spec::builder().engine(engine);
+    let builder = Spec::builder().engine(engine).config(crate::release::config());
     if let Ok(text) = Binary::from_term(spec) {
         let text = std::str::from_utf8(text.as_slice()).map_err(|_| Error::BadArg)?;
         return Ok(if is_fun_text(text) {
@@ -74,8 +74,8 @@ fn compile<'a>(
     })
 }
 
-/// `msc:test/3`: what `erlang:match_spec_test/3` returns in OTP 27, with
-/// `{raised, Class, Reason}` where it raises.
+/// `msc:test/3`: what `erlang:match_spec_test/3` returns in this VM's
+/// release, with `{raised, Class, Reason}` where it raises.
 #[rustler::nif(name = "nif_test", schedule = "DirtyCpu")]
 fn test<'a>(env: Env<'a>, input: Term<'a>, spec: Term<'a>, kind: Term<'a>) -> NifResult<Term<'a>> {
     let kind = kind_of(kind)?;
@@ -87,7 +87,7 @@ fn test<'a>(env: Env<'a>, input: Term<'a>, spec: Term<'a>, kind: Term<'a>) -> Ni
         heap.view(input),
         heap.view(spec),
         kind,
-        &test_config(),
+        &test_config().release(crate::release::release()),
         &mut host,
         |spec| spec,
     );
@@ -154,7 +154,8 @@ fn run_list<'a>(env: Env<'a>, list: Term<'a>, compiled: &Compiled) -> NifResult<
     Ok(results.encode(env))
 }
 
-/// `msc:info/1`: the kind, the engine, and whether it runs as machine code.
+/// `msc:info/1`: the kind, the engine, whether it runs as machine code, and
+/// the OTP release whose answers it gives.
 #[rustler::nif(name = "nif_info")]
 fn info<'a>(env: Env<'a>, compiled: ResourceArc<Compiled>) -> NifResult<Term<'a>> {
     let spec = compiled.spec();
@@ -164,6 +165,7 @@ fn info<'a>(env: Env<'a>, compiled: ResourceArc<Compiled>) -> NifResult<Term<'a>
         (atoms::kind().encode(env), kind.encode(env)),
         (atoms::engine().encode(env), engine.encode(env)),
         (atoms::native().encode(env), spec.is_compiled().encode(env)),
+        (atoms::otp().encode(env), spec.compiled().program().release().major().encode(env)),
     ];
     Term::map_from_pairs(env, &pairs).map_err(|_| Error::BadArg)
 }

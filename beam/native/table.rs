@@ -191,6 +191,7 @@ fn spec_of(spec: Term<'_>) -> NifResult<SpecRef> {
     let term = import(spec, &mut heap).map_err(import_error)?;
     let spec = Spec::builder()
         .engine(Engine::Auto)
+        .config(crate::release::config())
         .build_from_term(heap.view(term), Kind::Table)
         .map_err(|_| Error::BadArg)?;
     Ok(SpecRef::Fresh(Box::new(spec)))

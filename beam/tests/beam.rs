@@ -7,12 +7,14 @@
 //!
 //! - the `erl` on the `PATH` (Debian's `erlang-nox`: OTP 25 on bookworm),
 //!   which shows that the NIF loads on an older OTP;
-//! - an Erlang installed in the root directory `MSC_OTP_ROOT` (run with
-//!   `chroot`; `.ci/run` makes one with OTP 27 by debootstrap), where the
-//!   corpus's answers, which are OTP 27's, must match exactly.
+//! - the Erlangs installed in the root directories of `MSC_OTP_ROOT`
+//!   (several separated by `:`, run with `chroot`; `.ci/run` makes OTP 27
+//!   and OTP 29 by debootstrap), where msc must give that release's answers:
+//!   the conformance corpus of the VM's release, and the VM's own
+//!   `erlang:match_spec_test/3`.
 //!
 //! Each suite in each Erlang is a test of its own (`msc_module::host`,
-//! `msc_module::otp_root`). One that cannot run is reported as ignored, and
+//! `msc_module::otp27-root`, named after the root's directory). One that cannot run is reported as ignored, and
 //! a line before the tests says why and what to install: no such Erlang, an
 //! Erlang without `erlc` or EUnit, or one older than the suite needs
 //! (`otp27` runs only in OTP 27 and later). With `MSC_REQUIRE_BEAM` set
@@ -26,19 +28,34 @@ use std::sync::{Arc, OnceLock};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Where an Erlang is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Place {
     /// The `erl` on the `PATH`.
     Host,
-    /// The root directory `MSC_OTP_ROOT`, run with `chroot`.
-    OtpRoot,
+    /// A root directory of `MSC_OTP_ROOT`, run with `chroot`.
+    OtpRoot(PathBuf),
+    /// `MSC_OTP_ROOT` is not set.
+    NoOtpRoot,
 }
 
 impl Place {
-    fn name(self) -> &'static str {
+    /// Every place this machine names: the host, and each root of
+    /// `MSC_OTP_ROOT`.
+    fn all() -> Vec<Place> {
+        let roots = match std::env::var_os("MSC_OTP_ROOT") {
+            Some(roots) => std::env::split_paths(&roots).map(Place::OtpRoot).collect(),
+            None => vec![Place::NoOtpRoot],
+        };
+        std::iter::once(Place::Host).chain(roots).collect()
+    }
+
+    fn name(&self) -> String {
         match self {
-            Place::Host => "host",
-            Place::OtpRoot => "otp_root",
+            Place::Host => "host".to_owned(),
+            Place::OtpRoot(root) => {
+                root.file_name().map_or("otp_root".into(), |n| n.to_string_lossy().into_owned())
+            }
+            Place::NoOtpRoot => "otp_root".to_owned(),
         }
     }
 }
@@ -96,22 +113,20 @@ impl Vm {
 /// Looks for a complete Erlang at `place`: `erl` that runs, `erlc`, and
 /// EUnit (Debian packages them apart: `erlang-nox`, `erlang-dev`,
 /// `erlang-eunit`).
-fn probe(place: Place) -> Probe {
+fn probe(place: &Place) -> Probe {
     let root = match place {
         Place::Host => PathBuf::from("/"),
-        Place::OtpRoot => match std::env::var_os("MSC_OTP_ROOT") {
-            Some(root) => PathBuf::from(root),
-            None => {
-                return Probe::Missing(
-                    "MSC_OTP_ROOT is not set (.ci/run makes an OTP 27 root with debootstrap)"
-                        .into(),
-                );
-            }
-        },
+        Place::OtpRoot(root) => root.clone(),
+        Place::NoOtpRoot => {
+            return Probe::Missing(
+                "MSC_OTP_ROOT is not set (.ci/run makes OTP 27 and 29 roots with debootstrap)"
+                    .into(),
+            );
+        }
     };
     let at = match place {
         Place::Host => "on the PATH".to_owned(),
-        Place::OtpRoot => format!("in {}", root.display()),
+        Place::OtpRoot(_) | Place::NoOtpRoot => format!("in {}", root.display()),
     };
     let eval = "EUnit = case code:lib_dir(eunit) of \
                     {error, _} -> false; \
@@ -139,7 +154,7 @@ fn probe(place: Place) -> Probe {
         return Probe::Missing(format!("the Erlang {at} has no `erlc` (install erlang-dev)"));
     }
     let dir = PathBuf::from(format!("/tmp/msc-beam-test-{}", std::process::id()));
-    Probe::Ready(Arc::new(Vm { place, root, otp, dir, laid_out: OnceLock::new() }))
+    Probe::Ready(Arc::new(Vm { place: place.clone(), root, otp, dir, laid_out: OnceLock::new() }))
 }
 
 /// Lays the application and the test data out under the VM's `/tmp`.
@@ -184,7 +199,10 @@ fn lay_out(vm: &Vm) -> Result<(), String> {
         let (out, err) = (String::from_utf8_lossy(out), String::from_utf8_lossy(err));
         return Err(format!("erlc failed:\n{out}{err}"));
     }
-    write_corpus(&beam.join("../testdata/conformance/otp27-random-seed1.terms"), &host_dir)
+    // The shared corpus as the VM's release answers it.
+    let release = msc::Release::for_vm(vm.otp).major();
+    let corpus = format!("../testdata/conformance/otp{release}-random-seed1.terms");
+    write_corpus(&beam.join(corpus), &host_dir)
 }
 
 /// Removes the layouts of earlier runs whose process is gone: the test
@@ -344,8 +362,13 @@ fn main() -> ExitCode {
     // One VM at a time: each uses every core, and the latency suite
     // measures how long a scheduler is held.
     args.test_threads = args.test_threads.or(Some(1));
-    let places = [Place::Host, Place::OtpRoot];
-    let probes: Vec<(Place, Probe)> = places.iter().map(|&p| (p, probe(p))).collect();
+    let probes: Vec<(Place, Probe)> = Place::all()
+        .into_iter()
+        .map(|place| {
+            let probe = probe(&place);
+            (place, probe)
+        })
+        .collect();
     let require = std::env::var_os("MSC_REQUIRE_BEAM").is_some();
 
     let mut trials = Vec::new();

@@ -48,6 +48,22 @@ impl Release {
     pub fn from_major(major: u32) -> Option<Release> {
         Release::ALL.into_iter().find(|r| r.major() == major)
     }
+
+    /// The release whose answers a VM of OTP `major` gets: the newest known
+    /// one not newer than it, or the oldest for an older VM. OTP 25 and 26
+    /// get OTP 27's answers, OTP 28 too (it has some of OTP 29's changes,
+    /// which msc does not tell apart), OTP 30 OTP 29's.
+    ///
+    /// ```
+    /// use matchspec::Release;
+    /// assert_eq!(Release::for_vm(25), Release::Otp27);
+    /// assert_eq!(Release::for_vm(28), Release::Otp27);
+    /// assert_eq!(Release::for_vm(29), Release::Otp29);
+    /// assert_eq!(Release::for_vm(30), Release::Otp29);
+    /// ```
+    pub fn for_vm(major: u32) -> Release {
+        Release::ALL.into_iter().rev().find(|r| r.major() <= major).unwrap_or(Release::ALL[0])
+    }
 }
 
 impl fmt::Display for Release {

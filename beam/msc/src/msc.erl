@@ -71,8 +71,11 @@ match_spec_run(List, Compiled) when is_list(List) ->
 match_spec_run(List, Compiled) ->
     erlang:error(badarg, [List, Compiled]).
 
-%% @doc The kind, the engine and whether the spec runs as machine code now.
--spec info(compiled()) -> #{kind := kind(), engine := engine(), native := boolean()}.
+%% @doc The kind, the engine, whether the spec runs as machine code now,
+%% and the OTP release whose answers it gives: this VM's (27 for OTP 25 to
+%% 28, 29 from OTP 29 on; docs/releases.md).
+-spec info(compiled()) ->
+    #{kind := kind(), engine := engine(), native := boolean(), otp := 27 | 29}.
 info(Compiled) ->
     msc_tracer:nif_info(Compiled).
 

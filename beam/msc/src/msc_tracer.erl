@@ -55,7 +55,9 @@
 -define(NOT_LOADED, erlang:nif_error({not_loaded, ?MODULE})).
 
 init() ->
-    erlang:load_nif(filename:join(priv_dir(), "libmsc_nif"), 0).
+    %% The NIF gives this release's answers.
+    Release = list_to_binary(erlang:system_info(otp_release)),
+    erlang:load_nif(filename:join(priv_dir(), "libmsc_nif"), Release).
 
 %% The application's priv directory: code:priv_dir/1 when the code path
 %% names the application (a release, rebar3), else priv/ beside ebin/.
