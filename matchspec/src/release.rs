@@ -131,17 +131,31 @@ pub enum Change {
     /// OTP-20208: `bxor` with a result over the bignum size limit fails
     /// with `system_limit` (before, it returned `[]`; `band` still does).
     BxorSizeLimit,
+    /// No ticket: erts 17 orders the maps of over 32 keys differently.
+    /// ERTS's internal hash (`erts_map_hash`, which files a large map's
+    /// keys) mixes in one more type tag after tuples, so binaries,
+    /// bitstrings, floats, bignums, maps, references and funs hash
+    /// differently (small integers, atoms, `[]`, lists and tuples as
+    /// before); and 22 atoms joined the boot atom table and two moved, so
+    /// most boot atoms (from index 66 on) have a new index, which is both
+    /// their hash and their order as a small map's keys (`message` went
+    /// from 408 to 418). A map of over 32 keys is walked, printed
+    /// and written by `term_to_binary` in the new order: in a trace body,
+    /// `#{{message,1} => 1, ..., {message,40} => 40}` sends 17 in OTP 27
+    /// and 21 in OTP 29 (`testdata/otp/otp29/bodies.terms`).
+    Erts17MapHash,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 6] = [
+    pub const ALL: [Change; 7] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
         Change::DeeperCallFrames,
         Change::RoundedBignumFloats,
         Change::BxorSizeLimit,
+        Change::Erts17MapHash,
     ];
 
     /// The first release that answers the new way.
@@ -152,7 +166,8 @@ impl Change {
             | Change::IsRecordAtomSize
             | Change::DeeperCallFrames
             | Change::RoundedBignumFloats
-            | Change::BxorSizeLimit => Release::Otp29,
+            | Change::BxorSizeLimit
+            | Change::Erts17MapHash => Release::Otp29,
         }
     }
 
@@ -165,6 +180,7 @@ impl Change {
             Change::DeeperCallFrames => "DeeperCallFrames",
             Change::RoundedBignumFloats => "RoundedBignumFloats",
             Change::BxorSizeLimit => "BxorSizeLimit",
+            Change::Erts17MapHash => "Erts17MapHash",
         }
     }
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env escript
 %% -*- erlang -*-
 %%
-%% Generates otp27.terms: golden external term format encodings made by a
-%% real Erlang/OTP 27 node, for the tests in matchspec/tests/etf.rs.
+%% Generates otp<Release>.terms: golden external term format encodings made
+%% by a real Erlang/OTP node of release 27 or 29, for the tests in
+%% matchspec/tests/etf.rs.
 %%
-%% Run it with OTP 27 in the directory of this file:
+%% Run it with OTP 27 or OTP 29 in the directory of this file:
 %%
-%%     escript gen.escript            (writes ./otp27.terms)
+%%     escript gen.escript            (writes ./otp27.terms or ./otp29.terms)
 %%
 %% Every line of the output is one dot-terminated Erlang term, written in the
 %% text syntax that matchspec's parser reads (see the header the script
@@ -22,7 +23,8 @@
 main(_) ->
     Release = erlang:system_info(otp_release),
     Version = otp_version(),
-    "27" = Release,
+    true = lists:member(Release, ["27", "29"]),
+    File = "otp" ++ Release ++ ".terms",
     Lines = lists:flatten([
         [line(T) || T <- encode_cases()],
         [line({deterministic, T}) || T <- deterministic_cases()],
@@ -54,9 +56,9 @@ main(_) ->
         "%% #Ref<Node.Creation.Wn...W0>.\n"
     ],
     Out = unicode:characters_to_binary([Header | Lines]),
-    ok = file:write_file("otp27.terms", Out),
-    io:format("wrote otp27.terms: ~b lines, ~b bytes~n",
-              [length(binary:matches(Out, <<"\n">>)), byte_size(Out)]).
+    ok = file:write_file(File, Out),
+    io:format("wrote ~s: ~b lines, ~b bytes~n",
+              [File, length(binary:matches(Out, <<"\n">>)), byte_size(Out)]).
 
 otp_version() ->
     File = filename:join([code:root_dir(), "releases", erlang:system_info(otp_release),
@@ -254,7 +256,7 @@ compressed_cases() ->
      {[{I, <<"abcdefgh">>} || I <- lists:seq(1, 50)], [{compressed, 9}]},
      {ok, [compressed]}].
 
-%% Older and non-canonical encodings OTP 27 still reads.
+%% Older and non-canonical encodings OTP still reads.
 decode_cases() ->
     Node = atom_ext(nonode@nohost),
     Ab = atom_ext('a@b'),

@@ -39,6 +39,7 @@ use std::fmt::{self, Write};
 use super::Position;
 use super::print::print_part;
 use super::read;
+use crate::Release;
 use crate::etf::{self, DecodeError, EncodeError, tag};
 use crate::outcome::Outcome;
 use crate::term::display::{Node, Printer, Task, Walk};
@@ -80,6 +81,8 @@ pub struct Built<'a> {
     pieces: &'a [Piece],
     root: Piece,
     heaps: HeapSet<'a>,
+    /// Whose `term_to_binary` writes the parts that are not copied.
+    release: Release,
 }
 
 impl fmt::Debug for Built<'_> {
@@ -97,18 +100,21 @@ impl<'a> Built<'a> {
     /// at byte `at`.
     pub fn part(bytes: &'a [u8], at: u32) -> Built<'a> {
         let heaps = HeapSet::new(&[], &[], &[]);
-        Built { bytes, pieces: &[], root: Piece::Part(Position::Term(at)), heaps }
+        // A part is copied as it is: no release writes it differently.
+        let release = Release::default();
+        Built { bytes, pieces: &[], root: Piece::Part(Position::Term(at)), heaps, release }
     }
 
-    /// The result `root` of a run on `bytes`: its tuples' pieces in
-    /// `pieces`, its words terms of `heaps`.
+    /// The result `root` of a run on `bytes` by a program of `release`:
+    /// its tuples' pieces in `pieces`, its words terms of `heaps`.
     pub(crate) fn new(
         bytes: &'a [u8],
         pieces: &'a [Piece],
         root: Piece,
         heaps: HeapSet<'a>,
+        release: Release,
     ) -> Built<'a> {
-        Built { bytes, pieces, root, heaps }
+        Built { bytes, pieces, root, heaps, release }
     }
 
     /// Where the result starts in the input's bytes, if it is a part of
@@ -130,8 +136,8 @@ impl<'a> Built<'a> {
     }
 
     /// Appends the result's encoding, version byte first, to `out`: parts
-    /// copied as the input wrote them, the rest as [`etf::encode`] writes
-    /// it. On an error `out` is as it was.
+    /// copied as the input wrote them, the rest as [`etf::encode_for`] the
+    /// program's release writes it. On an error `out` is as it was.
     pub fn write_etf(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let len = out.len();
         out.push(etf::VERSION);
@@ -157,7 +163,7 @@ impl<'a> Built<'a> {
             }
             Piece::Part(position) => {
                 let mut encoded = vec![etf::VERSION];
-                match write_part(self.bytes, position, &mut encoded) {
+                match write_part(self.bytes, position, &mut encoded, self.release) {
                     Some(()) => etf::decode(&encoded),
                     // (Only positions the engine found in plain bytes
                     // are not terms of their own: never here.)
@@ -176,9 +182,9 @@ impl<'a> Built<'a> {
 
     fn write_piece(&self, piece: Piece, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         match piece {
-            Piece::Part(position) => write_part(self.bytes, position, out)
+            Piece::Part(position) => write_part(self.bytes, position, out, self.release)
                 .ok_or(EncodeError::PartNotATerm { at: position_byte(position) }),
-            Piece::Word(word) => etf::encode_inside(self.heaps.term(word), out),
+            Piece::Word(word) => etf::encode_inside(self.heaps.term(word), out, self.release),
             Piece::Tuple { first, arity } => {
                 let elements = self.elements(first, arity).unwrap_or_default();
                 let arity = elements.len() as u32;
@@ -201,8 +207,9 @@ impl<'a> Built<'a> {
 }
 
 /// Appends the encoding of the part at `position` of the plain term
-/// `bytes`: `None` if the bytes are not one.
-fn write_part(bytes: &[u8], position: Position, out: &mut Vec<u8>) -> Option<()> {
+/// `bytes` (a word there as `release` writes it): `None` if the bytes are
+/// not one.
+fn write_part(bytes: &[u8], position: Position, out: &mut Vec<u8>, release: Release) -> Option<()> {
     match position {
         Position::Term(at) => {
             let end = read::plain_end(bytes, at)?;
@@ -226,7 +233,7 @@ fn write_part(bytes: &[u8], position: Position, out: &mut Vec<u8>) -> Option<()>
         }
         Position::Word(word) => {
             let heaps = HeapSet::new(&[], &[], &[]);
-            etf::encode_inside(heaps.term(word), out).ok()?;
+            etf::encode_inside(heaps.term(word), out, release).ok()?;
         }
     }
     Some(())

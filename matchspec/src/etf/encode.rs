@@ -4,9 +4,11 @@ use flate2::{Compress, Compression, FlushCompress, Status};
 
 use super::error::EncodeError;
 use super::{VERSION, is_local_node, limit, tag};
+use crate::Release;
 use crate::term::{Atom, Kind, Map, TermRef, Word};
 
-/// Encodes `term` as OTP 27's `term_to_binary/1` does.
+/// Encodes `term` as `term_to_binary/1` of the default release (OTP 27)
+/// does: [`encode_for`] that release.
 ///
 /// The bytes are identical to OTP's except for the order of entries of
 /// some maps, which depends on the atom table of the node (see the
@@ -23,7 +25,27 @@ use crate::term::{Atom, Kind, Map, TermRef, Word};
 /// );
 /// ```
 pub fn encode(term: TermRef<'_>) -> Result<Vec<u8>, EncodeError> {
-    Encoder::new(term, MapOrder::Otp).run()
+    encode_for(term, Release::default())
+}
+
+/// Encodes `term` as `term_to_binary/1` of `release` does. Releases differ
+/// only in the order of the entries of maps of over 32 keys
+/// ([`Change::Erts17MapHash`](crate::Change::Erts17MapHash)).
+///
+/// ```
+/// use matchspec::etf;
+/// use matchspec::term::Term;
+/// use matchspec::Release;
+/// let floats: Vec<String> = (1..=33).map(|i| format!("{i}.5 => {i}")).collect();
+/// let t = Term::parse(&format!("#{{{}}}", floats.join(", "))).unwrap();
+/// let otp27 = etf::encode_for(t.as_ref(), Release::Otp27).unwrap();
+/// let otp29 = etf::encode_for(t.as_ref(), Release::Otp29).unwrap();
+/// assert_eq!(otp27.len(), otp29.len());
+/// assert_ne!(otp27, otp29);
+/// assert_eq!(etf::decode(&otp29).unwrap(), t);
+/// ```
+pub fn encode_for(term: TermRef<'_>, release: Release) -> Result<Vec<u8>, EncodeError> {
+    Encoder::new(term, MapOrder::Otp(release)).run()
 }
 
 /// Encodes `term` as `term_to_binary(Term, [deterministic])` does: like
@@ -41,14 +63,18 @@ pub fn encode_deterministic(term: TermRef<'_>) -> Result<Vec<u8>, EncodeError> {
     Encoder::new(term, MapOrder::Sorted).run()
 }
 
-/// Appends `term`'s encoding as [`encode`] writes it, without the version
-/// byte, to `out`: for a term written inside another. On an error `out`
-/// is as it was.
-pub(crate) fn encode_inside(term: TermRef<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+/// Appends `term`'s encoding as [`encode_for`] `release` writes it, without
+/// the version byte, to `out`: for a term written inside another. On an
+/// error `out` is as it was.
+pub(crate) fn encode_inside(
+    term: TermRef<'_>,
+    out: &mut Vec<u8>,
+    release: Release,
+) -> Result<(), EncodeError> {
     let len = out.len();
     let mut encoder = Encoder {
         term,
-        order: MapOrder::Otp,
+        order: MapOrder::Otp(release),
         out: std::mem::take(out),
         stack: vec![Task::Term(term.word())],
     };
@@ -61,8 +87,9 @@ pub(crate) fn encode_inside(term: TermRef<'_>, out: &mut Vec<u8>) -> Result<(), 
 }
 
 /// Encodes `term` and compresses it with zlib at `level` (0 to 9), as
-/// `term_to_binary(Term, [{compressed, Level}])` does; the `compressed`
-/// option alone is level 6.
+/// `term_to_binary(Term, [{compressed, Level}])` of the default release
+/// does ([`encode_compressed_for`] that release); the `compressed` option
+/// alone is level 6.
 ///
 /// As in OTP, level 0 and terms that compression does not make smaller give
 /// the plain encoding. The compressed bytes are a valid zlib stream that OTP
@@ -78,10 +105,20 @@ pub(crate) fn encode_inside(term: TermRef<'_>, out: &mut Vec<u8>) -> Result<(), 
 /// assert_eq!(etf::decode(&bytes).unwrap(), t);
 /// ```
 pub fn encode_compressed(term: TermRef<'_>, level: u32) -> Result<Vec<u8>, EncodeError> {
+    encode_compressed_for(term, level, Release::default())
+}
+
+/// [`encode_compressed`], with the map order of `release` (as
+/// [`encode_for`]).
+pub fn encode_compressed_for(
+    term: TermRef<'_>,
+    level: u32,
+    release: Release,
+) -> Result<Vec<u8>, EncodeError> {
     if level > 9 {
         return Err(EncodeError::BadCompressionLevel(level));
     }
-    let plain = encode(term)?;
+    let plain = encode_for(term, release)?;
     if level == 0 {
         return Ok(plain);
     }
@@ -110,8 +147,8 @@ pub fn encode_compressed(term: TermRef<'_>, level: u32) -> Result<Vec<u8>, Encod
 /// How to order the entries of maps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MapOrder {
-    /// As OTP stores them, where that can be known.
-    Otp,
+    /// As OTP of this release stores them, where that can be known.
+    Otp(Release),
     /// In exact key order (the `deterministic` option).
     Sorted,
 }
@@ -357,12 +394,12 @@ impl<'a> Encoder<'a> {
         // hash order (the reverse of how it iterates it); a map that came
         // from the external term format remembers the order it was written in.
         let order: Option<Vec<usize>> = match self.order {
-            MapOrder::Otp if map.len() > limit::FLATMAP_KEYS => {
-                crate::term::erts_hash::hamt_order(map)
+            MapOrder::Otp(release) if map.len() > limit::FLATMAP_KEYS => {
+                crate::term::erts_hash::hamt_order(map, release)
                     .or_else(|| map.has_own_order().then(|| map.own_order_positions().collect()))
             }
-            MapOrder::Otp => Some(crate::term::erts_layout::erts_order(map)),
-            _ => None,
+            MapOrder::Otp(release) => Some(crate::term::erts_layout::erts_order(map, release)),
+            MapOrder::Sorted => None,
         };
         // Pushed last entry first, so they come off the stack in order.
         let mut push = |i: usize| {

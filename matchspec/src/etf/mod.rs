@@ -32,32 +32,35 @@
 //! (minor version 2): UTF-8 atom tags, `NEW_FLOAT_EXT`, the smallest integer
 //! tag, `STRING_EXT` for lists of bytes shorter than 65536, `NEW_PID_EXT`,
 //! `V4_PORT_EXT`, `NEWER_REFERENCE_EXT`, `EXPORT_EXT`, `NEW_FUN_EXT`,
-//! `MAP_EXT`. The output is identical to OTP 27's for every term, with one
-//! exception that no encoder outside the writing node can avoid: the order
-//! of map entries.
+//! `MAP_EXT`. The output is identical to OTP 27's for every term (and
+//! [`encode_for`]'s to the given release's), with one exception that no
+//! encoder outside the writing node can avoid: the order of map entries.
 //!
 //! OTP writes a map in the order it stores it:
 //!
 //! * A map of at most 32 keys is a sorted array, in the exact term order
 //!   ([`TermRef::cmp_exact`]) except that two *atom* keys compare by their
-//!   index in the node's atom table, which depends on which atoms the node
-//!   happened to create first. This crate writes atom keys in name order
-//!   instead, so maps with at most one atom key (and any number of keys that
-//!   merely contain atoms, like `{a}`) come out identical.
+//!   index in the node's atom table. The atoms ERTS creates at boot have
+//!   the same index on every node of a release, and this crate knows it;
+//!   the index of any other atom depends on which atoms the node happened
+//!   to create first, and this crate puts those after the boot atoms in
+//!   the order it met them. A map decoded from the external term format
+//!   keeps the order it was written in.
 //! * A larger map is a hash trie, written in the order of OTP's internal
 //!   hash of the keys. This crate computes that hash (a port of
-//!   `make_internal_hash` of erts 15, checked against OTP 27.3 output), so
-//!   maps whose keys are made of numbers, binaries, bitstrings, lists,
-//!   tuples, small maps and this node's references come out identical. The
-//!   hash of an atom mixes in its atom-table index, that of an export fun or
-//!   another node's identifier a pointer, and that of this node's pids and
-//!   ports the layout of the node's process and port tables; a large map
-//!   with any of these anywhere in its keys is written in sorted order
-//!   instead.
+//!   `make_internal_hash` of erts 15 and erts 17, checked against OTP 27.3
+//!   and OTP 29.1), so maps whose keys are made of numbers, binaries,
+//!   bitstrings, lists, tuples, small maps, boot atoms and this node's
+//!   references come out identical. The hash of any other atom mixes in its
+//!   atom-table index, that of an export fun or another node's identifier a
+//!   pointer, and that of this node's pids and ports the layout of the
+//!   node's process and port tables; a large map with any of these anywhere
+//!   in its keys is written in the order it was decoded in, else in sorted
+//!   order.
 //!
 //! [`encode_deterministic`] writes every map in sorted order, as
 //! `term_to_binary(Term, [deterministic])` does; its output is identical to
-//! OTP 27's for every term. Either way, [`decode`] and `binary_to_term/1`
+//! OTP's for every term. Either way, [`decode`] and `binary_to_term/1`
 //! read back the same term.
 //!
 //! [`encode_compressed`] wraps the encoding in zlib like the `compressed`
@@ -89,7 +92,9 @@ mod tests;
 
 pub use decode::{decode, decode_into, decode_prefix, decode_subterm, term_len, term_len_indexed};
 pub(crate) use encode::encode_inside;
-pub use encode::{encode, encode_compressed, encode_deterministic};
+pub use encode::{
+    encode, encode_compressed, encode_compressed_for, encode_deterministic, encode_for,
+};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use scan::PlainIndex;
 

@@ -28,7 +28,7 @@ use super::ast::{CheckedSpec, Clause, Expr, ExprId, Head, Pat, PatId, VarId};
 use super::error::{SpecError, SpecErrorKind, SpecErrors};
 use crate::bif::Bif;
 use crate::config::Config;
-use crate::release::Change;
+use crate::release::{Change, Release};
 use crate::syntax::Step;
 use crate::term::{Atom, Heap, Kind as TermKind, Term, TermRef, Word, erts_text};
 
@@ -81,6 +81,8 @@ struct Flags {
     call_trace: bool,
     allow_trace_ops: bool,
     fake: bool,
+    /// Whose texts to write ([`Change::Erts17MapHash`]).
+    release: Release,
 }
 
 impl Flags {
@@ -93,7 +95,8 @@ impl Flags {
             Kind::Send => (true, false, true),
             Kind::Receive => (true, false, false),
         };
-        Flags { trace, prefix_heads, call_trace, allow_trace_ops, fake }
+        let release = config.get_release();
+        Flags { trace, prefix_heads, call_trace, allow_trace_ops, fake, release }
     }
 }
 
@@ -168,7 +171,7 @@ fn shape(spec: TermRef<'_>, flags: Flags) -> Result<Vec<RawClause<'_>>, SpecErro
             && !(flags.prefix_heads && is_prefix_list(head))
         {
             let mut message = b"Match expression part ".to_vec();
-            erts_text::write(&mut message, head, MESSAGE_BYTES);
+            erts_text::write(&mut message, head, MESSAGE_BYTES, flags.release);
             message.extend_from_slice(b" is not a proper list.");
             message.truncate(MESSAGE_BYTES);
             let path = vec![Step::Element(i), Step::Element(0)];
@@ -278,7 +281,7 @@ impl<'c> Checker<'c> {
     /// An error whose message embeds `term` printed as ERTS prints it.
     fn term_error(&mut self, kind: SpecErrorKind, before: &str, term: TermRef<'_>, after: &str) {
         let mut message = before.as_bytes().to_vec();
-        erts_text::write(&mut message, term, MESSAGE_BYTES);
+        erts_text::write(&mut message, term, MESSAGE_BYTES, self.config.get_release());
         message.extend_from_slice(after.as_bytes());
         self.error(kind, message);
     }
@@ -386,7 +389,8 @@ impl<'c> Checker<'c> {
                     TermKind::Map(m) => {
                         let keys: Vec<TermRef<'a>> = m.keys().collect();
                         let values: Vec<TermRef<'a>> = m.values().collect();
-                        for i in crate::term::erts_layout::erts_order(m) {
+                        let release = self.config.get_release();
+                        for i in crate::term::erts_layout::erts_order(m, release) {
                             let (k, v) = (keys[i], values[i]);
                             let bad = if variable_number(k).is_some() {
                                 Some((
@@ -690,7 +694,7 @@ impl<'c> Checker<'c> {
         let Some(map) = t.as_map() else { return Checked::Invalid };
         let keys: Vec<TermRef<'a>> = map.keys().collect();
         let values: Vec<TermRef<'a>> = map.values().collect();
-        let order = crate::term::erts_layout::erts_order(map);
+        let order = crate::term::erts_layout::erts_order(map, self.config.get_release());
         let n = order.len();
         let mut checked_keys = vec![Checked::Invalid; n];
         let mut checked_values = vec![Checked::Invalid; n];

@@ -1,4 +1,4 @@
-//! The order in which OTP 27 writes the entries of a large map.
+//! The order in which ERTS writes the entries of a large map.
 //!
 //! A map of more than 32 keys is a hash array mapped trie in ERTS. Each key
 //! has a 64-bit hash; the root node indexes its children by the lowest four
@@ -9,23 +9,30 @@
 //! sorted by hash, comparing hashes nibble by nibble from the lowest nibble
 //! up, in descending order.
 //!
-//! The hash is `erts_map_hash` of erts 15 (OTP 27): for an immediate term,
-//! a 64-bit finaliser of the tagged word; for anything else,
-//! `make_internal_hash`, which walks the term and mixes type tags, sizes
-//! and contents into two 64-bit accumulators. This module reimplements both
-//! from their description in `erl_term_hashing.c`, on ERTS's own
-//! representation of each term (its tagged words, 60-bit small integers,
-//! 64-bit bignum digits), and the golden tests check the result against
-//! maps written by OTP 27.3.
+//! The hash is `erts_map_hash` of erts 15 (OTP 27) or erts 17 (OTP 29):
+//! for an immediate term, a 64-bit finaliser of the tagged word; for
+//! anything else, `make_internal_hash`, which walks the term and mixes type
+//! tags, sizes and contents into two 64-bit accumulators. This module
+//! reimplements both from their description in `erl_term_hashing.c` of
+//! erts 15, on ERTS's own representation of each term (its tagged words,
+//! 60-bit small integers, 64-bit bignum digits). Erts 17 mixes the same
+//! things with one more type tag, numbered right after tuples' (so every
+//! later tag is one higher: see [`Types`]), and boots with a larger atom
+//! table ([`Change::Erts17MapHash`]). Golden tests check the result against
+//! `erts_debug:get_internal_state({internal_hash, T})` of both releases
+//! (`testdata/erts_hash/`) and against maps they wrote.
 //!
 //! Some terms hash through something private to the node that holds them:
-//! an atom by its index in the atom table, an export fun and another node's
-//! pid, port or reference by a pointer, and this node's pids and ports by a
-//! word that folds in the layout of the node's process or port table. A key
-//! containing any of them has no hash this module can know, and
+//! an atom by its index in the atom table (known for the atoms ERTS creates
+//! at boot, see [`atom_index`]), an export fun and another node's pid, port
+//! or reference by a pointer, and this node's pids and ports by a word that
+//! folds in the layout of the node's process or port table. A key
+//! containing any of the unknown ones has no hash this module can know, and
 //! [`hamt_order`] gives up on that map.
 
+use super::erts_layout::{atom_index, flatmap_cmp};
 use super::{Atom, Kind, Map, TermRef};
+use crate::{Change, Release};
 
 /// ERTS's limits that decide how a term hashes.
 mod limit {
@@ -45,12 +52,13 @@ fn is_local_node(node: Atom, creation: u32) -> bool {
 }
 
 /// The indexes (into the map's keys in exact order) of a large map's entries
-/// in the order OTP 27 writes them, or `None` if a key hashes through
-/// something private to a node (or, with odds of 2^-64, two keys collide).
-pub(crate) fn hamt_order(map: Map<'_>) -> Option<Vec<usize>> {
+/// in the order ERTS of `release` writes them, or `None` if a key hashes
+/// through something private to a node (or, with odds of 2^-64, two keys
+/// collide).
+pub(crate) fn hamt_order(map: Map<'_>, release: Release) -> Option<Vec<usize>> {
     let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(map.len());
     for (i, key) in map.keys().enumerate() {
-        keyed.push((nibbles_reversed(map_hash(key)?), i));
+        keyed.push((nibbles_reversed(map_hash(key, release)?), i));
     }
     keyed.sort_unstable_by_key(|&(hash, _)| std::cmp::Reverse(hash));
     // Keys with equal hashes share a collision node, whose order this
@@ -61,11 +69,12 @@ pub(crate) fn hamt_order(map: Map<'_>) -> Option<Vec<usize>> {
     Some(keyed.into_iter().map(|(_, i)| i).collect())
 }
 
-/// `erts_map_hash`: the hash ERTS files a map key under.
-fn map_hash(key: TermRef<'_>) -> Option<u64> {
-    match classify(key) {
+/// `erts_map_hash` of `release`: the hash ERTS files a map key under (also
+/// what `erts_debug:get_internal_state({internal_hash, Key})` answers).
+pub(crate) fn map_hash(key: TermRef<'_>, release: Release) -> Option<u64> {
+    match classify(key, release) {
         Shape::Immediate(word) => Some(mix64(word)),
-        Shape::Boxed => internal_hash(key),
+        Shape::Boxed => internal_hash(key, release),
         Shape::Private => None,
     }
 }
@@ -91,15 +100,22 @@ enum Shape {
 mod erts {
     pub const SMALL_TAG: u64 = 0xf;
     pub const NIL: u64 = 0x3b;
+    pub const ATOM_TAG: u64 = 0xb;
     pub const IMMED1_BITS: u32 = 4;
+    pub const IMMED2_BITS: u32 = 6;
     /// In the second id word of a reference of this node, marks a reference
     /// bound to a process or to a magic binary, hashed differently.
     pub const REF1_MARKERS: u32 = 0b11 << 16;
 }
 
-fn classify(t: TermRef<'_>) -> Shape {
+fn classify(t: TermRef<'_>, release: Release) -> Shape {
     use erts::*;
     match t.kind() {
+        // An atom is its index in the node's atom table.
+        Kind::Atom(a) => match atom_index(a, release) {
+            Some(index) => Shape::Immediate((u64::from(index) << IMMED2_BITS) | ATOM_TAG),
+            None => Shape::Private,
+        },
         Kind::Small(v) if (limit::OTP_MIN_SMALL..=limit::OTP_MAX_SMALL).contains(&v) => {
             Shape::Immediate(((v as u64) << IMMED1_BITS) | SMALL_TAG)
         }
@@ -118,7 +134,7 @@ fn classify(t: TermRef<'_>) -> Shape {
         // This node's pids and ports are immediates whose bits mix the
         // process or port number with the layout of the node's table,
         // which depends on its configuration (`+P`, `+Q`).
-        Kind::Atom(_) | Kind::Pid(_) | Kind::Port(_) | Kind::Ref(_) => Shape::Private,
+        Kind::Pid(_) | Kind::Port(_) | Kind::Ref(_) => Shape::Private,
         Kind::Export(_) | Kind::Closure(_) => Shape::Private,
         // A large map inside a key hashes through its trie nodes.
         Kind::Map(m) if m.len() > limit::FLATMAP_KEYS => Shape::Private,
@@ -132,7 +148,7 @@ fn classify(t: TermRef<'_>) -> Shape {
 }
 
 /// The type tags `make_internal_hash` mixes in (the `IHASH_TYPE_*` enum of
-/// erts 15, which has no record type yet).
+/// erts 15; erts 17 numbers them as [`Types`] says).
 mod ty {
     pub const IMMEDIATE: u64 = 1;
     pub const ARRAY_ELEMENT: u64 = 2;
@@ -148,18 +164,51 @@ mod ty {
     pub const FLOAT: u64 = 20;
 }
 
+/// The type tags of one release's `make_internal_hash`.
+#[derive(Clone, Copy)]
+struct Types {
+    /// Erts 17 has one more type, numbered right after [`ty::TUPLE`]: the
+    /// tags of every type after it are one higher than erts 15's. (The
+    /// golden hashes of both releases agree on every type before it and on
+    /// every type after it, shifted by one; the type itself, probably the
+    /// native records of OTP 29, is never met here.)
+    after_tuple: u64,
+}
+
+impl Types {
+    fn of(release: Release) -> Types {
+        Types { after_tuple: u64::from(release.has(Change::Erts17MapHash)) }
+    }
+
+    /// The tag of `ty` (one of [`ty`]'s, as erts 15 numbers them).
+    fn tag(self, ty: u64) -> u64 {
+        if ty > ty::TUPLE { ty + self.after_tuple } else { ty }
+    }
+}
+
 const C1: u64 = 0x87C3_7B91_1142_53D5;
 const C2: u64 = 0x4CF5_AD43_2745_937F;
 
-/// The two accumulators of `make_internal_hash` and its count of mixes.
-#[derive(Default)]
+/// The two accumulators of `make_internal_hash` and its count of mixes,
+/// for one release.
 struct Mixer {
     alpha: u64,
     beta: u64,
     ticks: u64,
+    release: Release,
+    types: Types,
 }
 
 impl Mixer {
+    fn new(release: Release) -> Mixer {
+        Mixer { alpha: 0, beta: 0, ticks: 0, release, types: Types::of(release) }
+    }
+
+    /// The release's tag of `ty` (one of [`ty`]'s).
+    fn tag(&self, ty: u64) -> u64 {
+        self.types.tag(ty)
+    }
+
     fn alpha(&mut self, x: u64) {
         self.alpha ^= x.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
         self.alpha = self.alpha.rotate_left(27).wrapping_add(self.beta);
@@ -219,12 +268,12 @@ enum Item<'a> {
 /// that are immediates are mixed in where they are met, the others are
 /// pushed on a stack (the last element of a tuple is processed at once),
 /// and a list is walked cell by cell, bytes four at a time.
-fn internal_hash(term: TermRef<'_>) -> Option<u64> {
-    let mut h = Mixer::default();
+fn internal_hash(term: TermRef<'_>, release: Release) -> Option<u64> {
+    let mut h = Mixer::new(release);
     let mut stack: Vec<Item<'_>> = Vec::new();
     let mut term = term;
     'terms: loop {
-        match classify(term) {
+        match classify(term, release) {
             Shape::Private => return None,
             Shape::Immediate(word) => h.immediate(word),
             Shape::Boxed => match term.kind() {
@@ -244,9 +293,11 @@ fn internal_hash(term: TermRef<'_>) -> Option<u64> {
                     }
                 }
                 Kind::Map(map) => {
-                    h.alpha(ty::FLATMAP);
+                    h.alpha(h.tag(ty::FLATMAP));
                     h.beta(map.len() as u64);
-                    let pairs: Vec<_> = map.iter().collect();
+                    // In the order of the flatmap's keys.
+                    let mut pairs: Vec<_> = map.iter().collect();
+                    pairs.sort_by(|a, b| flatmap_cmp(a.0, b.0, release));
                     if let Some(((last_key, last_value), rest)) = pairs.split_last() {
                         for &(k, v) in rest {
                             push_element(&mut h, &mut stack, v)?;
@@ -264,7 +315,7 @@ fn internal_hash(term: TermRef<'_>) -> Option<u64> {
                 }
                 Kind::Small(v) => hash_big(&mut h, v < 0, &[v.unsigned_abs()]),
                 Kind::Float(f) => {
-                    h.alpha(ty::FLOAT);
+                    h.alpha(h.tag(ty::FLOAT));
                     h.beta(f.to_bits());
                 }
                 Kind::Ref(r) => {
@@ -272,7 +323,7 @@ fn internal_hash(term: TermRef<'_>) -> Option<u64> {
                     for (slot, id) in ids.iter_mut().zip(r.ids()) {
                         *slot = id.into();
                     }
-                    h.alpha2(ty::LOCAL_REF, ids[0]);
+                    h.alpha2(h.tag(ty::LOCAL_REF), ids[0]);
                     h.beta(ids[1] | (ids[2] << 32));
                 }
                 // `classify` sends every other kind elsewhere.
@@ -296,7 +347,7 @@ fn internal_hash(term: TermRef<'_>) -> Option<u64> {
 /// Mixes in an element met inside a compound term: an immediate at once,
 /// anything else later from the stack.
 fn push_element<'a>(h: &mut Mixer, stack: &mut Vec<Item<'a>>, t: TermRef<'a>) -> Option<()> {
-    match classify(t) {
+    match classify(t, h.release) {
         Shape::Immediate(word) => h.immediate(word),
         Shape::Boxed => {
             h.alpha(ty::ARRAY_ELEMENT);
@@ -336,7 +387,7 @@ fn hash_list<'a>(
         return Some(rest);
     };
     let (head, tail) = (cons.head(), cons.tail());
-    match classify(head) {
+    match classify(head, h.release) {
         Shape::Private => None,
         Shape::Immediate(word) => {
             h.alpha2(ty::IMMEDIATE, ty::CAR);
@@ -358,7 +409,7 @@ fn hash_list<'a>(
 }
 
 fn hash_big(h: &mut Mixer, negative: bool, limbs: &[u64]) {
-    let ty = if negative { ty::NEG_BIGNUM } else { ty::POS_BIGNUM };
+    let ty = h.tag(if negative { ty::NEG_BIGNUM } else { ty::POS_BIGNUM });
     h.alpha2(ty, limbs.len() as u64);
     let mut pairs = limbs.chunks_exact(2);
     for pair in pairs.by_ref() {
@@ -371,7 +422,7 @@ fn hash_big(h: &mut Mixer, negative: bool, limbs: &[u64]) {
 }
 
 fn hash_bits(h: &mut Mixer, bytes: &[u8], bit_len: u64) {
-    h.alpha(ty::BINARY);
+    h.alpha(h.tag(ty::BINARY));
     h.beta(bit_len);
     if bit_len == 0 {
         return;
@@ -402,4 +453,75 @@ fn hash_bits(h: &mut Mixer, bytes: &[u8], bit_len: u64) {
 /// Up to 8 bytes as a little-endian number.
 fn le_u64(bytes: &[u8]) -> u64 {
     bytes.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_terms;
+
+    /// The hash a golden line holds: a non-negative integer below 2^64.
+    fn golden_hash(t: TermRef<'_>) -> u64 {
+        match t.kind() {
+            Kind::Small(v) => u64::try_from(v).expect("a hash is not negative"),
+            Kind::Big(big) => {
+                let limbs: Vec<u64> = big.limbs().collect();
+                assert!(!big.is_negative() && limbs.len() == 1, "not a 64-bit hash: {t}");
+                limbs[0]
+            }
+            _ => panic!("not a hash: {t}"),
+        }
+    }
+
+    /// Every `{Term, Hash}` of `testdata/erts_hash/<file>` (written by its
+    /// `gen.escript` from `erts_debug:get_internal_state({internal_hash,
+    /// Term})` of a node of `release`) hashes to Hash here.
+    #[track_caller]
+    fn check_golden(file: &str, release: Release, at_least: usize) {
+        let path = format!("{}/../testdata/erts_hash/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let lines = parse_terms(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut failures = Vec::new();
+        let mut atoms = 0;
+        for line in &lines {
+            let line = line.as_ref();
+            let pair = line.as_tuple().filter(|t| t.len() == 2).expect("a {Term, Hash} line");
+            let (term, hash) =
+                (pair.get(0).expect("term"), golden_hash(pair.get(1).expect("hash")));
+            atoms += usize::from(term.as_atom().is_some());
+            let ours = map_hash(term, release);
+            if ours != Some(hash) {
+                failures.push(format!("{term}: OTP {hash}, ours {ours:?}"));
+            }
+        }
+        assert!(lines.len() >= at_least, "{path}: only {} lines", lines.len());
+        assert!(atoms > 700, "{path}: only {atoms} atoms");
+        assert!(
+            failures.is_empty(),
+            "{} of {} hashes differ from {path}:\n{}",
+            failures.len(),
+            lines.len(),
+            failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+        );
+    }
+
+    #[test]
+    fn hashes_as_otp27() {
+        check_golden("otp27.terms", Release::Otp27, 1150);
+    }
+
+    #[test]
+    fn hashes_as_otp29() {
+        check_golden("otp29.terms", Release::Otp29, 1172);
+    }
+
+    /// Atoms that are not boot atoms of the release have no known hash.
+    #[test]
+    fn atoms_outside_the_boot_table_have_no_hash() {
+        let x = crate::term::Term::atom(Atom::new("x"));
+        assert_eq!(map_hash(x.as_ref(), Release::Otp27), None);
+        assert!(map_hash(x.as_ref(), Release::Otp29).is_some());
+        let mine = crate::term::Term::atom(Atom::new("not_a_boot_atom_of_any_release"));
+        assert_eq!(map_hash(mine.as_ref(), Release::Otp29), None);
+    }
 }

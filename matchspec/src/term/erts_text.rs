@@ -6,16 +6,18 @@
 //! but `@` forces quotes, floats are `printf("%.6e")`, strings escape only
 //! `\n` and `"` and write Latin-1 characters as single raw bytes (while atoms
 //! are UTF-8), maps have no spaces. The output is therefore bytes, not a
-//! Rust string. Maps of more than 32 keys print in key order here; ERTS
-//! prints them in its internal hash order.
+//! Rust string. Maps print in the order ERTS of the release keeps them
+//! ([`erts_order`](super::erts_layout::erts_order)).
 
 use super::TermRef;
 use super::view::Kind;
+use crate::Release;
 
-/// Appends the `%T` text of `term` to `out`, stopping once `out` holds at
-/// least `limit` bytes (ERTS cuts its messages anyway, and a huge term must
-/// not cost more than the bytes that are kept).
-pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
+/// Appends the `%T` text of `term` that ERTS of `release` writes to `out`,
+/// stopping once `out` holds at least `limit` bytes (ERTS cuts its messages
+/// anyway, and a huge term must not cost more than the bytes that are
+/// kept).
+pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize, release: Release) {
     enum Task<'a> {
         Term(TermRef<'a>),
         Bytes(&'static [u8]),
@@ -88,7 +90,7 @@ pub(crate) fn write(out: &mut Vec<u8>, term: TermRef<'_>, limit: usize) {
                 // ERTS prints a map in the order it stores it.
                 let keys: Vec<TermRef<'_>> = map.keys().collect();
                 let values: Vec<TermRef<'_>> = map.values().collect();
-                let pairs: Vec<_> = super::erts_layout::erts_order(map)
+                let pairs: Vec<_> = super::erts_layout::erts_order(map, release)
                     .into_iter()
                     .map(|i| (keys[i], values[i]))
                     .collect();

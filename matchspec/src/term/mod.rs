@@ -54,6 +54,7 @@ mod atom;
 mod copy;
 pub(crate) mod display;
 mod erts_atoms;
+mod erts_atoms29;
 pub(crate) mod erts_hash;
 pub(crate) mod erts_layout;
 pub(crate) mod erts_text;

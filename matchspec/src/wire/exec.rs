@@ -194,7 +194,8 @@ impl WireProgram {
         root: Piece,
         scratch: &'a Scratch,
     ) -> Built<'a> {
-        Built::new(bytes, &scratch.encoded.pieces, root, self.heaps(scratch))
+        let release = self.program.release();
+        Built::new(bytes, &scratch.encoded.pieces, root, self.heaps(scratch), release)
     }
 
     /// The heaps of what a run on bytes built.
