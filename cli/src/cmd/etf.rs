@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use matchspec::etf;
 use matchspec::syntax::parse_term;
+use matchspec::{Release, etf};
 
 use crate::CliError;
 use crate::input::{read_bytes, read_text};
@@ -29,7 +29,8 @@ pub(crate) enum Command {
 }
 
 /// Runs `msc etf`.
-pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
+/// Encodings are those of `release` (it orders maps of over 32 keys).
+pub(crate) fn run(command: Command, release: Release, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
         Command::Decode { file } => {
             let bytes = read_bytes(&file)?;
@@ -42,9 +43,9 @@ pub(crate) fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError>
             let term =
                 parse_term(&text).map_err(|source| CliError::Parse { path: file, source })?;
             let bytes = if compressed {
-                etf::encode_compressed(term.as_ref(), 6)?
+                etf::encode_compressed_for(term.as_ref(), 6, release)?
             } else {
-                etf::encode(term.as_ref())?
+                etf::encode_for(term.as_ref(), release)?
             };
             out.write_all(&bytes).map_err(CliError::stdout)
         }

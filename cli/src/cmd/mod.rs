@@ -54,7 +54,7 @@ pub(crate) fn run(command: Command, release: Release, out: &mut dyn Write) -> Re
     match command {
         Command::Demo(args) => demo::run(args, out),
         Command::Parse(args) => parse::run(args, out),
-        Command::Etf(command) => etf::run(command, out),
+        Command::Etf(command) => etf::run(command, release, out),
         Command::Fun2ms(args) => fun2ms::run(args, &config, out),
         Command::Test(args) => test::run(args, release, out),
         Command::Run(args) => run::run(args, &config, out),

@@ -53,3 +53,24 @@ fn bad_bytes_are_a_user_error() {
     let run = msc_with_stdin(&["etf", "encode"], b"{a,").code(1);
     assert!(run.stderr.starts_with("-:\nerror: unexpected end of input"), "{}", run.stderr);
 }
+
+/// `--otp` orders a map of over 32 keys as that release's
+/// `term_to_binary` does: the same bytes as the library's `encode_for`,
+/// different between releases, decoding to the same term.
+#[test]
+fn encodings_follow_the_release() {
+    let keys: Vec<String> = (1..=33).map(|i| format!("{i}.5 => {i}")).collect();
+    let text = format!("#{{{}}}", keys.join(", "));
+    let term = Term::parse(&text).expect("a term");
+    let mut outputs = Vec::new();
+    for release in matchspec::Release::ALL {
+        let major = release.major().to_string();
+        let encoded = msc_with_stdin(&["--otp", &major, "etf", "encode"], text.as_bytes()).ok();
+        let library = matchspec::etf::encode_for(term.as_ref(), release).expect("encodable");
+        assert_eq!(encoded.stdout, library, "{release}");
+        let decoded = msc_with_stdin(&["etf", "decode"], &encoded.stdout).ok();
+        assert_eq!(decoded.out(), format!("{term}.\n"), "{release}");
+        outputs.push(encoded.stdout);
+    }
+    assert_ne!(outputs[0], outputs[1], "OTP 27 and 29 order these keys alike");
+}
