@@ -131,17 +131,24 @@ pub enum Change {
     /// OTP-20208: `bxor` with a result over the bignum size limit fails
     /// with `system_limit` (before, it returned `[]`; `band` still does).
     BxorSizeLimit,
+    /// OTP-19452 (EEP 75, `erl_scan` of stdlib 7): numbers are read the
+    /// new way. Based floats (`16#1.8` is `1.5`, `2#1.1#e2` is `6.0`) and
+    /// a number running into a name character is an error: `1e5`, `1_`,
+    /// `16#ffz`, `1.5a` (before, a number and an atom or variable, so
+    /// `4div 2` was an expression).
+    NumberSyntax,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 6] = [
+    pub const ALL: [Change; 7] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
         Change::DeeperCallFrames,
         Change::RoundedBignumFloats,
         Change::BxorSizeLimit,
+        Change::NumberSyntax,
     ];
 
     /// The first release that answers the new way.
@@ -152,7 +159,8 @@ impl Change {
             | Change::IsRecordAtomSize
             | Change::DeeperCallFrames
             | Change::RoundedBignumFloats
-            | Change::BxorSizeLimit => Release::Otp29,
+            | Change::BxorSizeLimit
+            | Change::NumberSyntax => Release::Otp29,
         }
     }
 
@@ -165,6 +173,7 @@ impl Change {
             Change::DeeperCallFrames => "DeeperCallFrames",
             Change::RoundedBignumFloats => "RoundedBignumFloats",
             Change::BxorSizeLimit => "BxorSizeLimit",
+            Change::NumberSyntax => "NumberSyntax",
         }
     }
 }
