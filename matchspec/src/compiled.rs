@@ -4,14 +4,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::fun2ms::{Dialect, Fun2msError, fun2ms_with_spans};
+use crate::fun2ms::{Dialect, Fun2msError, fun2ms_with_syntax};
 use crate::host::Host;
 use crate::ir::Program;
 use crate::outcome::{EvalError, Outcome};
 use crate::run::{Batch, Run};
 use crate::scratch::Scratch;
 use crate::spec::{Kind, SpecErrors};
-use crate::syntax::{ParseError, parse_term_with_spans};
+use crate::syntax::ParseError;
 use crate::term::{Term, TermRef};
 use crate::wire::WireProgram;
 
@@ -81,7 +81,7 @@ impl CompiledSpec {
     /// Parses, checks and compiles a spec written as Erlang term text. Spec
     /// errors point at their place in `text`.
     pub fn compile(text: &str, kind: Kind, config: &Config) -> Result<CompiledSpec, CompileError> {
-        let (term, map) = parse_term_with_spans(text)?;
+        let (term, map) = config.syntax().parse_term_with_spans(text)?;
         CompiledSpec::from_term(term.as_ref(), kind, config).map_err(|mut errors| {
             errors.locate(text, &map, term.as_ref());
             CompileError::Spec(errors)
@@ -107,7 +107,8 @@ impl CompiledSpec {
         config: &Config,
     ) -> Result<CompiledSpec, CompileError> {
         let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
-        let (spec, map) = fun2ms_with_spans(text, dialect, bindings).map_err(CompileError::Fun)?;
+        let (spec, map) = fun2ms_with_syntax(text, dialect, bindings, config.syntax())
+            .map_err(CompileError::Fun)?;
         CompiledSpec::from_term(spec.as_ref(), kind, config).map_err(|mut errors| {
             errors.locate(text, &map, spec.as_ref());
             CompileError::Spec(errors)

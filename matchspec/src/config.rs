@@ -84,6 +84,11 @@ impl Config {
         self.release
     }
 
+    /// How the configured release reads text (its number syntax).
+    pub fn syntax(&self) -> crate::syntax::Syntax {
+        crate::syntax::Syntax::of(self.release)
+    }
+
     /// Does the configured release answer as `change` says?
     pub(crate) fn has(&self, change: Change) -> bool {
         self.release.has(change)

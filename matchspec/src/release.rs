@@ -144,11 +144,17 @@ pub enum Change {
     /// `#{{message,1} => 1, ..., {message,40} => 40}` sends 17 in OTP 27
     /// and 21 in OTP 29 (`testdata/otp/otp29/bodies.terms`).
     Erts17MapHash,
+    /// OTP-19452 (EEP 75, `erl_scan` of stdlib 7): numbers are read the
+    /// new way. Based floats (`16#1.8` is `1.5`, `2#1.1#e2` is `6.0`) and
+    /// a number running into a name character is an error: `1e5`, `1_`,
+    /// `16#ffz`, `1.5a` (before, a number and an atom or variable, so
+    /// `4div 2` was an expression).
+    NumberSyntax,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 7] = [
+    pub const ALL: [Change; 8] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
@@ -156,6 +162,7 @@ impl Change {
         Change::RoundedBignumFloats,
         Change::BxorSizeLimit,
         Change::Erts17MapHash,
+        Change::NumberSyntax,
     ];
 
     /// The first release that answers the new way.
@@ -168,6 +175,7 @@ impl Change {
             | Change::RoundedBignumFloats
             | Change::BxorSizeLimit
             | Change::Erts17MapHash => Release::Otp29,
+            | Change::NumberSyntax => Release::Otp29,
         }
     }
 
@@ -181,6 +189,7 @@ impl Change {
             Change::RoundedBignumFloats => "RoundedBignumFloats",
             Change::BxorSizeLimit => "BxorSizeLimit",
             Change::Erts17MapHash => "Erts17MapHash",
+            Change::NumberSyntax => "NumberSyntax",
         }
     }
 }

@@ -54,7 +54,7 @@ pub use case::FunCase;
 pub use error::{Fun2msError, Fun2msErrorKind, Part, TransformErrorKind};
 
 use crate::syntax::expr::{Clause, Expr, ExprKind};
-use crate::syntax::{SourceMap, parse_expr};
+use crate::syntax::{SourceMap, Syntax, parse_expr};
 use crate::term::{Heap, Term};
 use form::{Form, FormKind};
 use guard::Translator;
@@ -111,7 +111,29 @@ pub fn fun2ms_with_spans(
     dialect: Dialect,
     bindings: &[(&str, Term)],
 ) -> Result<(Term, SourceMap), Fun2msError> {
-    let expr = parse_expr(text)?;
+    fun2ms_with_syntax(text, dialect, bindings, Syntax::default())
+}
+
+/// [`fun2ms_with_spans`] reading the fun's text in `syntax` (the free
+/// functions read OTP 27's): in OTP 29's, `fun(X) when X > 1e5 -> X end`
+/// does not scan.
+///
+/// ```
+/// use matchspec::Release;
+/// use matchspec::fun2ms::{Dialect, fun2ms_with_syntax};
+/// use matchspec::syntax::Syntax;
+/// let fun = "fun(X) when X > 16#1.8 -> X end";
+/// let (spec, _) = fun2ms_with_syntax(fun, Dialect::Table, &[], Syntax::of(Release::Otp29)).unwrap();
+/// assert_eq!(spec.to_string(), "[{'$1',[{'>','$1',1.5}],['$1']}]");
+/// assert!(fun2ms_with_syntax(fun, Dialect::Table, &[], Syntax::default()).is_err());
+/// ```
+pub fn fun2ms_with_syntax(
+    text: &str,
+    dialect: Dialect,
+    bindings: &[(&str, Term)],
+    syntax: Syntax,
+) -> Result<(Term, SourceMap), Fun2msError> {
+    let expr = parse_expr(text, syntax)?;
     let fail = |(kind, at, span): Failure| {
         Fun2msError::new(Fun2msErrorKind::Transform(kind), Some(at), span, text)
     };

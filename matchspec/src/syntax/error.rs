@@ -114,10 +114,29 @@ pub enum ParseErrorKind {
     BadCodePoint(u32),
     /// An integer base outside 2..=36, e.g. `37#1`.
     BadBase(u32),
-    /// A digit too large for the base, e.g. `2#102`.
+    /// A digit too large for the base (the scanner stops at the first one,
+    /// so `2#102` is `2#10` and `2`).
     BadDigit,
-    /// A float too large for a double, e.g. `1.0e400`.
+    /// A float too large for a double, e.g. `1.0e400` (or, from OTP 29,
+    /// `2#1.0#e1024`).
     FloatOutOfRange,
+    /// A number with a name character right after it, which OTP 29 rejects
+    /// (`erl_scan`'s `{illegal, integer}` or `{illegal, float}`), e.g. `1e5`,
+    /// `1_`, `16#ffz`, `1.5a`, `1.e5`. OTP 27 read a number and a name.
+    RunOnNumber {
+        /// Was the number a float (or a `.` right after it)?
+        float: bool,
+        /// The text it runs into.
+        into: String,
+    },
+    /// A float with no digit before its `.` or in its exponent, e.g.
+    /// `1.0e`, `10#.5`, `10#1.5#e`.
+    BadFloat,
+    /// A based number with no digit after its `#`, e.g. `16#` or `2#2`.
+    MissingDigits,
+    /// A based float's `#e` with no digit after it, e.g. `16#1.8#e` (OTP
+    /// 29's `erl_scan` crashes on it).
+    MissingExponentDigits,
     /// An atom of more than 255 characters.
     AtomTooLong,
     /// A variable name of more than 255 characters (`erl_scan`'s `{illegal,
@@ -242,6 +261,20 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::BadBase(b) => write!(f, "integer base {b} is not in 2..36"),
             ParseErrorKind::BadDigit => f.write_str("digit too large for the integer's base"),
             ParseErrorKind::FloatOutOfRange => f.write_str("float out of range"),
+            ParseErrorKind::RunOnNumber { float, into } => {
+                let what = if *float { "float" } else { "integer" };
+                write!(
+                    f,
+                    "illegal {what}: the number runs into `{into}` (put a space between them)"
+                )
+            }
+            ParseErrorKind::BadFloat => {
+                f.write_str("illegal float: digits are needed before its `.` and in its exponent")
+            }
+            ParseErrorKind::MissingDigits => f.write_str("no digits after the base's `#`"),
+            ParseErrorKind::MissingExponentDigits => {
+                f.write_str("illegal float: no digits in the exponent after `#e`")
+            }
             ParseErrorKind::AtomTooLong => f.write_str("atom longer than 255 characters"),
             ParseErrorKind::VariableTooLong => {
                 f.write_str("variable name longer than 255 characters")

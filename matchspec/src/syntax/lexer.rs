@@ -8,9 +8,47 @@
 
 use logos::Logos;
 
+use super::Syntax;
 use super::build::SyntaxError;
 use super::error::{ParseErrorKind, Span};
+use super::scan::{Number, scan_number};
 use super::token::Token;
+
+/// The tokens of a text as `syntax` reads them: logos's, with each number
+/// read by [`scan_number`] from the digit logos found.
+pub(crate) struct Tokens<'input> {
+    source: &'input str,
+    lexer: logos::Lexer<'input, Token<'input>>,
+    syntax: Syntax,
+}
+
+impl<'input> Tokens<'input> {
+    pub(crate) fn new(source: &'input str, syntax: Syntax) -> Tokens<'input> {
+        Tokens { source, lexer: Token::lexer(source), syntax }
+    }
+
+    /// The byte range of the last token.
+    pub(crate) fn span(&self) -> std::ops::Range<usize> {
+        self.lexer.span()
+    }
+}
+
+impl<'input> Iterator for Tokens<'input> {
+    type Item = Result<Token<'input>, ParseErrorKind>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let token = self.lexer.next()?;
+        let Ok(Token::Digit) = token else { return Some(token) };
+        let start = self.lexer.span().start;
+        let (number, len) = scan_number(&self.source[start..], self.syntax.release());
+        // logos took the first digit; the number's other bytes are its too.
+        self.lexer.bump(len.saturating_sub(1));
+        Some(number.map(|n| match n {
+            Number::Int(i) => Token::Int(i),
+            Number::Float(f) => Token::Float(f),
+        }))
+    }
+}
 
 /// A token and its byte range, as lalrpop wants it.
 pub(crate) type Spanned<'input> = (usize, Token<'input>, usize);
@@ -27,12 +65,12 @@ pub(crate) struct TermTokens<'input> {
 /// Splits source text into the token lists of its terms.
 pub(crate) struct Splitter<'input> {
     source: &'input str,
-    lexer: logos::Lexer<'input, Token<'input>>,
+    lexer: Tokens<'input>,
 }
 
 impl<'input> Splitter<'input> {
-    pub(crate) fn new(source: &'input str) -> Splitter<'input> {
-        Splitter { source, lexer: Token::lexer(source) }
+    pub(crate) fn new(source: &'input str, syntax: Syntax) -> Splitter<'input> {
+        Splitter { source, lexer: Tokens::new(source, syntax) }
     }
 
     /// Where the text of the term [`next_term`](Splitter::next_term) gave

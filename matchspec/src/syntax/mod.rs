@@ -41,6 +41,7 @@ pub(crate) mod expr;
 mod lexer;
 mod number;
 mod plain;
+mod scan;
 mod source_map;
 mod stream;
 pub(crate) mod token;
@@ -65,30 +66,109 @@ pub(crate) use error::render_caret;
 
 use lalrpop_util::ParseError as LalrpopError;
 
+use crate::release::Release;
 use crate::term::{Heap, Term, Word};
 use build::{Builder, SyntaxError};
-use lexer::{Splitter, TermTokens, ends_form};
-use logos::Logos;
+use lexer::{Splitter, TermTokens, Tokens, ends_form};
 use token::Token;
+
+/// How text is read: as `erl_scan` of one OTP release reads it (numbers
+/// differ, see [`Change::NumberSyntax`](crate::Change::NumberSyntax)).
+/// The default, which the free functions of this module use, is OTP 27's.
+///
+/// ```
+/// use matchspec::Release;
+/// use matchspec::syntax::{Syntax, parse_term};
+/// assert_eq!(parse_term("16#ff").unwrap().to_string(), "255");
+/// let otp29 = Syntax::of(Release::Otp29);
+/// assert_eq!(otp29.parse_term("16#1.8").unwrap().to_string(), "1.5");
+/// // OTP 27 reads `1` then `e5`; OTP 29 rejects the number.
+/// assert!(parse_term("[1e5]").is_err());
+/// let err = otp29.parse_term("[1e5]").unwrap_err();
+/// assert_eq!(err.message(), "illegal integer: the number runs into `e5` (put a space between them)");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Syntax {
+    release: Release,
+}
+
+impl Syntax {
+    /// The syntax of `release`.
+    pub fn of(release: Release) -> Syntax {
+        Syntax { release }
+    }
+
+    /// Whose syntax this is.
+    pub fn release(self) -> Release {
+        self.release
+    }
+
+    /// [`parse_term`] in this syntax.
+    pub fn parse_term(self, text: &str) -> Result<Term, ParseError> {
+        parse_single(text, false, self).map(|(term, _)| term)
+    }
+
+    /// [`parse_term_with_spans`] in this syntax.
+    pub fn parse_term_with_spans(self, text: &str) -> Result<(Term, SourceMap), ParseError> {
+        parse_single(text, true, self).map(|(term, map)| (term, map.unwrap_or_default()))
+    }
+
+    /// [`parse_terms`] in this syntax.
+    pub fn parse_terms(self, text: &str) -> Result<Vec<Term>, ParseError> {
+        self.terms(text).map(|r| r.map(|(term, _)| term)).collect()
+    }
+
+    /// [`parse_terms_into`] in this syntax.
+    pub fn parse_terms_into(self, text: &str, heap: &mut Heap) -> Result<Vec<Word>, ParseError> {
+        let mut splitter = Splitter::new(text, self);
+        let mut roots = Vec::new();
+        while let Some(tokens) = splitter.next_term() {
+            let (root, _, _) = parse_tokens(text, tokens, heap, false, self)?;
+            roots.push(root);
+        }
+        Ok(roots)
+    }
+
+    /// A [`TermStream`] over `text` in this syntax.
+    pub fn terms(self, text: &str) -> TermStream<'_> {
+        TermStream { text, splitter: Splitter::new(text, self), syntax: self }
+    }
+
+    /// [`next_term_into`] in this syntax.
+    pub fn next_term_into(
+        self,
+        text: &str,
+        from: usize,
+        complete: bool,
+        heap: &mut Heap,
+        scratch: &mut TermScratch,
+    ) -> NextTerm {
+        stream::next_term_in(text, from, complete, heap, scratch, self)
+    }
+}
 
 /// Parses one term. A final `.` is optional; nothing but white space and
 /// comments may follow it.
 pub fn parse_term(text: &str) -> Result<Term, ParseError> {
-    parse_single(text, false).map(|(term, _)| term)
+    Syntax::default().parse_term(text)
 }
 
 /// Parses one term and keeps the source span of every subterm.
 pub fn parse_term_with_spans(text: &str) -> Result<(Term, SourceMap), ParseError> {
-    parse_single(text, true).map(|(term, map)| (term, map.unwrap_or_default()))
+    Syntax::default().parse_term_with_spans(text)
 }
 
-fn parse_single(text: &str, track_spans: bool) -> Result<(Term, Option<SourceMap>), ParseError> {
-    let mut splitter = Splitter::new(text);
+fn parse_single(
+    text: &str,
+    track_spans: bool,
+    syntax: Syntax,
+) -> Result<(Term, Option<SourceMap>), ParseError> {
+    let mut splitter = Splitter::new(text, syntax);
     let Some(first) = splitter.next_term() else {
         return Err(ParseError::new(ParseErrorKind::Empty, Span::new(0, text.len()), text));
     };
     let mut heap = Heap::new();
-    let (root, _, map) = parse_tokens(text, first, &mut heap, track_spans)?;
+    let (root, _, map) = parse_tokens(text, first, &mut heap, track_spans, syntax)?;
     if let Some(next) = splitter.next_term() {
         let span = match next {
             Ok(tokens) => tokens.tokens.first().map_or(tokens.end, |t| Span::new(t.0, t.2)),
@@ -102,19 +182,13 @@ fn parse_single(text: &str, track_spans: bool) -> Result<(Term, Option<SourceMap
 /// Parses a stream of `.`-terminated terms (the final `.` may be left out).
 /// Returns the first error, if any.
 pub fn parse_terms(text: &str) -> Result<Vec<Term>, ParseError> {
-    TermStream::new(text).map(|r| r.map(|(term, _)| term)).collect()
+    Syntax::default().parse_terms(text)
 }
 
 /// Parses a stream of terms into one shared heap (the fast way to load many
 /// inputs): returns the root word of each term, in order.
 pub fn parse_terms_into(text: &str, heap: &mut Heap) -> Result<Vec<Word>, ParseError> {
-    let mut splitter = Splitter::new(text);
-    let mut roots = Vec::new();
-    while let Some(tokens) = splitter.next_term() {
-        let (root, _, _) = parse_tokens(text, tokens, heap, false)?;
-        roots.push(root);
-    }
-    Ok(roots)
+    Syntax::default().parse_terms_into(text, heap)
 }
 
 /// The terms of a stream, one at a time, each with its span. After an error
@@ -131,6 +205,7 @@ pub fn parse_terms_into(text: &str, heap: &mut Heap) -> Result<Vec<Word>, ParseE
 pub struct TermStream<'a> {
     text: &'a str,
     splitter: Splitter<'a>,
+    syntax: Syntax,
 }
 
 impl std::fmt::Debug for Splitter<'_> {
@@ -140,9 +215,9 @@ impl std::fmt::Debug for Splitter<'_> {
 }
 
 impl<'a> TermStream<'a> {
-    /// A stream over `text`.
+    /// A stream over `text`, in OTP 27's syntax (see [`Syntax::terms`]).
     pub fn new(text: &'a str) -> TermStream<'a> {
-        TermStream { text, splitter: Splitter::new(text) }
+        Syntax::default().terms(text)
     }
 }
 
@@ -153,7 +228,7 @@ impl Iterator for TermStream<'_> {
         let tokens = self.splitter.next_term()?;
         let mut heap = Heap::new();
         Some(
-            parse_tokens(self.text, tokens, &mut heap, false)
+            parse_tokens(self.text, tokens, &mut heap, false, self.syntax)
                 .map(|(root, span, _)| (Term::from_parts(heap, root), span)),
         )
     }
@@ -161,8 +236,8 @@ impl Iterator for TermStream<'_> {
 
 /// Parses one Erlang expression (the text of a fun, for `ms_transform`),
 /// with no `.` after it (as the argument of `ets:fun2ms/1` has none).
-pub(crate) fn parse_expr(text: &str) -> Result<expr::Expr, ParseError> {
-    let mut lexer = Token::lexer(text);
+pub(crate) fn parse_expr(text: &str, syntax: Syntax) -> Result<expr::Expr, ParseError> {
+    let mut lexer = Tokens::new(text, syntax);
     let mut tokens = Vec::new();
     let end = Span::new(text.len(), text.len());
     while let Some(token) = lexer.next() {
@@ -187,7 +262,7 @@ pub(crate) fn parse_expr(text: &str) -> Result<expr::Expr, ParseError> {
     let mut builder = Builder::new(&mut heap, false);
     grammar::FunTextParser::new()
         .parse(&mut builder, tokens.into_iter().map(Ok))
-        .map_err(|err| convert_error(err, text, start, end).expecting("an expression"))
+        .map_err(|err| convert_error(err, text, start, end, syntax).expecting("an expression"))
 }
 
 type Parsed = (Word, Span, Option<SourceMap>);
@@ -197,6 +272,7 @@ fn parse_tokens(
     tokens: Result<TermTokens<'_>, SyntaxError>,
     heap: &mut Heap,
     track_spans: bool,
+    syntax: Syntax,
 ) -> Result<Parsed, ParseError> {
     let tokens = tokens.map_err(|e| ParseError::new(e.kind, e.span, source))?;
     let end = tokens.end;
@@ -224,7 +300,7 @@ fn parse_tokens(
             drop(builder);
             // Forget what the failed term had built.
             heap.truncate(mark);
-            Err(convert_error(err, source, start, end))
+            Err(convert_error(err, source, start, end, syntax))
         }
     }
 }
@@ -234,6 +310,7 @@ fn convert_error(
     source: &str,
     start: usize,
     end: Span,
+    syntax: Syntax,
 ) -> ParseError {
     match err {
         LalrpopError::User { error } => ParseError::new(error.kind, error.span, source),
@@ -245,7 +322,7 @@ fn convert_error(
         LalrpopError::UnrecognizedToken { token: (l, _, r), expected } => {
             // Nothing could follow: the term before was complete.
             if expected.is_empty()
-                && let Some(missing) = missing_dot(source, start, l)
+                && let Some(missing) = missing_dot(source, start, l, syntax)
             {
                 return missing;
             }
@@ -273,8 +350,8 @@ fn convert_error(
 /// and the error points just after the term's last token (found again by
 /// splitting the text between them, which holds no `.`). On one line
 /// (`1e5`, `a b`) the usual "unexpected" message is clearer.
-fn missing_dot(source: &str, start: usize, next: usize) -> Option<ParseError> {
-    let before = Splitter::new(&source[start..next]).next_term()?.ok()?;
+fn missing_dot(source: &str, start: usize, next: usize, syntax: Syntax) -> Option<ParseError> {
+    let before = Splitter::new(&source[start..next], syntax).next_term()?.ok()?;
     let term_end = start + before.tokens.last()?.2;
     if !source[term_end..next].contains('\n') {
         return None;
@@ -361,3 +438,6 @@ impl Term {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod scan_tests;

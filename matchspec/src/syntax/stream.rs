@@ -3,7 +3,7 @@
 //! terms as they arrive instead of reading the whole input first.
 
 use super::plain::parse_plain;
-use super::{ParseError, ParseErrorKind, Span, Splitter, parse_tokens};
+use super::{ParseError, ParseErrorKind, Span, Splitter, Syntax, parse_tokens};
 use crate::term::{Heap, Word};
 
 /// What is at the front of the text.
@@ -60,6 +60,8 @@ pub struct TermScratch {
 /// assert_eq!(heap.view(root).to_string(), "{a,1}");
 /// assert!(matches!(next_term_into(text, end, false, &mut heap, &mut scratch), NextTerm::More));
 /// ```
+///
+/// This reads OTP 27's syntax; see [`Syntax::next_term_into`].
 pub fn next_term_into(
     text: &str,
     from: usize,
@@ -67,11 +69,23 @@ pub fn next_term_into(
     heap: &mut Heap,
     scratch: &mut TermScratch,
 ) -> NextTerm {
+    next_term_in(text, from, complete, heap, scratch, Syntax::default())
+}
+
+/// [`next_term_into`] in `syntax`.
+pub(super) fn next_term_in(
+    text: &str,
+    from: usize,
+    complete: bool,
+    heap: &mut Heap,
+    scratch: &mut TermScratch,
+    syntax: Syntax,
+) -> NextTerm {
     let rest = &text[from..];
     if let Some((root, used)) = parse_plain(rest, complete, heap, scratch) {
         return NextTerm::Term { root, end: from + used };
     }
-    let mut splitter = Splitter::new(rest);
+    let mut splitter = Splitter::new(rest, syntax);
     let Some(tokens) = splitter.next_term() else {
         return if complete { NextTerm::Done } else { NextTerm::More };
     };
@@ -83,7 +97,7 @@ pub fn next_term_into(
     if !complete && (!dotted || used >= rest.len() || open_identity_literal(rest, used)) {
         return NextTerm::More;
     }
-    match parse_tokens(rest, tokens, heap, false) {
+    match parse_tokens(rest, tokens, heap, false, syntax) {
         Ok((root, _, _)) => NextTerm::Term { root, end: from + used },
         Err(error) => NextTerm::Error { error: error.rebased(text, from), end: from + used },
     }
@@ -173,9 +187,16 @@ pub struct TermCursor {
     /// lines before it.
     line_start: usize,
     lines: u32,
+    /// How terms are read (the default is OTP 27's syntax).
+    syntax: Syntax,
 }
 
 impl TermCursor {
+    /// A cursor reading `syntax` (the default reads OTP 27's).
+    pub fn new(syntax: Syntax) -> TermCursor {
+        TermCursor { line_start: 0, lines: 0, syntax }
+    }
+
     /// [`next_term_into`] of `text` from byte `from`, which is at or after
     /// where this cursor's last term ended. Offsets are in `text`.
     pub fn next(
@@ -187,7 +208,7 @@ impl TermCursor {
         scratch: &mut TermScratch,
     ) -> NextTerm {
         let start = self.line_start.min(from);
-        match next_term_into(&text[start..], from - start, complete, heap, scratch) {
+        match next_term_in(&text[start..], from - start, complete, heap, scratch, self.syntax) {
             NextTerm::Term { root, end } => NextTerm::Term { root, end: end + start },
             NextTerm::Error { error, end } => {
                 let error = error.with_line_offset(self.lines);

@@ -1,8 +1,8 @@
 //! The tokens of Erlang term text (a logos lexer).
 //!
 //! This follows `erl_scan` for everything a term can contain. Literal values
-//! are decoded here (escapes, bases, `_` digit separators), so the grammar
-//! only sees finished values. Whether a `.` ends a term depends on the next
+//! are decoded here (escapes; numbers, whose syntax depends on the release,
+//! in [`scan`](super::scan)), so the grammar only sees finished values. Whether a `.` ends a term depends on the next
 //! character, which the [lexer adapter](super::lexer) checks.
 
 use std::borrow::Cow;
@@ -141,13 +141,16 @@ pub(crate) enum Token<'input> {
     #[regex(r"[A-Z_À-ÖØ-Þ][a-zA-Z0-9_@À-ÖØ-öø-ÿ]*", variable)]
     Var(&'input str),
 
-    #[regex(r"[0-9]+(_[0-9]+)*", decimal)]
-    #[regex(r"[0-9]+(_[0-9]+)*#[0-9a-zA-Z]+(_[0-9a-zA-Z]+)*", based)]
-    // `16#` with no digit after it (`1#{`, as `erl_scan` reads it): an error.
-    #[regex(r"[0-9]+(_[0-9]+)*#", based_without_digits)]
+    /// The first digit of a number: the [lexer adapter](super::lexer)
+    /// reads the rest as the release does ([`scan`](super::scan)) and
+    /// gives an [`Int`](Token::Int) or a [`Float`](Token::Float) instead.
+    #[regex(r"[0-9]")]
+    Digit,
+
+    /// An integer literal (made by the lexer adapter, never by logos).
     Int(IntLit),
 
-    #[regex(r"[0-9]+(_[0-9]+)*\.[0-9]+(_[0-9]+)*([eE][+-]?[0-9]+(_[0-9]+)*)?", float)]
+    /// A float literal (made by the lexer adapter, never by logos).
     Float(f64),
 
     #[regex(r"\$([^\\]|\\[\x00-\x{10FFFF}])", char_literal)]
@@ -255,48 +258,6 @@ fn quoted_atom<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<Atom, ParseErrorKin
         name.push(char::from_u32(c).ok_or(ParseErrorKind::BadCodePoint(c))?);
     }
     intern(&name)
-}
-
-fn decimal<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<IntLit, ParseErrorKind> {
-    parse_digits(lex.slice(), 10)
-}
-
-fn based<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<IntLit, ParseErrorKind> {
-    let (base, digits) = lex.slice().split_once('#').unwrap_or(("10", lex.slice()));
-    let base: u32 = base.replace('_', "").parse().map_err(|_| ParseErrorKind::BadBase(u32::MAX))?;
-    if !(2..=36).contains(&base) {
-        return Err(ParseErrorKind::BadBase(base));
-    }
-    parse_digits(digits, base)
-}
-
-fn based_without_digits<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<IntLit, ParseErrorKind> {
-    let base = lex.slice().trim_end_matches('#').replace('_', "");
-    match base.parse::<u32>() {
-        Ok(b) if (2..=36).contains(&b) => Err(ParseErrorKind::BadDigit),
-        Ok(b) => Err(ParseErrorKind::BadBase(b)),
-        Err(_) => Err(ParseErrorKind::BadBase(u32::MAX)),
-    }
-}
-
-fn parse_digits(text: &str, base: u32) -> Result<IntLit, ParseErrorKind> {
-    let digits: Cow<'_, str> =
-        if text.contains('_') { Cow::Owned(text.replace('_', "")) } else { Cow::Borrowed(text) };
-    if !digits.chars().all(|c| c.is_digit(base)) {
-        return Err(ParseErrorKind::BadDigit);
-    }
-    if let Ok(v) = i64::from_str_radix(&digits, base) {
-        return Ok(IntLit::Small(v));
-    }
-    BigInt::parse_bytes(digits.as_bytes(), base).map(IntLit::Big).ok_or(ParseErrorKind::BadDigit)
-}
-
-fn float<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<f64, ParseErrorKind> {
-    let text = lex.slice().replace('_', "");
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(ParseErrorKind::FloatOutOfRange),
-    }
 }
 
 fn char_literal<'s>(lex: &mut Lexer<'s, Token<'s>>) -> Result<u32, ParseErrorKind> {
