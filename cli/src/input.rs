@@ -2,13 +2,29 @@
 
 use std::io::Read;
 
-use matchspec::fun2ms::{Dialect, fun2ms};
+use matchspec::Release;
+use matchspec::fun2ms::{Dialect, fun2ms_with_syntax};
 use matchspec::spec::Kind;
-use matchspec::syntax::{Step, parse_term, parse_term_with_spans};
+use matchspec::syntax::{Step, Syntax};
 use matchspec::term::Term;
 use matchspec::{CompileError, CompiledSpec, Config};
+use std::sync::OnceLock;
 
 use crate::CliError;
+
+/// How the process reads Erlang text: the syntax of the `--otp` release
+/// (OTP 29 reads based floats, OTP 27 does not). Set once, at start.
+static SYNTAX: OnceLock<Syntax> = OnceLock::new();
+
+/// Reads every input with the syntax of `release` from now on.
+pub(crate) fn set_release(release: Release) {
+    let _ = SYNTAX.set(Syntax::of(release));
+}
+
+/// The syntax inputs are read with.
+pub(crate) fn syntax() -> Syntax {
+    SYNTAX.get().copied().unwrap_or_default()
+}
 
 /// Reads `path` (`-` is standard input) as bytes.
 pub(crate) fn read_bytes(path: &str) -> Result<Vec<u8>, CliError> {
@@ -35,7 +51,7 @@ pub(crate) fn read_text(path: &str) -> Result<String, CliError> {
 /// from a file. Returns the term and the text it was parsed from.
 pub(crate) fn term_arg(arg: &str) -> Result<(Term, String), CliError> {
     let (path, text) = arg_text(arg)?;
-    let term = parse_term(&text).map_err(|source| CliError::Parse { path, source })?;
+    let term = syntax().parse_term(&text).map_err(|source| CliError::Parse { path, source })?;
     Ok((term, text))
 }
 
@@ -123,7 +139,9 @@ pub(crate) fn without_final_dot(text: &str) -> &str {
 /// The spec a fun translates to for `kind` (no bindings).
 pub(crate) fn fun_spec(text: &str, kind: Kind) -> Result<Term, CliError> {
     let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
-    fun2ms(without_final_dot(text), dialect, &[]).map_err(CliError::Fun2ms)
+    fun2ms_with_syntax(without_final_dot(text), dialect, &[], syntax())
+        .map(|(spec, _)| spec)
+        .map_err(CliError::Fun2ms)
 }
 
 /// A spec given on the command line: inline text or `@FILE`, either a
@@ -153,7 +171,8 @@ fn spec_text(path: &str, text: String) -> Result<SpecText, CliError> {
     if is_fun(&text) {
         return Ok(SpecText { text, kind: None, fun: true, path: path.to_owned() });
     }
-    let (term, map) = parse_term_with_spans(&text)
+    let (term, map) = syntax()
+        .parse_term_with_spans(&text)
         .map_err(|source| CliError::Parse { path: path.to_owned(), source })?;
     let named = term.as_ref().as_tuple().filter(|t| t.len() == 2).and_then(|t| t.get(0)?.as_atom());
     let Some(name) = named else {

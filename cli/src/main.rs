@@ -52,6 +52,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_release(cli.otp);
     let mut out = BufWriter::new(std::io::stdout().lock());
     let result = cmd::run(cli.command, cli.otp, &mut out)
         .and_then(|()| out.flush().map_err(CliError::stdout));

@@ -38,7 +38,8 @@ pub(crate) fn run(args: Args, config: &Config, out: &mut dyn Write) -> Result<()
     let compiled = spec.compile(kind, config)?;
     if args.fun {
         let text = spec.spec_for(kind)?;
-        let term = matchspec::syntax::parse_term(&text)
+        let term = crate::input::syntax()
+            .parse_term(&text)
             .map_err(|source| CliError::Parse { path: spec.path().to_owned(), source })?;
         let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
         let fun = spec_to_fun(term.as_ref(), dialect).map_err(CliError::NoFun)?;

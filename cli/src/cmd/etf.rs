@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use matchspec::syntax::parse_term;
 use matchspec::{Release, etf};
 
 use crate::CliError;
@@ -40,8 +39,9 @@ pub(crate) fn run(command: Command, release: Release, out: &mut dyn Write) -> Re
         }
         Command::Encode { file, compressed } => {
             let text = read_text(&file)?;
-            let term =
-                parse_term(&text).map_err(|source| CliError::Parse { path: file, source })?;
+            let term = crate::input::syntax()
+                .parse_term(&text)
+                .map_err(|source| CliError::Parse { path: file, source })?;
             let bytes = if compressed {
                 etf::encode_compressed_for(term.as_ref(), 6, release)?
             } else {

@@ -3,14 +3,14 @@
 use matchspec::Config;
 use std::io::Write;
 
-use matchspec::fun2ms::{Dialect, FunCase, fun2ms};
+use matchspec::fun2ms::{Dialect, FunCase, fun2ms_with_syntax};
 use matchspec::spec::Kind;
-use matchspec::syntax::{Location, TermStream, parse_term};
+use matchspec::syntax::Location;
 use matchspec::term::Term;
 
 use super::KindArg;
 use crate::CliError;
-use crate::input::{compile_fun, read_text, without_final_dot};
+use crate::input::{compile_fun, read_text, syntax, without_final_dot};
 
 /// Arguments of `msc fun2ms`.
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,9 @@ fn single(args: &Args, config: &Config, out: &mut dyn Write) -> Result<(), CliEr
     let named: Vec<(&str, Term)> = bindings.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let kind = Kind::from(args.kind);
     let dialect = if kind == Kind::Table { Dialect::Table } else { Dialect::Trace };
-    let spec = fun2ms(text, dialect, &named).map_err(CliError::Fun2ms)?;
+    let spec = fun2ms_with_syntax(text, dialect, &named, syntax())
+        .map(|(spec, _)| spec)
+        .map_err(CliError::Fun2ms)?;
     compile_fun(text, kind, &named, config)?;
     outln!(out, "{spec}.")
 }
@@ -64,7 +66,8 @@ fn binding(arg: &str) -> Result<(String, Term), CliError> {
     if !is_var {
         return Err(bad(format!("`{name}` is not an Erlang variable name")));
     }
-    let term = parse_term(term).map_err(|e| bad(format!("the value does not parse:\n{e}")))?;
+    let term =
+        syntax().parse_term(term).map_err(|e| bad(format!("the value does not parse:\n{e}")))?;
     Ok((name.to_owned(), term))
 }
 
@@ -72,14 +75,15 @@ fn binding(arg: &str) -> Result<(String, Term), CliError> {
 fn batch(file: &str, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(file)?;
     let (mut total, mut failed) = (0usize, 0usize);
-    for result in TermStream::new(&text) {
+    for result in syntax().terms(&text) {
         let (term, span) =
             result.map_err(|source| CliError::Parse { path: file.to_owned(), source })?;
         let location = Location::of(&text, span.start as usize);
         let not_a_case =
             || CliError::NotAFunCase { path: file.to_owned(), location, term: term.to_string() };
         let case = FunCase::from_term(term.as_ref()).ok_or_else(not_a_case)?;
-        let answer = fun2ms(&case.fun, case.dialect, &case.named_bindings());
+        let answer = fun2ms_with_syntax(&case.fun, case.dialect, &case.named_bindings(), syntax())
+            .map(|(spec, _)| spec);
         let line = match &answer {
             Ok(spec) => format!("{{ok,{spec}}}"),
             Err(e) => format!("{{error,{}}}", Term::string(&e.message())),

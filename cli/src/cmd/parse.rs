@@ -2,8 +2,6 @@
 
 use std::io::Write;
 
-use matchspec::syntax::TermStream;
-
 use crate::CliError;
 use crate::input::read_text;
 
@@ -20,7 +18,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(&args.file)?;
     let mut bad = 0;
-    for result in TermStream::new(&text) {
+    for result in crate::input::syntax().terms(&text) {
         match result {
             Ok((term, _)) => outln!(out, "{term}.")?,
             Err(err) => {

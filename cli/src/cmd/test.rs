@@ -4,7 +4,7 @@ use std::io::Write;
 
 use matchspec::conformance::{Case, agrees, match_spec_test_with, test_config};
 use matchspec::spec::Kind;
-use matchspec::syntax::{Location, TermStream};
+use matchspec::syntax::Location;
 use matchspec::{CompileError, CompiledSpec, Config, Release, TestHost};
 
 use super::{EngineArg, KindArg};
@@ -84,7 +84,7 @@ fn single(args: &Args, config: &Config, out: &mut dyn Write) -> Result<(), CliEr
 fn batch(file: &str, args: &Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(file)?;
     let (mut total, mut failed) = (0usize, 0usize);
-    for result in TermStream::new(&text) {
+    for result in crate::input::syntax().terms(&text) {
         let (term, span) =
             result.map_err(|source| CliError::Parse { path: file.to_owned(), source })?;
         let location = Location::of(&text, span.start as usize);

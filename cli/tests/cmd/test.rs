@@ -192,3 +192,26 @@ fn otp_picks_the_release() {
     let run = msc(&["test", "--otp", "28", SPEC, "{a, 2}"]).code(2);
     assert!(run.stderr.contains("unknown OTP release \"28\" (known: 27, 29)"), "{}", run.stderr);
 }
+
+/// `--otp` also picks the Erlang syntax every input is read with: OTP 29
+/// reads based floats and refuses a number run into a name, in specs,
+/// funs and input files alike.
+#[test]
+fn otp_picks_the_syntax() {
+    check(&["--otp", "29", "test", "[{'_', [], [16#1.8]}]", "a"], "{ok,1.5,[],[]}");
+    let run = msc(&["test", "[{'_', [], [16#1.8]}]", "a"]).code(1);
+    assert!(run.stderr.contains("error"), "{}", run.stderr);
+
+    let run = msc(&["--otp", "29", "fun2ms", "fun(X) -> 2#1.1#e2 end"]).ok();
+    assert_eq!(run.out(), "[{'$1',[],[6.0]}].\n");
+    let run = msc(&["fun2ms", "fun(X) -> 4div 2 end"]).ok();
+    assert_eq!(run.out(), "[{'$1',[],[2]}].\n");
+    let run = msc(&["--otp", "29", "fun2ms", "fun(X) -> 4div 2 end"]).code(1);
+    assert!(run.stderr.contains("illegal integer"), "{}", run.stderr);
+
+    let spec = temp_file("syntax.spec", "[{{'$1', '$2'}, [], ['$1']}].");
+    let input = temp_file("syntax.terms", "{16#1.8, 2}.\n{1.5, 3}.\n");
+    let run = msc(&["--otp", "29", "run", "--spec", &spec, "--input", &input]).ok();
+    assert_eq!(run.out(), "1.5.\n1.5.\n");
+    msc(&["run", "--spec", &spec, "--input", &input]).code(1);
+}

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io::{self, Read};
 
-use matchspec::syntax::{NextTerm, ParseError, TermCursor, TermScratch};
+use matchspec::syntax::{NextTerm, ParseError, Syntax, TermCursor, TermScratch};
 use matchspec::term::{Heap, Word};
 
 /// How many bytes one read asks for.
@@ -91,6 +91,8 @@ pub struct TextReader<R> {
     scratch: TermScratch,
     /// Lines of `text` before the next term's.
     cursor: TermCursor,
+    /// The release's Erlang syntax the terms are read with.
+    syntax: Syntax,
     chunk: Vec<u8>,
 }
 
@@ -110,8 +112,17 @@ impl<R: Read> TextReader<R> {
             not_utf8: None,
             scratch: TermScratch::default(),
             cursor: TermCursor::default(),
+            syntax: Syntax::default(),
             chunk: vec![0; CHUNK],
         }
+    }
+
+    /// Reads the terms with `syntax` (a release's: OTP 29 reads based
+    /// floats); by default OTP 27's.
+    pub fn syntax(mut self, syntax: Syntax) -> TextReader<R> {
+        self.syntax = syntax;
+        self.cursor = TermCursor::new(syntax);
+        self
     }
 
     /// How many bytes of the stream the terms read so far took.
@@ -166,7 +177,7 @@ impl<R: Read> TextReader<R> {
                 self.text.drain(..=newline);
                 self.next -= newline + 1;
                 // The lines dropped are counted above; the text starts anew.
-                self.cursor = TermCursor::default();
+                self.cursor = TermCursor::new(self.syntax);
             }
         }
         let read = loop {

@@ -302,7 +302,7 @@ pub(crate) fn run_input(
                 printer.out.flush().map_err(CliError::stdout)?;
                 return Ok(summary);
             }
-            let mut reader = TextReader::new(input);
+            let mut reader = TextReader::new(input).syntax(crate::input::syntax());
             let (mut heap, mut scratch, mut host) =
                 (Heap::new(), Scratch::new(), TestHost::default());
             let mut summary = Summary::default();
@@ -419,7 +419,8 @@ fn parse_inputs(path: &str, bytes: Vec<u8>, heap: &mut Heap) -> Result<Vec<Word>
         path: path.to_owned(),
         source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
     })?;
-    matchspec::syntax::parse_terms_into(&text, heap)
+    crate::input::syntax()
+        .parse_terms_into(&text, heap)
         .map_err(|source| CliError::Parse { path: path.to_owned(), source })
 }
 

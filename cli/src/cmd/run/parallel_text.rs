@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 
 use crossbeam_channel::{bounded, unbounded};
-use matchspec::syntax::{NextTerm, ParseError, TermCursor, TermScratch, next_term_into};
+use matchspec::syntax::{NextTerm, ParseError, TermCursor, TermScratch};
 use matchspec::term::Heap;
 use matchspec::{Run, Scratch, TestHost};
 use msc::Spec;
@@ -122,7 +122,7 @@ fn parse(
     let mut summary = Summary::default();
     let mut messages = Vec::new();
     let mut stopped = None;
-    let mut cursor = TermCursor::default();
+    let mut cursor = TermCursor::new(crate::input::syntax());
     loop {
         heap.clear();
         let number = summary.entries + summary.skipped + 1;
@@ -317,5 +317,6 @@ fn emit(
 /// Is `text` from `from` on only white space and comments?
 fn is_blank(text: &str, from: usize) -> bool {
     let (mut heap, mut scratch) = (Heap::new(), TermScratch::default());
-    matches!(next_term_into(text, from, true, &mut heap, &mut scratch), NextTerm::Done)
+    let syntax = crate::input::syntax();
+    matches!(syntax.next_term_into(text, from, true, &mut heap, &mut scratch), NextTerm::Done)
 }
