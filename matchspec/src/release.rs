@@ -174,7 +174,7 @@ impl Change {
             | Change::DeeperCallFrames
             | Change::RoundedBignumFloats
             | Change::BxorSizeLimit
-            | Change::Erts17MapHash => Release::Otp29,
+            | Change::Erts17MapHash
             | Change::NumberSyntax => Release::Otp29,
         }
     }
