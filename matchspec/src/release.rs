@@ -115,17 +115,40 @@ pub enum Change {
     /// OTP-20208: `bxor` with a result over the bignum size limit fails
     /// with `system_limit` (before, it returned `[]`; `band` still does).
     BxorSizeLimit,
+    /// No ticket describes it (the nearest is OTP-19811, which reworked
+    /// `trace:info/3` on functions so that it no longer blocks every
+    /// scheduler): `trace:info(S, {M, F, A}, Item)` and
+    /// `erlang:trace_info({M, F, A}, Item)` check `Item` first, so an item
+    /// that is not one of `traced`, `match_spec`, `meta`,
+    /// `meta_match_spec`, `call_count`, `call_time`, `call_memory` and
+    /// `all` is `{error, badarg}` for every function. Before, a function
+    /// the session did not trace answered `{Item, false}` and a missing
+    /// one `{Item, undefined}`, whatever `Item` was. Case:
+    /// `{info, s1, {m, untraced, 0}, flags}` in
+    /// `testdata/trace/core-trace_info_table.scenario`: 27
+    /// `{flags,false}`, 29 `{error,badarg}`.
+    TraceInfoItemBadarg,
+    /// No ticket describes it (the nearest is OTP-19811, as for
+    /// [`Change::TraceInfoItemBadarg`]): `meta` asked of a function with a
+    /// breakpoint in the session but no meta trace is `{meta, false}`
+    /// (before, `{meta, []}`). A meta tracer that has been removed is
+    /// still `{meta, []}`. Case: `{info, s1, {m, global, 0}, meta}` in
+    /// `testdata/trace/core-trace_info_table.scenario`: 27 `{meta,[]}`,
+    /// 29 `{meta,false}`.
+    TraceInfoMetaFalse,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 6] = [
+    pub const ALL: [Change; 8] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
         Change::DeeperCallFrames,
         Change::RoundedBignumFloats,
         Change::BxorSizeLimit,
+        Change::TraceInfoItemBadarg,
+        Change::TraceInfoMetaFalse,
     ];
 
     /// The first release that answers the new way.
@@ -136,7 +159,9 @@ impl Change {
             | Change::IsRecordAtomSize
             | Change::DeeperCallFrames
             | Change::RoundedBignumFloats
-            | Change::BxorSizeLimit => Release::Otp29,
+            | Change::BxorSizeLimit
+            | Change::TraceInfoItemBadarg
+            | Change::TraceInfoMetaFalse => Release::Otp29,
         }
     }
 
@@ -149,6 +174,8 @@ impl Change {
             Change::DeeperCallFrames => "DeeperCallFrames",
             Change::RoundedBignumFloats => "RoundedBignumFloats",
             Change::BxorSizeLimit => "BxorSizeLimit",
+            Change::TraceInfoItemBadarg => "TraceInfoItemBadarg",
+            Change::TraceInfoMetaFalse => "TraceInfoMetaFalse",
         }
     }
 }
