@@ -43,7 +43,7 @@ fn user_errors_are_one_with_a_readable_message() {
 #[test]
 fn usage_errors_are_two() {
     let cases: &[(&[&str], &str)] = &[
-        (&[], "Usage: msc <COMMAND>"),
+        (&[], "Usage: msc [OPTIONS] <COMMAND>"),
         (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
         (&["test", "--kind", "tabel", SPEC, "a"], "invalid value 'tabel' for '--kind <KIND>'"),
         (&["test", "--engine", "fast", SPEC, "a"], "invalid value 'fast' for '--engine"),

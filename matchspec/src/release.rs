@@ -150,11 +150,32 @@ pub enum Change {
     /// `16#ffz`, `1.5a` (before, a number and an atom or variable, so
     /// `4div 2` was an expression).
     NumberSyntax,
+    /// No ticket describes it (the nearest is OTP-19811, which reworked
+    /// `trace:info/3` on functions so that it no longer blocks every
+    /// scheduler): `trace:info(S, {M, F, A}, Item)` and
+    /// `erlang:trace_info({M, F, A}, Item)` check `Item` first, so an item
+    /// that is not one of `traced`, `match_spec`, `meta`,
+    /// `meta_match_spec`, `call_count`, `call_time`, `call_memory` and
+    /// `all` is `{error, badarg}` for every function. Before, a function
+    /// the session did not trace answered `{Item, false}` and a missing
+    /// one `{Item, undefined}`, whatever `Item` was. Case:
+    /// `{info, s1, {m, untraced, 0}, flags}` in
+    /// `testdata/trace/core-trace_info_table.scenario`: 27
+    /// `{flags,false}`, 29 `{error,badarg}`.
+    TraceInfoItemBadarg,
+    /// No ticket describes it (the nearest is OTP-19811, as for
+    /// [`Change::TraceInfoItemBadarg`]): `meta` asked of a function with a
+    /// breakpoint in the session but no meta trace is `{meta, false}`
+    /// (before, `{meta, []}`). A meta tracer that has been removed is
+    /// still `{meta, []}`. Case: `{info, s1, {m, global, 0}, meta}` in
+    /// `testdata/trace/core-trace_info_table.scenario`: 27 `{meta,[]}`,
+    /// 29 `{meta,false}`.
+    TraceInfoMetaFalse,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 8] = [
+    pub const ALL: [Change; 10] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
@@ -163,6 +184,8 @@ impl Change {
         Change::BxorSizeLimit,
         Change::Erts17MapHash,
         Change::NumberSyntax,
+        Change::TraceInfoItemBadarg,
+        Change::TraceInfoMetaFalse,
     ];
 
     /// The first release that answers the new way.
@@ -175,7 +198,9 @@ impl Change {
             | Change::RoundedBignumFloats
             | Change::BxorSizeLimit
             | Change::Erts17MapHash
-            | Change::NumberSyntax => Release::Otp29,
+            | Change::NumberSyntax
+            | Change::TraceInfoItemBadarg
+            | Change::TraceInfoMetaFalse => Release::Otp29,
         }
     }
 
@@ -190,6 +215,8 @@ impl Change {
             Change::BxorSizeLimit => "BxorSizeLimit",
             Change::Erts17MapHash => "Erts17MapHash",
             Change::NumberSyntax => "NumberSyntax",
+            Change::TraceInfoItemBadarg => "TraceInfoItemBadarg",
+            Change::TraceInfoMetaFalse => "TraceInfoMetaFalse",
         }
     }
 }

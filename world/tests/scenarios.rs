@@ -1,21 +1,34 @@
 //! Every scenario in `testdata/trace/` against its golden output, made by
-//! real OTP 27 (`testdata/trace/otp/generate.sh`), on every engine, with
-//! the stacks kept by the core and by the host.
+//! real OTP (`testdata/trace/otp/generate.sh`), on every engine, with the
+//! stacks kept by the core and by the host: for OTP 27 the golden files
+//! next to the scenarios, for OTP 29 those in `testdata/trace/otp29/` (the
+//! same scenarios, run with the core's release set to OTP 29).
 //!
 //! Output lines are compared as terms (timestamps masked), so printing
 //! differences such as strings versus lists do not matter.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use msc::Engine;
+use msc::{Engine, Release};
 use msc_world::scenario::{Golden, Options, StackKeeper, run};
 
-/// Scenarios that need parts of the core that are not built yet, and what
-/// they need. They must still fail: one that passes must leave this list.
-const PENDING: &[(&str, &str)] = &[];
+/// Scenarios that need parts of the core that are not built yet, with the
+/// release whose golden file they miss and what they need. They must still
+/// fail: one that passes must leave this list.
+const PENDING: &[(Release, &str, &str)] = &[];
 
 fn trace_dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/trace").join(sub)
+}
+
+/// Where `release`'s golden files of the scenarios in `trace_dir(sub)` are:
+/// OTP 27's next to them, OTP 29's under `otp29/`.
+fn golden_dir(release: Release, sub: &str) -> PathBuf {
+    match release {
+        Release::Otp27 => trace_dir(sub),
+        Release::Otp29 => trace_dir("otp29").join(sub),
+    }
 }
 
 /// The `.scenario` files of `dir`, sorted.
@@ -31,20 +44,16 @@ fn scenarios(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs one scenario `text`, named `path`; `None` if it matches `golden`,
 /// else a diff.
-fn check(
-    path: &Path,
-    text: &str,
-    golden: &Golden,
-    engine: Engine,
-    stack: StackKeeper,
-) -> Option<String> {
-    let options = Options { engine, mask_timestamps: true, stack };
+fn check(path: &Path, text: &str, golden: &Golden, release: Release, way: Way) -> Option<String> {
+    let (engine, stack) = way;
+    let options = Options { engine, mask_timestamps: true, stack, release };
     let output = run(text, &options).expect("scenario parses");
     let differences = golden.compare(&output).expect("the output parses");
     if differences.is_empty() {
         return None;
     }
-    let mut diff = format!("{} ({engine:?}, {stack:?} keeps the stacks):\n", path.display());
+    let mut diff =
+        format!("{} ({release}, {engine:?}, {stack:?} keeps the stacks):\n", path.display());
     for d in differences {
         diff.push_str(&format!(
             "  line {}: got      {}\n          expected {}\n",
@@ -56,23 +65,28 @@ fn check(
     Some(diff)
 }
 
-/// Runs the scenario at `path` every way in `ways` against its golden
-/// file (read once): the differences, each a diff.
-fn check_all_ways(path: &Path, ways: &[(Engine, StackKeeper)]) -> Vec<String> {
+/// One way to run a scenario: the engine, and who keeps the stacks.
+type Way = (Engine, StackKeeper);
+
+/// Runs the scenario at `path` every way in `ways` against `release`'s
+/// golden file in `goldens` (read once): the differences, each a diff.
+fn check_all_ways(path: &Path, goldens: &Path, release: Release, ways: &[Way]) -> Vec<String> {
     let text = std::fs::read_to_string(path).expect("read scenario");
-    let golden_path = path.with_extension("expected");
+    let name = path.file_stem().expect("a scenario file name");
+    let golden_path = goldens.join(name).with_extension("expected");
     let Ok(golden) = std::fs::read_to_string(&golden_path) else {
         return vec![format!("{}: no golden file", golden_path.display())];
     };
     let golden = Golden::parse(&golden).expect("the golden file parses");
-    ways.iter().filter_map(|&(engine, stack)| check(path, &text, &golden, engine, stack)).collect()
+    ways.iter().filter_map(|&way| check(path, &text, &golden, release, way)).collect()
 }
 
 /// Runs every scenario of `files` four ways ({interp, jit} x the stacks
-/// kept by the core or the host), on as many threads as the machine has;
-/// the differences, each a diff.
-fn failures(files: &[PathBuf]) -> Vec<String> {
-    let ways: Vec<(Engine, StackKeeper)> = [Engine::Interp, Engine::Jit]
+/// kept by the core or the host) for `release` against its golden files in
+/// `goldens`, on as many threads as the machine has; the differences, each
+/// a diff.
+fn failures(files: &[PathBuf], goldens: &Path, release: Release) -> Vec<String> {
+    let ways: Vec<Way> = [Engine::Interp, Engine::Jit]
         .into_iter()
         .flat_map(|engine| [StackKeeper::Core, StackKeeper::Host].map(|stack| (engine, stack)))
         .collect();
@@ -87,13 +101,12 @@ fn failures(files: &[PathBuf]) -> Vec<String> {
                     let mut failures = Vec::new();
                     for path in part {
                         let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
-                        let pending = PENDING.iter().any(|(p, _)| *p == name);
-                        let diffs = check_all_ways(path, ways);
+                        let pending = PENDING.iter().any(|&(r, p, _)| r == release && p == name);
+                        let diffs = check_all_ways(path, goldens, release, ways);
                         match (pending, diffs.is_empty()) {
                             (false, _) => failures.extend(diffs),
-                            (true, true) => {
-                                failures.push(format!("{name} passes: take it off PENDING"))
-                            }
+                            (true, true) => failures
+                                .push(format!("{name} passes for {release}: take it off PENDING")),
                             (true, false) => {}
                         }
                     }
@@ -105,14 +118,16 @@ fn failures(files: &[PathBuf]) -> Vec<String> {
     })
 }
 
-fn assert_all_match(dir: &str, at_least: usize) {
+/// Runs every scenario of `trace_dir(dir)` for `release` against its
+/// golden files (there must be `at_least` scenarios).
+fn assert_all_match(dir: &str, release: Release, at_least: usize) {
     let files = scenarios(&trace_dir(dir));
     assert!(
         files.len() >= at_least,
         "{dir}: {} scenarios, expected {at_least} or more",
         files.len()
     );
-    let failures = failures(&files);
+    let failures = failures(&files, &golden_dir(release, dir), release);
     assert!(
         failures.is_empty(),
         "{} scenario run(s) differ:\n{}",
@@ -124,21 +139,58 @@ fn assert_all_match(dir: &str, at_least: usize) {
 /// The scenarios ported from OTP's suites and written for the core.
 #[test]
 fn every_scenario_matches_otp() {
-    assert_all_match("", 170);
+    assert_all_match("", Release::Otp27, 170);
 }
 
-/// The random scenarios of `random-scenarios.escript` (seed 1), each with
+/// The random scenarios of `random-scenarios.escript` (seed 12), each with
 /// the output OTP 27 gave (testdata/trace/random/README.md).
 #[test]
 fn every_random_scenario_matches_otp() {
-    assert_all_match("random", 1000);
+    assert_all_match("random", Release::Otp27, 1000);
 }
 
 /// The scenarios OTP 27.3.4 crashes on, with answers decided by hand
 /// (testdata/trace/decided/README.md).
 #[test]
 fn every_decided_scenario_matches() {
-    assert_all_match("decided", 1);
+    assert_all_match("decided", Release::Otp27, 1);
+}
+
+/// The same scenarios with the core answering as OTP 29, against what OTP
+/// 29.1.2 printed (testdata/trace/otp29/README.md).
+#[test]
+fn every_scenario_matches_otp29() {
+    assert_all_match("", Release::Otp29, 170);
+}
+
+/// The random scenarios (seed 12) against what OTP 29.1.2 printed.
+#[test]
+fn every_random_scenario_matches_otp29() {
+    assert_all_match("random", Release::Otp29, 1000);
+}
+
+/// `testdata/trace/otp29/` holds a golden file for every scenario and
+/// nothing else: a scenario renamed or removed leaves no golden behind.
+#[test]
+fn every_otp29_golden_has_its_scenario() {
+    let names = |path: &Path, ext: &str| -> BTreeSet<String> {
+        std::fs::read_dir(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .map(|p| p.file_stem().and_then(|n| n.to_str()).expect("a name").to_owned())
+            .collect()
+    };
+    for dir in ["", "random"] {
+        let scenarios = names(&trace_dir(dir), "scenario");
+        let goldens = names(&golden_dir(Release::Otp29, dir), "expected");
+        let missing: Vec<&String> = scenarios.difference(&goldens).collect();
+        let stray: Vec<&String> = goldens.difference(&scenarios).collect();
+        assert!(
+            missing.is_empty() && stray.is_empty(),
+            "testdata/trace/otp29/{dir}: no golden for {missing:?}; no scenario for {stray:?}"
+        );
+    }
 }
 
 /// `{display, X}` reaches the host's console, not the trace output: the

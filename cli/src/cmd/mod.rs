@@ -60,6 +60,6 @@ pub(crate) fn run(command: Command, release: Release, out: &mut dyn Write) -> Re
         Command::Run(args) => run::run(args, &config, out),
         Command::Dump(args) => dump::run(args, &config, out),
         Command::Bench(args) => bench::run(args, &config, out),
-        Command::Trace(args) => trace::run(args, out),
+        Command::Trace(args) => trace::run(args, release, out),
     }
 }

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use matchspec::Release;
 use msc_world::scenario::{Options, StackKeeper, compare, run as run_scenario};
 
 use super::EngineArg;
@@ -43,15 +44,15 @@ pub(crate) enum StackArg {
     Host,
 }
 
-/// Runs the scenario.
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> Result<(), CliError> {
+/// Runs the scenario, the core giving the answers of `release` (`--otp`).
+pub(crate) fn run(args: Args, release: Release, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(&args.scenario)?;
     let stack = match args.stack {
         StackArg::Core => StackKeeper::Core,
         StackArg::Host => StackKeeper::Host,
     };
     let mask_timestamps = args.mask_timestamps || args.expect.is_some();
-    let options = Options { engine: args.engine.engine(), mask_timestamps, stack };
+    let options = Options { engine: args.engine.engine(), mask_timestamps, stack, release };
     let output = run_scenario(&text, &options)
         .map_err(|source| CliError::Parse { path: args.scenario.clone(), source })?;
     // ERTS prints `{display, X}` on the node's standard output, apart from

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use matchspec::Change;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
 
 use crate::control::commands::{MessageEvent, PortSpec, ProcessSpec};
@@ -60,11 +61,13 @@ fn info_pair(key: ProcessKey, settings: TraceSettings, heap: &mut Heap) -> Word 
 
 /// `trace:info(Session, {M, F, A}, Item)` (ERTS's `trace_info_func`).
 ///
-/// A function the session does not trace answers `{Item, false}` and one
-/// that does not exist `{Item, undefined}`, whatever `Item` is (any term:
-/// ERTS looks at it only once it has found a breakpoint). For a traced
-/// function, `Item` must be one of `traced`, `match_spec`, `meta`,
-/// `meta_match_spec`, `call_count`, `call_time`, `call_memory` and `all`.
+/// `Item` must be one of `traced`, `match_spec`, `meta`,
+/// `meta_match_spec`, `call_count`, `call_time`, `call_memory` and `all`
+/// (anything else is `badarg`). When ERTS checks it depends on the release
+/// ([`Change::TraceInfoItemBadarg`]): OTP 29 checks it first; OTP 27 only
+/// once it has found a breakpoint, so there a function the session does
+/// not trace answers `{Item, false}` and one that does not exist
+/// `{Item, undefined}`, whatever `Item` is (any term).
 pub fn function_info(
     core: &TraceCore,
     session: &SessionRef,
@@ -72,23 +75,17 @@ pub fn function_info(
     item: TermRef<'_>,
     heap: &mut Heap,
 ) -> Result<Word, TraceError> {
+    let release = core.release();
+    let key = item.as_atom().and_then(FunctionItem::of);
+    if key.is_none() && release.has(Change::TraceInfoItemBadarg) {
+        return Err(TraceError::BadOpt);
+    }
     let settings = match core.function_tracing(session, mfa) {
         FunctionTracing::Undeclared => return Ok(info_answer(item, Atom::UNDEFINED, heap)),
         FunctionTracing::Untraced => return Ok(info_answer(item, Atom::FALSE, heap)),
         FunctionTracing::Traced(settings) => settings,
     };
-    let known = [
-        "traced",
-        "match_spec",
-        "meta",
-        "meta_match_spec",
-        "call_count",
-        "call_time",
-        "call_memory",
-        "all",
-    ];
-    let key = item.as_atom().filter(|k| known.contains(&k.name())).ok_or(TraceError::BadOpt)?;
-    let pair = |heap: &mut Heap, value: Word| heap.tuple(&[Word::atom(key), value]);
+    let key = key.ok_or(TraceError::BadOpt)?;
     let false_ = Word::atom(Atom::FALSE);
     let spec_or_nil = |heap: &mut Heap, spec: &Option<Term>| {
         spec.as_ref().map_or(Word::NIL, |s| s.as_ref().copy_to(heap))
@@ -99,12 +96,10 @@ pub fn function_info(
         None => false_,
     };
     let match_spec = settings.call.as_ref().map_or(false_, |c| spec_or_nil(heap, &c.match_spec));
-    // A meta tracer that asked to be removed is gone: `false` (`[]` for
-    // the `meta` item alone, below), as `erts_tracer_to_term` of nil.
-    let meta = match settings.meta.as_ref().and_then(|m| m.tracer.as_ref()) {
-        Some(tracer) => tracer.to_term(heap),
-        None => false_,
-    };
+    // A meta tracer that asked to be removed is gone: `false` in `all`
+    // (`erts_tracer_to_term` of nil), `[]` for the `meta` item alone.
+    let meta_tracer = settings.meta.as_ref().and_then(|m| m.tracer.as_ref());
+    let meta = meta_tracer.map_or(false_, |tracer| tracer.to_term(heap));
     let meta_match_spec =
         settings.meta.as_ref().map_or(false_, |m| spec_or_nil(heap, &m.match_spec));
     let call_count = settings.call_count.map_or(false_, |n| heap.int(n as i64));
@@ -127,16 +122,21 @@ pub fn function_info(
         }),
         None => false_,
     };
-    let value = match key.name() {
-        "traced" => traced,
-        "match_spec" => match_spec,
-        "meta" if meta == false_ => Word::NIL,
-        "meta" => meta,
-        "meta_match_spec" => meta_match_spec,
-        "call_count" => call_count,
-        "call_time" => call_time,
-        "call_memory" => call_memory,
-        _ => {
+    let value = match key {
+        FunctionItem::Traced => traced,
+        FunctionItem::MatchSpec => match_spec,
+        // No meta trace at all: `false` since OTP 29, `[]` before
+        // ([`Change::TraceInfoMetaFalse`]).
+        FunctionItem::Meta if settings.meta.is_none() => {
+            if release.has(Change::TraceInfoMetaFalse) { false_ } else { Word::NIL }
+        }
+        FunctionItem::Meta if meta_tracer.is_none() => Word::NIL,
+        FunctionItem::Meta => meta,
+        FunctionItem::MetaMatchSpec => meta_match_spec,
+        FunctionItem::CallCount => call_count,
+        FunctionItem::CallTime => call_time,
+        FunctionItem::CallMemory => call_memory,
+        FunctionItem::All => {
             let items = [
                 ("traced", traced),
                 ("match_spec", match_spec),
@@ -151,7 +151,50 @@ pub fn function_info(
             heap.list(&pairs)
         }
     };
-    Ok(pair(heap, value))
+    Ok(heap.tuple(&[Word::atom(key.name()), value]))
+}
+
+/// What `trace:info/3` asks about a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FunctionItem {
+    Traced,
+    MatchSpec,
+    Meta,
+    MetaMatchSpec,
+    CallCount,
+    CallTime,
+    CallMemory,
+    All,
+}
+
+impl FunctionItem {
+    const ALL: [FunctionItem; 8] = [
+        FunctionItem::Traced,
+        FunctionItem::MatchSpec,
+        FunctionItem::Meta,
+        FunctionItem::MetaMatchSpec,
+        FunctionItem::CallCount,
+        FunctionItem::CallTime,
+        FunctionItem::CallMemory,
+        FunctionItem::All,
+    ];
+
+    fn of(key: Atom) -> Option<FunctionItem> {
+        FunctionItem::ALL.into_iter().find(|item| item.name() == key)
+    }
+
+    fn name(self) -> Atom {
+        Atom::new(match self {
+            FunctionItem::Traced => "traced",
+            FunctionItem::MatchSpec => "match_spec",
+            FunctionItem::Meta => "meta",
+            FunctionItem::MetaMatchSpec => "meta_match_spec",
+            FunctionItem::CallCount => "call_count",
+            FunctionItem::CallTime => "call_time",
+            FunctionItem::CallMemory => "call_memory",
+            FunctionItem::All => "all",
+        })
+    }
 }
 
 /// `{Item, Value}`, `Item` copied as it is.
@@ -293,5 +336,71 @@ pub fn port_info(
             Ok(info_pair(key, settings, heap))
         }
         None => Ok(Word::atom(Atom::UNDEFINED)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use matchspec::term::{Atom, Heap, Term};
+    use matchspec::{Config, Release};
+
+    use super::*;
+    use crate::CoreConfig;
+    use crate::control::pattern::{MfaPattern, parse_pattern_action};
+    use crate::model::breakpoint::Function;
+    use crate::model::pattern::PatternFlags;
+
+    /// `trace:info(s1, {m, F, 0}, Item)` in a core giving `release`'s
+    /// answers, where `m:traced/0` has a local breakpoint (no meta trace)
+    /// and `m:untraced/0` none: the reply, or `badarg`.
+    fn ask(release: Release, function: &str, item: &str) -> String {
+        let spec = Config::default().release(release);
+        let core = TraceCore::new(CoreConfig { spec, ..CoreConfig::default() });
+        let functions = [Function::exported("traced", 0), Function::exported("untraced", 0)];
+        core.declare_module(Atom::new("m"), &functions).expect("declared");
+        let session = core.session_create(Atom::new("s1"), None);
+        let on = parse_pattern_action(&core, Term::parse("true").expect("term").as_ref());
+        let flags = PatternFlags { kinds: BpFlags::LOCAL, meta_tracer: None };
+        let pattern = MfaPattern::from_term(Term::parse("{m, traced, 0}").expect("mfa").as_ref());
+        core.set_pattern(&session, pattern.expect("pattern"), &on.expect("on"), &flags)
+            .expect("set");
+        let item = Term::parse(item).expect("item");
+        let mut heap = Heap::new();
+        let mfa = Mfa::new("m", function, 0);
+        match function_info(&core, &session, mfa, item.as_ref(), &mut heap) {
+            Ok(answer) => Term::from_parts(heap, answer).to_string(),
+            Err(TraceError::BadOpt) => "badarg".to_owned(),
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn otp_29_checks_the_item_before_the_function() {
+        for item in ["flags", "foo", "42", "{x}"] {
+            for (function, otp27) in [("untraced", "false"), ("missing", "undefined")] {
+                let expected = format!("{{{item},{otp27}}}");
+                assert_eq!(ask(Release::Otp27, function, item), expected, "{function} {item}");
+                assert_eq!(ask(Release::Otp29, function, item), "badarg", "{function} {item}");
+            }
+            for release in Release::ALL {
+                assert_eq!(ask(release, "traced", item), "badarg", "{release} {item}");
+            }
+        }
+        for release in Release::ALL {
+            assert_eq!(ask(release, "untraced", "traced"), "{traced,false}", "{release}");
+            assert_eq!(ask(release, "missing", "traced"), "{traced,undefined}", "{release}");
+            assert_eq!(ask(release, "traced", "traced"), "{traced,local}", "{release}");
+        }
+    }
+
+    #[test]
+    fn otp_29_says_false_for_meta_without_meta_trace() {
+        assert_eq!(ask(Release::Otp27, "traced", "meta"), "{meta,[]}");
+        assert_eq!(ask(Release::Otp29, "traced", "meta"), "{meta,false}");
+        for release in Release::ALL {
+            assert_eq!(ask(release, "untraced", "meta"), "{meta,false}", "{release}");
+            let all = ask(release, "traced", "all");
+            assert!(all.contains("{meta,false}"), "{release}: {all}");
+        }
     }
 }

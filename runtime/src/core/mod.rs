@@ -24,8 +24,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use arc_swap::{ArcSwap, Guard};
-use matchspec::Config;
 use matchspec::term::{Atom, TermRef};
+use matchspec::{Config, Release};
 use msc::Engine;
 use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
@@ -46,7 +46,9 @@ use crate::model::tracer::{Contained, Deferral, TracerRef};
 pub struct CoreConfig {
     /// The engine that runs trace match specs.
     pub engine: Engine,
-    /// Limits for compiling match specs.
+    /// How match specs compile, and the OTP release whose answers the core
+    /// gives (`spec.get_release()`, the one place the core reads it from:
+    /// see [`TraceCore::release`]).
     pub spec: Config,
     /// Where timestamps come from.
     pub clock: Arc<dyn Clock>,
@@ -196,6 +198,22 @@ impl TraceCore {
     /// The engine trace specs run on.
     pub fn engine(&self) -> Engine {
         self.config.engine
+    }
+
+    /// The OTP release whose answers the core gives: that of
+    /// [`CoreConfig::spec`], which match specs compile for too.
+    ///
+    /// ```
+    /// use matchspec::{Config, Release};
+    /// use matchspec_runtime::core::{CoreConfig, TraceCore};
+    ///
+    /// let spec = Config::default().release(Release::Otp29);
+    /// let core = TraceCore::new(CoreConfig { spec, ..CoreConfig::default() });
+    /// assert_eq!(core.release(), Release::Otp29);
+    /// assert_eq!(TraceCore::new(CoreConfig::default()).release(), Release::Otp27);
+    /// ```
+    pub fn release(&self) -> Release {
+        self.config.spec.get_release()
     }
 
     // ---- Sessions ---------------------------------------------------------------

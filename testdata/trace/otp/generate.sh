@@ -41,6 +41,18 @@
 # erlang-dev`; override the include directory with ERL_NIF_INCLUDE=/path,
 # relative to the host).
 #
+# GOLDEN_DIR=DIR writes each golden to DIR/NAME.expected instead of next to
+# its scenario: the goldens of another release, from the same scenarios
+# (testdata/trace/otp29/ and otp29/random/ for OTP 29). The scenarios are
+# then not rewritten: a *-dynamic.scenario or random scenario that this
+# release's escripts write differently from the one already there stops the
+# script (the scenarios are shared by every release).
+#
+#     OTP_CHROOT=/opt/otp29 GOLDEN_DIR=testdata/trace/otp29 \
+#         testdata/trace/otp/generate.sh
+#     OTP_CHROOT=/opt/otp29 GOLDEN_DIR=testdata/trace/otp29/random \
+#         testdata/trace/otp/generate.sh --random 1000 12
+#
 # A (non-random) scenario whose run fails (e.g. because a puppet process did
 # not reach the state the scenario model expects) stops the script with an
 # error and leaves the old .expected file alone.
@@ -51,11 +63,38 @@ tracedir=$(dirname "$here")
 root=${OTP_CHROOT:-/opt/otp27}
 scratch=${OTP_SCRATCH:-/tmp/scenario-gen}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+if [ -n "${GOLDEN_DIR:-}" ]; then
+    mkdir -p "$GOLDEN_DIR"
+    GOLDEN_DIR=$(cd "$GOLDEN_DIR" && pwd)
+    export GOLDEN_DIR
+fi
 
-# One scenario: generate.sh --one SCENARIO OUTPUT (the workers below).
+# The golden file of scenario $1: next to it, or in GOLDEN_DIR.
+golden_of() {
+    if [ -n "${GOLDEN_DIR:-}" ]; then
+        echo "$GOLDEN_DIR/$(basename "$1" .scenario).expected"
+    else
+        echo "${1%.scenario}.expected"
+    fi
+}
+
+# Puts the scenario $1, just written by this release's escripts, at $2; with
+# GOLDEN_DIR, $2 must already hold the same scenario.
+place_scenario() {
+    if [ -z "${GOLDEN_DIR:-}" ]; then
+        cp "$1" "$2"
+    elif ! cmp -s "$1" "$2"; then
+        echo "$2: this release writes it differently (or it is missing);" \
+            "the scenarios are shared by every release" >&2
+        exit 1
+    fi
+}
+
+# One scenario: generate.sh --one SCENARIO [OUTPUT] (the workers below;
+# OUTPUT defaults to the scenario's golden file).
 if [ "${1:-}" = "--one" ]; then
     scenario=$2
-    out=$3
+    out=${3:-$(golden_of "$2")}
     name=$(basename "$scenario" .scenario)
     work=$(mktemp -d "$root$scratch/run.XXXXXX")
     inside=${work#"$root"}
@@ -104,17 +143,17 @@ prepare() {
 }
 
 # Runs every scenario named on standard input (one path a line), JOBS at a
-# time, writing NAME.expected next to each. Scenarios that start
+# time, writing NAME.expected next to each (or in GOLDEN_DIR). Scenarios that start
 # distribution run alone afterwards: messages between nodes take longer on
 # a loaded machine than the escript's waits allow for.
 run_all() {
     list=$(cat)
     status=0
     echo "$list" | grep -v -x -F -f "$dist_list" |
-        xargs -P "$jobs" -I{} sh -c '"$0" --one "$1" "${1%.scenario}.expected"' "$0" {} ||
+        xargs -P "$jobs" -I{} "$0" --one {} ||
         status=1
     echo "$list" | grep -x -F -f "$dist_list" |
-        xargs -P 1 -I{} sh -c '"$0" --one "$1" "${1%.scenario}.expected"' "$0" {} ||
+        xargs -P 1 -I{} "$0" --one {} ||
         status=1
     return $status
 }
@@ -131,16 +170,22 @@ if [ "${1:-}" = "--random" ]; then
     cp "$here/random-scenarios.escript" "$root$scratch/random-scenarios.escript"
     chroot "$root" escript "$scratch/random-scenarios.escript" \
         "$seed" "$count" "$scratch/random" "$first"
-    cp "$gen"/*.scenario "$dir"/
+    for scenario in "$gen"/*.scenario; do
+        place_scenario "$scenario" "$dir/$(basename "$scenario")"
+    done
     set -- "$dir"/random-"$seed"-*.scenario
     prepare "$@"
     failed=0
     for scenario in "$@"; do echo "$scenario"; done | run_all || failed=1
     if [ "$failed" = 1 ]; then
         for scenario in "$@"; do
-            if [ ! -f "${scenario%.scenario}.expected" ]; then
-                echo "removed $(basename "$scenario"): OTP could not run it" >&2
-                rm -f "$scenario"
+            if [ ! -f "$(golden_of "$scenario")" ]; then
+                if [ -n "${GOLDEN_DIR:-}" ]; then
+                    echo "no golden for $(basename "$scenario"): OTP could not run it" >&2
+                else
+                    echo "removed $(basename "$scenario"): OTP could not run it" >&2
+                    rm -f "$scenario"
+                fi
             fi
         done
         exit 1
@@ -161,7 +206,7 @@ if [ "$#" -eq 0 ]; then
         cp "$scenario" "$root$scratch/$name.scenario"
         chroot "$root" escript "$scratch/dynamic-variant.escript" \
             "$scratch/$name.scenario" "$scratch/$name-dynamic.scenario"
-        cp "$root$scratch/$name-dynamic.scenario" "$tracedir/$name-dynamic.scenario"
+        place_scenario "$root$scratch/$name-dynamic.scenario" "$tracedir/$name-dynamic.scenario"
     done
     set -- "$tracedir"/*.scenario
 else

@@ -20,6 +20,7 @@
 
 mod runner;
 
+use matchspec::Release;
 use matchspec::syntax::{ParseError, parse_terms};
 use matchspec::term::{Atom, Heap, Kind, Term, TermRef, Word};
 use msc::Engine;
@@ -41,11 +42,20 @@ pub struct Options {
     /// Who keeps the processes' stacks. Both give the same output: the
     /// golden files are run both ways.
     pub stack: StackKeeper,
+    /// The OTP release whose answers the core gives (and whose match specs
+    /// it compiles): the core's `CoreConfig::spec` is made with it.
+    /// Default [`Release::Otp27`].
+    pub release: Release,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { engine: Engine::Interp, mask_timestamps: false, stack: StackKeeper::Core }
+        Options {
+            engine: Engine::Interp,
+            mask_timestamps: false,
+            stack: StackKeeper::Core,
+            release: Release::default(),
+        }
     }
 }
 

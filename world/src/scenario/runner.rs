@@ -8,6 +8,7 @@ mod world;
 use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
+use matchspec::Config;
 use matchspec::fun2ms::{Dialect, fun2ms};
 use matchspec::host::parse_flag_list;
 use matchspec::term::{Atom, Heap, Term, TermRef, Word};
@@ -117,9 +118,9 @@ impl Runner {
         let console = Arc::new(Displayed::default());
         let core = TraceCore::new(CoreConfig {
             engine: options.engine,
+            spec: Config::default().release(options.release),
             clock: clock.clone(),
             console: console.clone(),
-            ..CoreConfig::default()
         });
         let (mailbox, inbox) = crossbeam_channel::unbounded();
         let mut runner = Runner {
