@@ -228,12 +228,13 @@ impl<'c> Checker<'c> {
         config: &'c Config,
         original_numbers: Option<Vec<u32>>,
     ) -> Checker<'c> {
+        let costs = Costs::of(config);
         Checker {
             kind,
             flags,
             config,
-            costs: Costs::of(config),
-            budget: Costs::of(config).budget(config),
+            costs,
+            budget: costs.budget(config),
             original_numbers,
             errors: Vec::new(),
             path: Vec::new(),
