@@ -45,8 +45,9 @@ struct Cli {
     #[command(subcommand)]
     command: cmd::Command,
     /// The OTP release whose answers to give: 27 or 29 (also `OTP 29`,
-    /// `29.1.2`). docs/releases.md lists what differs.
-    #[arg(long, global = true, value_name = "RELEASE", default_value = "27")]
+    /// `29.1.2`); the newest by default. docs/releases.md lists what
+    /// differs.
+    #[arg(long, global = true, value_name = "RELEASE", default_value_t = Release::default())]
     otp: Release,
 }
 

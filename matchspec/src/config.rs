@@ -35,9 +35,14 @@ pub struct Config {
 /// ERTS's nesting limit with its default 128-kiloword scheduler stack, in
 /// the default release: a guard or body with function calls nested this
 /// deep compiles, one level more fails with `system_limit` (measured on OTP
-/// 27.3.4; see [`Config::max_nesting`] for other constructs and
+/// 29.1.2; see [`Config::max_nesting`] for other constructs and
 /// [`max_nesting_of`] for other releases).
-pub const DEFAULT_MAX_NESTING: u32 = max_nesting_of(Release::Otp27);
+///
+/// ```
+/// use matchspec::{DEFAULT_MAX_NESTING, Release, max_nesting_of};
+/// assert_eq!(DEFAULT_MAX_NESTING, max_nesting_of(Release::default()));
+/// ```
+pub const DEFAULT_MAX_NESTING: u32 = max_nesting_of(Release::Otp29);
 
 /// ERTS's nesting limit in nested function calls in `release`, measured
 /// (`testdata/otp/nesting.terms` of each release): 4,559 in OTP 27, 4,255 in

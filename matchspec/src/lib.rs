@@ -92,7 +92,8 @@
 //! # Limits
 //!
 //! [`Config`] holds them: how deeply guards and bodies may nest before
-//! ERTS's `system_limit` (by default exactly where OTP 27 stops), the
+//! ERTS's `system_limit` (by default exactly where the default release,
+//! OTP 29, stops), the
 //! backtrace depth, whether destructive trace functions are faked. No input
 //! overflows the stack: heads, constants and input terms of any depth are
 //! handled with explicit stacks.

@@ -20,9 +20,9 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Release {
     /// OTP 27.3 (erts 15.2): the first release msc was exact against.
-    #[default]
     Otp27,
-    /// OTP 29.1 (erts 17.1).
+    /// OTP 29.1 (erts 17.1), the default: the newest release msc knows.
+    #[default]
     Otp29,
 }
 
@@ -171,11 +171,19 @@ pub enum Change {
     /// `testdata/trace/core-trace_info_table.scenario`: 27 `{meta,[]}`,
     /// 29 `{meta,false}`.
     TraceInfoMetaFalse,
+    /// OTP-19271 (OTP 28): `trace:system/3` sets a session's system
+    /// monitoring (`long_message_queue`, `large_heap`, `long_gc`, ...),
+    /// whose `{monitor, Pid, Event, Info}` messages go to the session's
+    /// tracer. Before, the function does not exist (`undef`). Case:
+    /// `{system, s1, long_message_queue, {1, 3}}` in
+    /// `testdata/trace/system-long_message_queue.scenario`: 27
+    /// `{error,undef}`, 29 `ok` and the monitor messages.
+    TraceSystem,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 10] = [
+    pub const ALL: [Change; 11] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
@@ -186,6 +194,7 @@ impl Change {
         Change::NumberSyntax,
         Change::TraceInfoItemBadarg,
         Change::TraceInfoMetaFalse,
+        Change::TraceSystem,
     ];
 
     /// The first release that answers the new way.
@@ -200,7 +209,8 @@ impl Change {
             | Change::Erts17MapHash
             | Change::NumberSyntax
             | Change::TraceInfoItemBadarg
-            | Change::TraceInfoMetaFalse => Release::Otp29,
+            | Change::TraceInfoMetaFalse
+            | Change::TraceSystem => Release::Otp29,
         }
     }
 
@@ -217,6 +227,7 @@ impl Change {
             Change::NumberSyntax => "NumberSyntax",
             Change::TraceInfoItemBadarg => "TraceInfoItemBadarg",
             Change::TraceInfoMetaFalse => "TraceInfoMetaFalse",
+            Change::TraceSystem => "TraceSystem",
         }
     }
 }

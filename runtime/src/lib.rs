@@ -234,8 +234,8 @@ mod test_support;
 
 pub use control::{commands, info, on_load, pattern, query};
 pub use model::{
-    breakpoint, clock, console, counters, error, flags, ids, seq_trace, session, trace_spec,
-    tracee, tracer,
+    breakpoint, clock, console, counters, error, flags, ids, seq_trace, session, system_monitor,
+    trace_spec, tracee, tracer,
 };
 
 pub use breakpoint::{Function, FunctionEntry};

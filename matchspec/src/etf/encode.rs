@@ -7,7 +7,7 @@ use super::{VERSION, is_local_node, limit, tag};
 use crate::Release;
 use crate::term::{Atom, Kind, Map, TermRef, Word};
 
-/// Encodes `term` as `term_to_binary/1` of the default release (OTP 27)
+/// Encodes `term` as `term_to_binary/1` of the default release (OTP 29)
 /// does: [`encode_for`] that release.
 ///
 /// The bytes are identical to OTP's except for the order of entries of
@@ -50,7 +50,7 @@ pub fn encode_for(term: TermRef<'_>, release: Release) -> Result<Vec<u8>, Encode
 
 /// Encodes `term` as `term_to_binary(Term, [deterministic])` does: like
 /// [`encode`], but every map in exact key order. The bytes are identical to
-/// OTP 27's for every term.
+/// OTP's (27 and 29) for every term.
 ///
 /// ```
 /// use matchspec::etf;

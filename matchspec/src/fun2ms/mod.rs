@@ -115,17 +115,18 @@ pub fn fun2ms_with_spans(
 }
 
 /// [`fun2ms_with_spans`] reading the fun's text in `syntax` (the free
-/// functions read OTP 27's): in OTP 29's, `fun(X) when X > 1e5 -> X end`
-/// does not scan.
+/// functions read the default release's): OTP 29 reads `16#1.8` as a
+/// float, where OTP 27 reads `16#1` and then fails at `.8`.
 ///
 /// ```
 /// use matchspec::Release;
 /// use matchspec::fun2ms::{Dialect, fun2ms_with_syntax};
 /// use matchspec::syntax::Syntax;
 /// let fun = "fun(X) when X > 16#1.8 -> X end";
-/// let (spec, _) = fun2ms_with_syntax(fun, Dialect::Table, &[], Syntax::of(Release::Otp29)).unwrap();
+/// let (spec, _) = fun2ms_with_syntax(fun, Dialect::Table, &[], Syntax::default()).unwrap();
 /// assert_eq!(spec.to_string(), "[{'$1',[{'>','$1',1.5}],['$1']}]");
-/// assert!(fun2ms_with_syntax(fun, Dialect::Table, &[], Syntax::default()).is_err());
+/// let otp27 = Syntax::of(Release::Otp27);
+/// assert!(fun2ms_with_syntax(fun, Dialect::Table, &[], otp27).is_err());
 /// ```
 pub fn fun2ms_with_syntax(
     text: &str,

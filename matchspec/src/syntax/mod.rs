@@ -74,17 +74,20 @@ use token::Token;
 
 /// How text is read: as `erl_scan` of one OTP release reads it (numbers
 /// differ, see [`Change::NumberSyntax`](crate::Change::NumberSyntax)).
-/// The default, which the free functions of this module use, is OTP 27's.
+/// The default, which the free functions of this module use, is the
+/// default release's ([`Release::default`]).
 ///
 /// ```
 /// use matchspec::Release;
 /// use matchspec::syntax::{Syntax, parse_term};
 /// assert_eq!(parse_term("16#ff").unwrap().to_string(), "255");
-/// let otp29 = Syntax::of(Release::Otp29);
-/// assert_eq!(otp29.parse_term("16#1.8").unwrap().to_string(), "1.5");
-/// // OTP 27 reads `1` then `e5`; OTP 29 rejects the number.
-/// assert!(parse_term("[1e5]").is_err());
-/// let err = otp29.parse_term("[1e5]").unwrap_err();
+/// assert_eq!(parse_term("16#1.8").unwrap().to_string(), "1.5");
+/// // OTP 27 reads `1` then `e5`, `16#1` then `.8`; OTP 29 rejects the
+/// // first number and reads the second as a based float.
+/// let otp27 = Syntax::of(Release::Otp27);
+/// assert!(otp27.parse_term("[1e5]").is_err());
+/// assert!(otp27.parse_term("16#1.8").is_err());
+/// let err = parse_term("[1e5]").unwrap_err();
 /// assert_eq!(err.message(), "illegal integer: the number runs into `e5` (put a space between them)");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -215,7 +218,8 @@ impl std::fmt::Debug for Splitter<'_> {
 }
 
 impl<'a> TermStream<'a> {
-    /// A stream over `text`, in OTP 27's syntax (see [`Syntax::terms`]).
+    /// A stream over `text`, in the default release's syntax (see
+    /// [`Syntax::terms`]).
     pub fn new(text: &'a str) -> TermStream<'a> {
         Syntax::default().terms(text)
     }

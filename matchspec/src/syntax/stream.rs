@@ -61,7 +61,7 @@ pub struct TermScratch {
 /// assert!(matches!(next_term_into(text, end, false, &mut heap, &mut scratch), NextTerm::More));
 /// ```
 ///
-/// This reads OTP 27's syntax; see [`Syntax::next_term_into`].
+/// This reads the default release's syntax; see [`Syntax::next_term_into`].
 pub fn next_term_into(
     text: &str,
     from: usize,
@@ -187,12 +187,12 @@ pub struct TermCursor {
     /// lines before it.
     line_start: usize,
     lines: u32,
-    /// How terms are read (the default is OTP 27's syntax).
+    /// How terms are read (the default is the default release's syntax).
     syntax: Syntax,
 }
 
 impl TermCursor {
-    /// A cursor reading `syntax` (the default reads OTP 27's).
+    /// A cursor reading `syntax` (the default reads the default release's).
     pub fn new(syntax: Syntax) -> TermCursor {
         TermCursor { line_start: 0, lines: 0, syntax }
     }

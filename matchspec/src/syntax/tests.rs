@@ -10,6 +10,18 @@ fn check(input: &str, expect: &str) {
     }
 }
 
+#[test]
+fn otp27_numbers_run_into_names() {
+    // As OTP 27's erl_scan reads them: `2#10` then `2`, `1` then `e5`.
+    let otp27 = Syntax::of(Release::Otp27);
+    for (input, expect) in [("2#102", "unexpected `2`"), ("1e5", "unexpected `e5`")] {
+        match otp27.parse_term(input) {
+            Ok(t) => panic!("input {input:?} parsed as {t}"),
+            Err(e) => assert_eq!(e.message(), expect, "input {input:?}\n{e}"),
+        }
+    }
+}
+
 #[track_caller]
 fn check_error(input: &str, expect: &str) {
     match parse_term(input) {
@@ -168,8 +180,7 @@ fn errors() {
         ("\"abc", "unterminated string"),
         ("'abc", "unterminated quoted atom"),
         ("37#1", "integer base 37 is not in 2..36"),
-        // As OTP 27's erl_scan reads it: `2#10`, then `2`.
-        ("2#102", "unexpected `2`"),
+        ("2#102", "illegal integer: the number runs into `2` (put a space between them)"),
         ("1.0e309", "float out of range"),
         ("a.b", "`.` must end a term and be followed by white space or the end"),
         ("{a,}", "unexpected `}`; expected a term"),
@@ -186,7 +197,7 @@ fn errors() {
             "pid numbers out of range (node 0, id and serial below 2^32); a pid of another node is written #Pid<'node@host'.Creation.Id.Serial>",
         ),
         ("- -1", "unexpected `-`; expected `(` or a number"),
-        ("1e5", "unexpected `e5`"),
+        ("1e5", "illegal integer: the number runs into `e5` (put a space between them)"),
         ("#{a := 1}", "unexpected `:=`; expected `=>`"),
         ("{a, ~}", "invalid character '~'"),
         ("\"\\x{D800}\"", "invalid code point 0xd800"),

@@ -118,7 +118,7 @@ impl<R: Read> TextReader<R> {
     }
 
     /// Reads the terms with `syntax` (a release's: OTP 29 reads based
-    /// floats); by default OTP 27's.
+    /// floats); by default the default release's.
     pub fn syntax(mut self, syntax: Syntax) -> TextReader<R> {
         self.syntax = syntax;
         self.cursor = TermCursor::new(syntax);

@@ -11,3 +11,4 @@ mod modules;
 pub mod on_load;
 pub mod pattern;
 pub mod query;
+mod system;

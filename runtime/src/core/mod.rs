@@ -21,7 +21,7 @@ mod seq_tracer;
 mod sync;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use arc_swap::{ArcSwap, Guard};
 use matchspec::term::{Atom, TermRef};
@@ -133,6 +133,10 @@ pub struct TraceCore {
     /// How many times `seq_trace:reset_trace/0` ran: tokens of messages
     /// sent before the last reset are void.
     pub(crate) seq_epoch: AtomicU64,
+    /// Has any session ever set system monitoring (`trace:system/3`)?
+    /// Until one has, a host's queue lengths and collections cost one
+    /// load.
+    pub(crate) system_monitored: AtomicBool,
     /// The node's name (`node()`): `nonode@nohost` until the host starts
     /// distribution.
     node: RwLock<Atom>,
@@ -157,6 +161,7 @@ impl TraceCore {
             tracer_panics: Arc::new(AtomicU64::new(0)),
             seq_tracer: RwLock::new(None),
             seq_epoch: AtomicU64::new(0),
+            system_monitored: AtomicBool::new(false),
             node: RwLock::new(Atom::NONODE),
         })
     }
@@ -207,10 +212,10 @@ impl TraceCore {
     /// use matchspec::{Config, Release};
     /// use matchspec_runtime::core::{CoreConfig, TraceCore};
     ///
-    /// let spec = Config::default().release(Release::Otp29);
+    /// let spec = Config::default().release(Release::Otp27);
     /// let core = TraceCore::new(CoreConfig { spec, ..CoreConfig::default() });
-    /// assert_eq!(core.release(), Release::Otp29);
-    /// assert_eq!(TraceCore::new(CoreConfig::default()).release(), Release::Otp27);
+    /// assert_eq!(core.release(), Release::Otp27);
+    /// assert_eq!(TraceCore::new(CoreConfig::default()).release(), Release::Otp29);
     /// ```
     pub fn release(&self) -> Release {
         self.config.spec.get_release()

@@ -17,3 +17,4 @@ pub mod process;
 pub(crate) mod procs;
 pub mod scheduling;
 mod spawn;
+mod system_monitor;

@@ -126,6 +126,8 @@ pub struct Process {
     /// The host keeps the stack ([`Process::keep_own_stack`]): `stack`
     /// holds only the watched frames and the trace frames under them.
     host_keeps_stack: bool,
+    /// The length of its message queue, as the host reported it last.
+    pub(crate) queue_len: u64,
 }
 
 impl Process {
@@ -151,6 +153,7 @@ impl Process {
             scheduler_id: 1,
             counters,
             host_keeps_stack: false,
+            queue_len: 0,
         }
     }
 
@@ -339,6 +342,7 @@ impl Process {
     /// The process exits: it is traced no more.
     pub fn exit(&mut self) {
         self.stack.clear();
+        self.forget_queue();
         self.core.forget_process(self.pid());
     }
 

@@ -81,7 +81,26 @@ pub struct GcInfo {
 impl GcInfo {
     /// `[{wordsize, N}, {old_heap_block_size, N}, ...]` in ERTS's order.
     pub fn to_word(&self, heap: &mut Heap) -> Word {
-        let figures = [
+        figures_word(self.figures().iter(), heap)
+    }
+
+    /// The heap's figures as a system monitor's `large_heap` message gives
+    /// them: the heap's blocks and sizes, without `wordsize`,
+    /// `recent_size` and the binary heaps, in the same order.
+    pub(crate) fn heap_word(&self, heap: &mut Heap) -> Word {
+        const HEAP: [&str; 6] = [
+            "old_heap_block_size",
+            "heap_block_size",
+            "mbuf_size",
+            "stack_size",
+            "old_heap_size",
+            "heap_size",
+        ];
+        figures_word(self.figures().iter().filter(|(key, _)| HEAP.contains(key)), heap)
+    }
+
+    fn figures(&self) -> [(&'static str, u64); 12] {
+        [
             ("wordsize", self.wordsize),
             ("old_heap_block_size", self.old_heap_block_size),
             ("heap_block_size", self.heap_block_size),
@@ -94,16 +113,22 @@ impl GcInfo {
             ("bin_vheap_block_size", self.bin_vheap_block_size),
             ("bin_old_vheap_size", self.bin_old_vheap_size),
             ("bin_old_vheap_block_size", self.bin_old_vheap_block_size),
-        ];
-        let items: Vec<Word> = figures
-            .iter()
-            .map(|(key, value)| {
-                let value = heap.int(i64::try_from(*value).unwrap_or(i64::MAX));
-                heap.tuple(&[Word::atom(Atom::new(key)), value])
-            })
-            .collect();
-        heap.list(&items)
+        ]
     }
+}
+
+/// `[{Key, N}...]`.
+fn figures_word<'a>(
+    figures: impl Iterator<Item = &'a (&'static str, u64)>,
+    heap: &mut Heap,
+) -> Word {
+    let items: Vec<Word> = figures
+        .map(|(key, value)| {
+            let value = heap.int(i64::try_from(*value).unwrap_or(i64::MAX));
+            heap.tuple(&[Word::atom(Atom::new(key)), value])
+        })
+        .collect();
+    heap.list(&items)
 }
 
 /// Which scheduling event, and the flags that ask for it.

@@ -32,6 +32,14 @@ pub enum TraceError {
     /// The process is traced by another tracer in this session.
     #[error("badarg: can only have one tracer per process")]
     AlreadyTraced,
+    /// The function does not exist in the core's release (`undef`), as
+    /// `trace:system/3` before OTP 28.
+    #[error("undef: the function does not exist in this release")]
+    Undefined,
+    /// The session's tracer cannot take what was asked of it: system
+    /// monitor messages go only to a tracer that is a local process.
+    #[error("badarg: the session's tracer is not a local process")]
+    NotAProcess,
     /// A tracer callback tried to change trace settings while its event
     /// was being traced (it would wait for itself).
     #[error("badarg: trace settings cannot change from inside a trace callback")]

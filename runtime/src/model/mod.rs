@@ -15,6 +15,7 @@ pub mod ids;
 pub mod pattern;
 pub mod seq_trace;
 pub mod session;
+pub mod system_monitor;
 pub mod trace_spec;
 pub mod tracee;
 pub mod tracer;

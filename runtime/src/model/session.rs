@@ -11,6 +11,7 @@ use parking_lot::Mutex;
 use crate::model::trace_spec::TraceSpec;
 
 use crate::model::flags::TraceFlags;
+use crate::model::system_monitor::SystemState;
 use crate::model::tracer::{Enabled, TraceTag, TraceeId, TracerRef};
 
 /// A session's number, unique for the core's lifetime (ERTS's weak id).
@@ -35,6 +36,7 @@ pub struct Session {
     pub(crate) new_ports: Mutex<NewTracing>,
     pub(crate) send_pattern: ArcSwap<EventPattern>,
     pub(crate) receive_pattern: ArcSwap<EventPattern>,
+    pub(crate) system: Mutex<SystemState>,
 }
 
 /// A session's send or receive trace pattern (`trace:send/3`,
@@ -115,6 +117,7 @@ impl Session {
             new_ports: Mutex::new(NewTracing::default()),
             send_pattern: ArcSwap::from_pointee(EventPattern::On),
             receive_pattern: ArcSwap::from_pointee(EventPattern::On),
+            system: Mutex::new(SystemState::default()),
         }
     }
 
@@ -202,6 +205,16 @@ impl Session {
     /// The receive pattern.
     pub fn receive_pattern(&self) -> Arc<EventPattern> {
         self.receive_pattern.load_full()
+    }
+
+    /// What the session monitors (`trace:system/3`).
+    pub fn system_monitor(&self) -> crate::model::system_monitor::SystemMonitor {
+        self.system.lock().settings
+    }
+
+    /// Is some process in a long message queue state for the session?
+    pub fn has_long_queues(&self) -> bool {
+        !self.system.lock().long_queues.is_empty()
     }
 
     /// The weak reference `{Name, WeakId}` (`{legacy, default}` for the

@@ -84,6 +84,8 @@
 -define(STEP, '$scenario_step').
 -define(SLOTS, 16).
 -define(WAIT_MS, 10000).
+%% How long a term waits for system monitor messages once a session monitors.
+-define(SYSMON_MS, 20).
 
 %% World state.
 -record(w, {pids = #{},        % scenario pid atom -> real pid (current)
@@ -220,6 +222,7 @@ run_term(Term, W0) ->
     W2 = settle(W1),
     print({reply, Tag, mask_reply(Tag, Reply)}, W2),
     delivered(),
+    get(system_monitor) =:= true andalso timer:sleep(?SYSMON_MS),
     drain_all(W2),
     W2.
 
@@ -408,6 +411,15 @@ do_term({erlang_trace_pattern, MFA, Pattern, Flags} = T, W0) ->
     W = prepare(T, W0),
     {result(fun() -> erlang:trace_pattern(real(MFA, W), real(Pattern, W),
                                           real(Flags, W)) end, W), W};
+do_term({system, S, Event, Value} = T, W0) ->
+    %% trace:system/3 (OTP 28): undef in OTP 27. Its monitor messages
+    %% come from a system thread of their own, which trace_delivered does
+    %% not wait for: each term then waits a little before the drain.
+    W = prepare(T, W0),
+    Reply = result(fun() -> trace:system(session(S, W), real(Event, W),
+                                         real(Value, W)) end, W),
+    Reply =:= ok andalso put(system_monitor, true),
+    {Reply, W};
 do_term({system_tracer, Tracer} = T, W0) ->
     W = prepare(T, W0),
     {result(fun() -> seq_trace:set_system_tracer(real(Tracer, W)) end, W), W};
@@ -759,6 +771,14 @@ in_world(M, W) when is_tuple(M), tuple_size(M) >= 3,
     not Machinery andalso
         (not (is_pid(Tracee) orelse is_port(Tracee))
          orelse maps:is_key(Tracee, W#w.rev));
+%% A system monitor message about the driver, a collector or a VM process
+%% is about the scenario's machinery, whose queues and heaps are not the
+%% world's.
+in_world({monitor, Who, Event, _Info}, W) when is_atom(Event) ->
+    case maps:find(Who, W#w.rev) of
+        {ok, S} -> maps:get(S, W#w.kind, none) =:= puppet;
+        error -> false
+    end;
 %% What tracer_test forwards: {Tag, State, Tracee, Msg, Opts}.
 in_world({Tag, _State, Tracee, _Msg, Opts}, W) when is_atom(Tag), is_map(Opts),
                                                     (is_pid(Tracee) orelse is_port(Tracee)) ->
@@ -806,6 +826,9 @@ mask({Tag, State, Tracee, Info, Opts} = M) when is_atom(Tag), is_list(Info) ->
         "gc_" ++ _ -> {Tag, State, Tracee, [{K, '$n'} || {K, _} <- Info], Opts};
         _ -> mask_ts(M)
     end;
+%% A system monitor's heap figures (large_heap, long_gc, long_schedule).
+mask({monitor, Who, Event, Info}) when is_list(Info) ->
+    {monitor, Who, Event, [{K, '$n'} || {K, _} <- Info]};
 mask(M) -> mask_ts(M).
 
 mask_ts(M) when is_tuple(M), element(1, M) =:= trace_ts ->

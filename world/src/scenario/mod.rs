@@ -88,8 +88,9 @@ pub fn run(text: &str, options: &Options) -> Result<Output, ParseError> {
 
 /// `term` with every timestamp of a trace message replaced by `'$ts'`:
 /// the last element of a `trace_ts` tuple and of a 4-tuple `seq_trace`;
-/// and the heap figures of a garbage collection event (`{Key, N}` in its
-/// list) by `'$n'` (the world has no heap to measure).
+/// and the heap figures of a garbage collection event or a system
+/// monitor message (`{Key, N}` in its list) by `'$n'` (the world has no
+/// heap to measure).
 pub fn mask_timestamps(term: TermRef<'_>) -> Term {
     let term = mask_gc_figures(term);
     let term = term.as_ref();
@@ -122,7 +123,11 @@ fn mask_gc_figures(term: TermRef<'_>) -> Term {
         let event = t.get(2).and_then(|e| e.as_atom()).map_or("", Atom::name);
         let default = matches!(tag, "trace" | "trace_ts") && event.starts_with("gc_");
         let module = t.len() == 5 && tag.starts_with("gc_");
-        (default || module).then_some(t)
+        // A system monitor's `{monitor, Pid, large_heap | long_gc |
+        // long_schedule, [{Key, N}...]}`.
+        let monitor =
+            t.len() == 4 && tag == "monitor" && t.get(3).is_some_and(|i| i.proper_list().is_some());
+        (default || module || monitor).then_some(t)
     });
     let Some(tuple) = gc else { return term.to_owned() };
     let mut heap = Heap::new();

@@ -25,6 +25,7 @@ use matchspec_runtime::info;
 use matchspec_runtime::on_load::on_load_info;
 use matchspec_runtime::pattern::{MfaPattern, parse_pattern_action, parse_pattern_flags};
 use matchspec_runtime::session::SessionRef;
+use matchspec_runtime::system_monitor::{SystemEvent, SystemMonitor};
 use matchspec_runtime::tracer::{
     CodeError, Delivered, ModuleTracer, Overload, ProcessTracer, TestTracerModule, TracerModules,
     TracerRef,
@@ -181,6 +182,7 @@ impl Runner {
                     Failure::Trace(TraceError::SystemLimit) => {
                         Word::atom(Atom::new("system_limit"))
                     }
+                    Failure::Trace(TraceError::Undefined) => Word::atom(Atom::new("undef")),
                     Failure::Trace(_) => Word::atom(Atom::new("badarg")),
                     Failure::World(why) => Word::atom(Atom::new(why)),
                     Failure::Unknown => Word::atom(Atom::new("unknown_term")),
@@ -331,6 +333,7 @@ impl Runner {
             }
             ("do", [p, actions]) => self.do_actions(*p, *actions),
             ("system_tracer", [tracer]) => self.system_tracer(*tracer),
+            ("system", [s, event, value]) => self.system(*s, *event, *value),
             ("reset_seq_trace", []) => {
                 self.core.reset_seq_trace();
                 Ok(Term::atom(Atom::TRUE))
@@ -396,6 +399,28 @@ impl Runner {
         for pid in pids {
             self.asked(pid);
         }
+    }
+
+    /// `trace:system(S, Event, Value)`. Setting `long_message_queue` again
+    /// while a process's queue is long for the session is `unsupported`:
+    /// ERTS 17.1 then stops reporting that process in the session, which
+    /// the core does not reproduce (`docs/scenarios.md`).
+    fn system(&mut self, s: TermRef<'_>, event: TermRef<'_>, value: TermRef<'_>) -> Reply {
+        if !self.core.release().has(matchspec::Change::TraceSystem) {
+            return Err(Failure::Trace(TraceError::Undefined));
+        }
+        let session = self.session(s)?;
+        let queue_limits = SystemEvent::LongMessageQueue;
+        let sets_queue_limits = event.as_atom().and_then(SystemEvent::from_atom)
+            == Some(queue_limits)
+            && value.as_atom() != Some(Atom::FALSE)
+            && SystemMonitor::default().set(queue_limits, value).is_ok()
+            && session.tracer().is_some_and(|t| t.is_process());
+        if sets_queue_limits && session.has_long_queues() {
+            return Err(Failure::World("unsupported"));
+        }
+        self.core.trace_system(&session, event, value)?;
+        Ok(Term::atom(Atom::new("ok")))
     }
 
     // ---- Names --------------------------------------------------------------------

@@ -91,6 +91,16 @@ impl Contained {
 }
 
 impl Tracer for Contained {
+    fn is_process(&self) -> bool {
+        self.guard(|t| t.is_process()).unwrap_or(false)
+    }
+
+    fn monitor(&self, message: TermRef<'_>) {
+        // Monitor messages come from host events, never from inside a
+        // breakpoint hit: nothing to defer.
+        self.guard(|t| t.monitor(message));
+    }
+
     fn enabled(&self, tag: TraceTag, tracee: TraceeId) -> Enabled {
         self.guard(|t| t.enabled(tag, tracee)).unwrap_or_else(|| Contained::dead(tag))
     }

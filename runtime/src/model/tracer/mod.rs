@@ -137,6 +137,20 @@ pub trait Tracer: Send + Sync + fmt::Debug {
     /// `erl_tracer`, `{Module, State}` for others.
     fn to_term(&self, heap: &mut Heap) -> Word;
 
+    /// Is this tracer a local process? Only a process takes system
+    /// monitor messages ([`Tracer::monitor`]), so `trace:system/3` refuses
+    /// a session whose tracer is not one.
+    fn is_process(&self) -> bool {
+        false
+    }
+
+    /// A system monitor message, `{monitor, Pid, Event, Info}`, sent as a
+    /// plain message (not a trace event: no `enabled` check, no options).
+    /// Only a process takes it; the default drops it.
+    fn monitor(&self, message: TermRef<'_>) {
+        let _ = message;
+    }
+
     /// Does `trace` always return at once (it never waits for a lock, a
     /// full queue, I/O)? Inside a breakpoint hit the core delivers to a
     /// tracer that says so at once; to any other, it keeps the messages

@@ -213,6 +213,16 @@ impl ProcessTracer {
 }
 
 impl Tracer for ProcessTracer {
+    fn is_process(&self) -> bool {
+        true
+    }
+
+    fn monitor(&self, message: TermRef<'_>) {
+        if self.is_alive() {
+            self.deliver(message.to_owned());
+        }
+    }
+
     fn enabled(&self, tag: TraceTag, tracee: TraceeId) -> Enabled {
         if !self.is_alive() {
             return if tag == TraceTag::TraceStatus { Enabled::Remove } else { Enabled::Discard };

@@ -345,14 +345,19 @@ impl Runner {
         if let Some(p) = self.processes.get_mut(&pid) {
             p.consume(message.as_ref(), &token);
         }
+        self.queue_changed(pid, 0);
         true
     }
 
     fn take_from_port(&mut self, pid: Pid, id: PortId, message: &Term) {
         if let Some(p) = self.processes.get_mut(&pid) {
             p.message_arrived(Origin::Port(id), message.as_ref());
+        }
+        self.queue_changed(pid, 1);
+        if let Some(p) = self.processes.get_mut(&pid) {
             p.consume(message.as_ref(), &MessageToken::NONE);
         }
+        self.queue_changed(pid, 0);
     }
 
     /// Process `pid` has exited with `reason`: the ports it was linked to

@@ -102,6 +102,11 @@ pub(super) struct World {
 /// spawn requests.
 pub(super) const GROUP_LEADER: Pid = Pid::new(60, 0);
 
+/// The words of a puppet's heap after a collection: OTP's side gives every
+/// process a minimum heap of 100,000 words, which ERTS rounds up to the
+/// next size of its heap size table, 121,536 (golden `system-large_heap`).
+const PUPPET_HEAP_WORDS: u64 = 121_536;
+
 pub(super) fn atom(name: &str) -> Word {
     Word::atom(Atom::new(name))
 }
@@ -160,7 +165,26 @@ impl Runner {
             p.schedule_in();
             super::trace_schedule(p, self.host_stacks.get(&pid), true);
             p.message_arrived(Origin::Process(DRIVER), message.as_ref());
+        }
+        // The step sits in the queue until the puppet takes it, at once.
+        self.queue_changed(pid, 1);
+        if let Some(p) = self.processes.get_mut(&pid) {
             p.consume(message.as_ref(), &token);
+        }
+        self.queue_changed(pid, 0);
+    }
+
+    /// Tells puppet `pid`'s process how many messages its queue holds now,
+    /// with `taking` more that it takes at once (a step): what system
+    /// monitoring (`long_message_queue`) watches. The driver's and the
+    /// tracers' own queues are the scenario's machinery, not watched.
+    pub(super) fn queue_changed(&mut self, pid: Pid, taking: u64) {
+        if !self.is_puppet(pid) {
+            return;
+        }
+        let queued = self.world.queues.get(&pid).map_or(0, VecDeque::len) as u64;
+        if let Some(p) = self.processes.get_mut(&pid) {
+            p.queue_length(queued + taking);
         }
     }
 
@@ -380,6 +404,20 @@ impl Runner {
         if let Action::ReceiveTimeout = action {
             return self.receive_timeout(pid);
         }
+        if let Action::GarbageCollect = action {
+            // `erlang:garbage_collect/0` fetches the process's signals
+            // first. Unless it traces `'receive'`, what it sent itself
+            // enters its queue then; a receive-traced process handles
+            // (and traces) them at its next look (golden
+            // `system-large_heap`).
+            let receive_traced = self
+                .processes
+                .get(&pid)
+                .is_some_and(|p| p.tracee().traces_any(matchspec_runtime::TraceFlags::RECEIVE));
+            if !receive_traced {
+                self.take_own_messages(pid);
+            }
+        }
         if let Action::Receive = action {
             // `receive M -> M end` takes the oldest message it has; only
             // with none does it fetch what it sent itself.
@@ -391,6 +429,7 @@ impl Runner {
             {
                 process.consume(message.as_ref(), &token);
             }
+            self.queue_changed(pid, 0);
             return;
         }
         if let Action::Unregister(name) = action
@@ -465,10 +504,15 @@ impl Runner {
             }
             Action::GarbageCollect => {
                 // The world has no heap: the figures are zeros (and masked
-                // in golden files, where OTP's are real).
-                let info = matchspec_runtime::GcInfo::default();
+                // in golden files, where OTP's are real) but for the
+                // heap's one block, which `large_heap` compares.
+                let info = matchspec_runtime::GcInfo {
+                    heap_block_size: PUPPET_HEAP_WORDS,
+                    ..matchspec_runtime::GcInfo::default()
+                };
                 process.trace_gc(matchspec_runtime::GcEvent::MajorStart, &info);
                 process.trace_gc(matchspec_runtime::GcEvent::MajorEnd, &info);
+                process.collected(&info);
             }
             Action::SeqPrint(label, message) => {
                 process.seq_print(label.as_ref().map(Term::as_ref), message.as_ref());
@@ -497,6 +541,7 @@ impl Runner {
             if let Some(process) = self.processes.get_mut(&pid) {
                 process.message_arrived(Origin::Process(pid), message.as_ref());
                 self.world.queues.entry(pid).or_default().push_back((message, token));
+                self.queue_changed(pid, 0);
             }
         }
     }
@@ -617,6 +662,7 @@ impl Runner {
             Signal::Message { from, message, token } => {
                 process.message_arrived(from, message.as_ref());
                 self.world.queues.entry(pid).or_default().push_back((message, token));
+                self.queue_changed(pid, 0);
             }
             Signal::Link(signal) => {
                 // Already linked (or unlinking): nothing happens.
@@ -666,6 +712,7 @@ impl Runner {
                     let message = exit_message(from.origin(), &reason);
                     process.message_arrived(from.origin(), message.as_ref());
                     self.world.queues.entry(pid).or_default().push_back((message, token));
+                    self.queue_changed(pid, 0);
                 } else if !normal {
                     process.exit_with(reason.as_ref());
                     self.ended(pid, reason);
@@ -807,6 +854,7 @@ impl Runner {
             let message = exit_message(from.origin(), &reason);
             process.message_arrived(from.origin(), message.as_ref());
             self.world.queues.entry(pid).or_default().push_back((message, token));
+            self.queue_changed(pid, 0);
         } else if !normal || from == LinkKey::Process(pid) {
             process.exit_with(reason.as_ref());
             self.ended(pid, reason);
