@@ -179,11 +179,19 @@ pub enum Change {
     /// `testdata/trace/system-long_message_queue.scenario`: 27
     /// `{error,undef}`, 29 `ok` and the monitor messages.
     TraceSystem,
+    /// OTP-19840 (OTP 28.2): a BIF's call trace is each session's own.
+    /// Before, turning any pattern on a BIF off in one session (even one
+    /// that set none) stopped its calls reaching every session's tracer,
+    /// though `trace:info/3` still said it was traced, until some session
+    /// set a pattern on it again. Case: `global_off` in
+    /// `testdata/trace/bif_sessions/`: 27 `{global_off,0,0,global,false}`,
+    /// 29 `{global_off,1,0,global,false}`.
+    BifTracePerSession,
 }
 
 impl Change {
     /// Every change, in the order of `docs/releases.md`.
-    pub const ALL: [Change; 11] = [
+    pub const ALL: [Change; 12] = [
         Change::PrefixHeads,
         Change::IsIntegerRange,
         Change::IsRecordAtomSize,
@@ -195,6 +203,7 @@ impl Change {
         Change::TraceInfoItemBadarg,
         Change::TraceInfoMetaFalse,
         Change::TraceSystem,
+        Change::BifTracePerSession,
     ];
 
     /// The first release that answers the new way.
@@ -210,7 +219,8 @@ impl Change {
             | Change::NumberSyntax
             | Change::TraceInfoItemBadarg
             | Change::TraceInfoMetaFalse
-            | Change::TraceSystem => Release::Otp29,
+            | Change::TraceSystem
+            | Change::BifTracePerSession => Release::Otp29,
         }
     }
 
@@ -228,6 +238,7 @@ impl Change {
             Change::TraceInfoItemBadarg => "TraceInfoItemBadarg",
             Change::TraceInfoMetaFalse => "TraceInfoMetaFalse",
             Change::TraceSystem => "TraceSystem",
+            Change::BifTracePerSession => "BifTracePerSession",
         }
     }
 }

@@ -581,7 +581,7 @@ const MODULES: [(&str, Functions); 2] = [
 
 /// A function of [`MODULES`] (name, arity, exported) as the core takes it.
 fn declared((name, arity, exported): (&str, u8, bool)) -> Function {
-    Function { name: Atom::new(name), arity, exported }
+    Function { name: Atom::new(name), arity, exported, bif: false }
 }
 
 /// The functions processes call (the last is not declared).

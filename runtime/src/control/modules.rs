@@ -24,10 +24,10 @@ impl TraceCore {
         let mut entries: Vec<Arc<FunctionEntry>> = Vec::with_capacity(functions.len() + 2);
         let module_info =
             [Function::exported("module_info", 0), Function::exported("module_info", 1)];
-        for &Function { name, arity, exported } in functions.iter().chain(&module_info) {
+        for &Function { name, arity, exported, bif } in functions.iter().chain(&module_info) {
             let mfa = Mfa { module, function: name, arity };
             if entries.iter().all(|e| e.mfa() != mfa) {
-                entries.push(FunctionEntry::new(mfa, exported));
+                entries.push(FunctionEntry::new(mfa, exported, bif));
             }
         }
         self.replace_module(module, &entries);

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use matchspec::Change;
 use matchspec::CompiledSpec;
 use matchspec::ir::Op;
 use matchspec::spec::{Kind as SpecKind, SpecErrorKind};
@@ -146,7 +147,12 @@ impl TraceCore {
         };
         let matching: Vec<Arc<FunctionEntry>> =
             functions.into_iter().filter(|f| pattern.matches(f)).collect();
-        self.stage(|stage| apply(stage, session, &matching, action, flags))
+        let matched = self.stage(|stage| apply(stage, session, &matching, action, flags))?;
+        if !self.release().has(Change::BifTracePerSession) {
+            let on = !matches!(action, PatternAction::Off);
+            matching.iter().filter(|f| f.is_bif()).for_each(|f| f.arm(on));
+        }
+        Ok(matched)
     }
 }
 

@@ -147,17 +147,26 @@ pub struct Function {
     pub arity: u8,
     /// Can other modules call it (`M:F(...)`), and trace it `global`ly?
     pub exported: bool,
+    /// Is it a built-in function? BIFs trace as other functions, but
+    /// before OTP 28.2 their call trace was not each session's own
+    /// ([`Change::BifTracePerSession`](matchspec::Change::BifTracePerSession)).
+    pub bif: bool,
 }
 
 impl Function {
     /// An exported function.
     pub fn exported(name: &str, arity: u8) -> Function {
-        Function { name: Atom::new(name), arity, exported: true }
+        Function { name: Atom::new(name), arity, exported: true, bif: false }
     }
 
     /// A function only its module calls.
     pub fn local(name: &str, arity: u8) -> Function {
-        Function { name: Atom::new(name), arity, exported: false }
+        Function { name: Atom::new(name), arity, exported: false, bif: false }
+    }
+
+    /// A built-in function (exported).
+    pub fn bif(name: &str, arity: u8) -> Function {
+        Function { name: Atom::new(name), arity, exported: true, bif: true }
     }
 }
 
@@ -166,7 +175,11 @@ impl Function {
 pub struct FunctionEntry {
     mfa: Mfa,
     exported: bool,
+    bif: bool,
     installed: AtomicBool,
+    /// Does the breakpoint act when installed? Only a BIF's can stop
+    /// acting (OTP 27, see [`FunctionEntry::arm`]).
+    armed: AtomicBool,
     generations: [ArcSwapOption<Breakpoint>; 2],
     /// The entry itself: processes accumulating call time or memory hold
     /// the function they accumulate into.
@@ -174,11 +187,13 @@ pub struct FunctionEntry {
 }
 
 impl FunctionEntry {
-    pub(crate) fn new(mfa: Mfa, exported: bool) -> Arc<FunctionEntry> {
+    pub(crate) fn new(mfa: Mfa, exported: bool, bif: bool) -> Arc<FunctionEntry> {
         Arc::new_cyclic(|this| FunctionEntry {
             mfa,
             exported,
+            bif,
             installed: AtomicBool::new(false),
+            armed: AtomicBool::new(true),
             generations: [ArcSwapOption::empty(), ArcSwapOption::empty()],
             this: this.clone(),
         })
@@ -210,7 +225,21 @@ impl FunctionEntry {
     /// installed breakpoint may still do nothing in the active generation.
     #[inline]
     pub fn is_traced(&self) -> bool {
-        self.installed.load(Ordering::Acquire)
+        self.installed.load(Ordering::Acquire) && self.armed.load(Ordering::Acquire)
+    }
+
+    /// Is it a built-in function?
+    pub fn is_bif(&self) -> bool {
+        self.bif
+    }
+
+    /// OTP 27's BIF tracing: one switch per BIF, not per session. A
+    /// command turning a pattern on the BIF off in any session disarms
+    /// its breakpoint for all (their settings stay, and `trace:info/3`
+    /// still shows them); one turning a pattern on arms it again.
+    pub(crate) fn arm(&self, on: bool) {
+        debug_assert!(self.bif);
+        self.armed.store(on, Ordering::Release);
     }
 
     pub(crate) fn install(&self, on: bool) {

@@ -782,7 +782,9 @@ impl Runner {
                 _ => return Err(Failure::World("bad_module")),
             };
             match (f, a) {
-                (Some(name), Some(arity)) => declared.push(Function { name, arity, exported }),
+                (Some(name), Some(arity)) => {
+                    declared.push(Function { name, arity, exported, bif: false })
+                }
                 _ => return Err(Failure::World("bad_module")),
             }
         }
