@@ -255,3 +255,54 @@ fn corrupted_encodings_do_not_panic() {
         }
     }
 }
+
+/// [`etf::term_extent`] (the structure-only walk a stream splitter uses)
+/// finds the end [`etf::term_len`] finds for every golden encoding that
+/// decodes (and walks every plain one), whole or with another term after
+/// it, and never one that runs
+/// past the bytes: cut short, it is `None` (then `term_len` says why);
+/// with any byte flipped it ends within the bytes or is `None`.
+#[test]
+fn term_extent_finds_the_ends_term_len_finds() {
+    let mut walked = 0;
+    for line in goldens(Release::Otp27).iter().chain(goldens(Release::Otp29)) {
+        let (Golden::Exact(_, bytes)
+        | Golden::Decode(_, bytes)
+        | Golden::Roundtrip(_, bytes)
+        | Golden::Error(_, bytes)) = line
+        else {
+            continue;
+        };
+        let len = etf::term_len(bytes);
+        // Every plain term that decodes is walked.
+        if let Some(plain) = etf::PlainIndex::new().measure(bytes) {
+            assert_eq!(etf::term_extent(bytes), Some(plain), "{bytes:?}");
+        }
+        if let Some(extent) = etf::term_extent(bytes) {
+            walked += 1;
+            if let Ok(len) = len {
+                assert_eq!(extent, len, "{bytes:?}");
+            }
+            let mut two = bytes.clone();
+            two.extend([131, 106]);
+            assert_eq!(etf::term_extent(&two), Some(extent), "{bytes:?} and []");
+        }
+        if bytes.len() > 512 {
+            continue;
+        }
+        for cut in 1..bytes.len() {
+            if let Some(extent) = etf::term_extent(&bytes[..cut]) {
+                assert!(extent <= cut, "{bytes:?} cut to {cut}: {extent}");
+                assert!(len.is_err() || extent < bytes.len(), "{bytes:?} cut to {cut}");
+            }
+        }
+        for i in 0..bytes.len() {
+            let mut corrupt = bytes.clone();
+            corrupt[i] ^= 0x80;
+            if let Some(extent) = etf::term_extent(&corrupt) {
+                assert!(extent <= corrupt.len(), "{corrupt:?}");
+            }
+        }
+    }
+    assert!(walked > 300, "only {walked} encodings walked");
+}

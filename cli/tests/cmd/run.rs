@@ -411,6 +411,45 @@ fn jobs_split_the_input_and_keep_its_order() {
     assert!(run.stderr.contains("1 bad entries skipped"), "{}", run.stderr);
 }
 
+/// The reader thread of `--jobs` finds where concatenated terms end
+/// without checking them; the workers check. A term that does not decode
+/// (a float that is not finite) deep in the input stops the run where one
+/// job stops it, with the same results before it and the same error.
+#[test]
+fn jobs_stop_at_a_term_that_does_not_decode_as_one_job_does() {
+    let spec = testdata("cli/orders.ms");
+    let entry = 90_001;
+    let text: String = (1..=100_000)
+        .map(|i| {
+            if i == entry {
+                "{bad, 1.5}.\n".to_owned()
+            } else {
+                format!("{{user_{i}, {}, ok}}.\n", i % 300)
+            }
+        })
+        .collect();
+    let (mut bytes, mut at) = (Vec::new(), 0);
+    for (i, term) in matchspec::syntax::parse_terms(&text).expect("terms").iter().enumerate() {
+        if i + 1 == entry {
+            at = bytes.len();
+        }
+        bytes.extend(matchspec::etf::encode(term.as_ref()).expect("encodable"));
+    }
+    assert!(bytes.len() > 2 << 20, "{}", bytes.len());
+    let float = at + bytes[at..].iter().position(|&b| b == 70).expect("the float's tag") + 1;
+    bytes[float..float + 8].copy_from_slice(&f64::NAN.to_bits().to_be_bytes());
+    let input = temp_file("run_jobs_nan.etf", &bytes);
+    let args = |jobs: &'static str| {
+        ["run", "--spec", spec.as_str(), "--input", input.as_str(), "--jobs", jobs]
+    };
+    let (one, two) = (msc(&args("1")).code(1), msc(&args("2")).code(1));
+    assert_eq!(two.stdout, one.stdout, "the results before the bad term, all of them");
+    assert!(two.out().lines().count() > 25_000);
+    let error = |stderr: &str| stderr.lines().find(|l| l.contains("entry")).map(str::to_owned);
+    assert_eq!(error(&two.stderr), error(&one.stderr));
+    assert!(two.stderr.contains(&format!("entry {entry} (byte {at})")), "{}", two.stderr);
+}
+
 /// The counts line of `msc run`'s standard error, without the time.
 fn counts_of(stderr: &str) -> String {
     let line = stderr.lines().last().expect("a counts line");

@@ -136,6 +136,30 @@ pub fn term_len(bytes: &[u8]) -> std::result::Result<usize, DecodeError> {
     }
 }
 
+/// Where the term at the start of `bytes` ends, if it is plain data and
+/// whole, found from its structure alone: what [`term_len`] gives for a
+/// term that decodes, without checking what else makes it decode (atom
+/// texts, float values, map keys). A term that does not decode may get a
+/// length here; `None` says only that this walk cannot tell (not plain,
+/// or not whole), and [`term_len`] then measures it (or says why not).
+///
+/// For a thread that splits a stream of terms into runs for readers that
+/// check each term again: it finds the same ends at a fraction of the
+/// cost of checking.
+///
+/// ```
+/// use matchspec::etf;
+/// assert_eq!(etf::term_extent(&[131, 97, 1, 131, 106]), Some(3));
+/// // A float that is not finite does not decode, but ends all the same.
+/// let nan = [131, 70, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0];
+/// assert_eq!(etf::term_extent(&nan), Some(10));
+/// assert!(etf::term_len(&nan).is_err());
+/// assert_eq!(etf::term_extent(&[131, 104, 2, 97]), None);
+/// ```
+pub fn term_extent(bytes: &[u8]) -> Option<usize> {
+    super::scan::plain_extent(bytes)
+}
+
 /// [`term_len`], indexing a plain term's elements in `index` on the way
 /// (and clearing it for any other): what a stream reader measures each
 /// term with, so that the wire program need not scan it again.

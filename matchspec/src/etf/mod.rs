@@ -90,7 +90,9 @@ pub(crate) mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use decode::{decode, decode_into, decode_prefix, decode_subterm, term_len, term_len_indexed};
+pub use decode::{
+    decode, decode_into, decode_prefix, decode_subterm, term_extent, term_len, term_len_indexed,
+};
 pub(crate) use encode::encode_inside;
 pub use encode::{
     encode, encode_compressed, encode_compressed_for, encode_deterministic, encode_for,

@@ -29,6 +29,29 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
     valid_end(bytes, 1, 0)
 }
 
+/// Where the plain term that starts `bytes` (version byte first) ends,
+/// walking its structure without checking what else makes it decode
+/// (atom texts, float values, map keys): [`plain_len`] for a term that
+/// decodes; for one that does not, a length or `None`.
+pub(crate) fn plain_extent(bytes: &[u8]) -> Option<usize> {
+    // The usual input, a small tuple mostly of scalars: a window at a time,
+    // as the checking scan goes.
+    if let [super::VERSION, tag::SMALL_TUPLE_EXT, arity, ..] = *bytes {
+        let mut rest = bytes.get(3..)?;
+        for _ in 0..arity {
+            rest = match rest.first_chunk::<WINDOW>().and_then(scalar_len) {
+                Some(len) => &rest[len..],
+                None => rest.get(end_of::<false>(rest, 0, 0)?..)?,
+            };
+        }
+        return Some(bytes.len() - rest.len());
+    }
+    if *bytes.first()? != super::VERSION {
+        return None;
+    }
+    end_of::<false>(bytes, 1, 0)
+}
+
 /// [`plain_len`], also writing where each element of the term starts to
 /// `elements` if it is a tuple (else leaving it empty; on `None`, anything): what the wire
 /// program reads the input's elements by, without skipping to them.

@@ -110,6 +110,9 @@ pub struct EtfReader<R> {
     peeked: Option<Found>,
     /// Where a wire program's scan code writes the matches it passes.
     matches: Vec<RunMatch>,
+    /// Are concatenated terms only split, their ends found from their
+    /// structure ([`EtfReader::split_only`])?
+    split_only: bool,
 }
 
 /// How [`EtfReader::resume`] goes past a failed entry.
@@ -142,6 +145,7 @@ impl<R: Read> EtfReader<R> {
             index: etf::PlainIndex::new(),
             peeked: None,
             matches: Vec::new(),
+            split_only: false,
         }
     }
 
@@ -153,6 +157,33 @@ impl<R: Read> EtfReader<R> {
     /// Refuses entries longer than `bytes` (length prefix included).
     pub fn max_entry(self, bytes: usize) -> EtfReader<R> {
         EtfReader { max_entry: bytes, ..self }
+    }
+
+    /// Finds where concatenated terms end from their structure alone
+    /// ([`etf::term_extent`]), without checking that they decode: for a
+    /// reader that only splits the stream into runs of whole entries
+    /// ([`next_framed_run`](EtfReader::next_framed_run)) for other readers,
+    /// which check each term as they read it. A term that does not decode
+    /// is then their error, at the same entry, where a checking reader
+    /// would have stopped. (Terms of other than plain data, and terms cut
+    /// by the end of what is buffered, are measured and checked as
+    /// always.)
+    ///
+    /// ```
+    /// use msc::stream::EtfReader;
+    ///
+    /// // `[]`, then a float that is not finite (no term), then `[]`.
+    /// let bytes = [131, 106, 131, 70, 0x7f, 0xf8, 0, 0, 0, 0, 0, 0, 131, 106];
+    /// let mut checking = EtfReader::new(&bytes[..]);
+    /// assert!(checking.next_framed_run(usize::MAX).unwrap().is_ok());
+    /// assert!(checking.next_framed_run(usize::MAX).unwrap().is_err());
+    /// let mut splitting = EtfReader::new(&bytes[..]).split_only();
+    /// let (run, entries) = splitting.next_framed_run(usize::MAX).unwrap()?;
+    /// assert_eq!((run, entries), (&bytes[..], 3));
+    /// # Ok::<(), msc::stream::StreamError>(())
+    /// ```
+    pub fn split_only(self) -> EtfReader<R> {
+        EtfReader { split_only: true, ..self }
     }
 
     /// How many bytes of the stream the entries read so far took.
@@ -386,7 +417,11 @@ impl<R: Read> EtfReader<R> {
         let buffered = &self.buffer[self.start..self.end];
         match self.framing {
             Framing::Concatenated => {
-                let len = self.index.measure(buffered)?;
+                let len = if self.split_only {
+                    etf::term_extent(buffered)?
+                } else {
+                    self.index.measure(buffered)?
+                };
                 (len <= self.max_entry).then_some(Found::Buffered { skip: 0, len })
             }
             framing => whole_framed(buffered, framing, self.max_entry),

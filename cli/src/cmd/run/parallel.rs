@@ -3,7 +3,8 @@
 //! written in input order (as ripgrep keeps a file's matches in order).
 //!
 //! One thread reads: it finds where entries end (cheap for framed input,
-//! a scan for concatenated terms) and copies runs of about [`BATCH`]
+//! a walk of their structure for concatenated terms, which the workers
+//! check as they read them) and copies runs of about [`BATCH`]
 //! bytes, as many entries at a time as its reader has buffered. Workers
 //! filter a run each with a reader of their own over it and print into a
 //! buffer; the calling thread writes the buffers in order. Channels are
@@ -122,7 +123,9 @@ fn read_batches(
     spent: &crossbeam_channel::Receiver<Vec<u8>>,
 ) {
     let buffer = || spent.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH + BATCH / 4));
-    let mut reader = EtfReader::new(input).framing(framing);
+    // The workers check every term they read: here, finding where each
+    // ends is enough.
+    let mut reader = EtfReader::new(input).framing(framing).split_only();
     let (mut index, mut skipped) = (0, 0);
     let mut batch = Batch { index, first_entry: 1, offset: 0, bytes: buffer() };
     loop {
