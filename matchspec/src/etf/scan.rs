@@ -36,15 +36,8 @@ pub(crate) fn plain_len(bytes: &[u8]) -> Option<usize> {
 pub(crate) fn plain_extent(bytes: &[u8]) -> Option<usize> {
     // The usual input, a small tuple mostly of scalars: a window at a time,
     // as the checking scan goes.
-    if let [super::VERSION, tag::SMALL_TUPLE_EXT, arity, ..] = *bytes {
-        let mut rest = bytes.get(3..)?;
-        for _ in 0..arity {
-            rest = match rest.first_chunk::<WINDOW>().and_then(scalar_len) {
-                Some(len) => &rest[len..],
-                None => rest.get(end_of::<false>(rest, 0, 0)?..)?,
-            };
-        }
-        return Some(bytes.len() - rest.len());
+    if let Some(arity) = small_tuple_arity(bytes) {
+        return small_tuple_walk::<false>(bytes, std::iter::repeat_with(|| None).take(arity));
     }
     if *bytes.first()? != super::VERSION {
         return None;
@@ -86,15 +79,30 @@ pub(crate) fn small_tuple_arity(bytes: &[u8]) -> Option<usize> {
 /// its elements starts to `elements`.
 #[inline(always)]
 pub(crate) fn small_tuple_len(bytes: &[u8], elements: &mut [u32]) -> Option<usize> {
+    small_tuple_walk::<true>(bytes, elements.iter_mut().map(Some))
+}
+
+/// The end of the small tuple `bytes` starts with, one element per slot
+/// of `starts` (writing where each starts to those that are `Some`):
+/// checked as [`valid_end`] checks if `CHECK`, else its structure only
+/// ([`plain_extent`]).
+#[inline(always)]
+fn small_tuple_walk<'a, const CHECK: bool>(
+    bytes: &[u8],
+    starts: impl Iterator<Item = Option<&'a mut u32>>,
+) -> Option<usize> {
     // Walked as what is left of the term, so that one length check covers
     // a window.
     let mut rest = bytes.get(3..)?;
-    for start in elements {
-        *start = (bytes.len() - rest.len()) as u32;
+    for start in starts {
+        if let Some(start) = start {
+            *start = (bytes.len() - rest.len()) as u32;
+        }
         rest = match rest.first_chunk::<WINDOW>().and_then(scalar_len) {
             // Within the window: no check.
             Some(len) => &rest[len..],
-            None => rest.get(other_end(rest, 0)?..)?,
+            None if CHECK => rest.get(other_end(rest, 0)?..)?,
+            None => rest.get(end_of::<false>(rest, 0, 0)?..)?,
         };
     }
     Some(bytes.len() - rest.len())
