@@ -174,6 +174,13 @@ impl Runner {
         self.queue_changed(pid, 0);
     }
 
+    /// `message` enters puppet `pid`'s queue (its `'receive'` was traced
+    /// already), which its process is told.
+    fn enqueue(&mut self, pid: Pid, message: Term, token: MessageToken) {
+        self.world.queues.entry(pid).or_default().push_back((message, token));
+        self.queue_changed(pid, 0);
+    }
+
     /// Tells puppet `pid`'s process how many messages its queue holds now,
     /// with `taking` more that it takes at once (a step): what system
     /// monitoring (`long_message_queue`) watches. The driver's and the
@@ -540,8 +547,7 @@ impl Runner {
         for (message, token) in std::mem::take(&mut self.world.own) {
             if let Some(process) = self.processes.get_mut(&pid) {
                 process.message_arrived(Origin::Process(pid), message.as_ref());
-                self.world.queues.entry(pid).or_default().push_back((message, token));
-                self.queue_changed(pid, 0);
+                self.enqueue(pid, message, token);
             }
         }
     }
@@ -661,8 +667,7 @@ impl Runner {
         match signal {
             Signal::Message { from, message, token } => {
                 process.message_arrived(from, message.as_ref());
-                self.world.queues.entry(pid).or_default().push_back((message, token));
-                self.queue_changed(pid, 0);
+                self.enqueue(pid, message, token);
             }
             Signal::Link(signal) => {
                 // Already linked (or unlinking): nothing happens.
@@ -711,8 +716,7 @@ impl Runner {
                 if trapping {
                     let message = exit_message(from.origin(), &reason);
                     process.message_arrived(from.origin(), message.as_ref());
-                    self.world.queues.entry(pid).or_default().push_back((message, token));
-                    self.queue_changed(pid, 0);
+                    self.enqueue(pid, message, token);
                 } else if !normal {
                     process.exit_with(reason.as_ref());
                     self.ended(pid, reason);
@@ -853,8 +857,7 @@ impl Runner {
         if self.world.trapping.contains(&pid) {
             let message = exit_message(from.origin(), &reason);
             process.message_arrived(from.origin(), message.as_ref());
-            self.world.queues.entry(pid).or_default().push_back((message, token));
-            self.queue_changed(pid, 0);
+            self.enqueue(pid, message, token);
         } else if !normal || from == LinkKey::Process(pid) {
             process.exit_with(reason.as_ref());
             self.ended(pid, reason);
