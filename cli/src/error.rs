@@ -80,12 +80,17 @@ pub(crate) enum CliError {
     },
     /// `msc test --batch --check` found answers that differ from the
     /// cases' expected ones (each was reported).
-    #[error("msc: {failed} of {total} cases disagree with their expected answers")]
+    #[error(
+        "msc: {failed} of {total} cases disagree with their expected answers \
+         (answered as {release}; --otp names the release a corpus was made with)"
+    )]
     Disagreements {
         /// How many cases disagreed.
         failed: usize,
         /// How many cases were run.
         total: usize,
+        /// The release whose answers were given.
+        release: matchspec::Release,
     },
     /// `msc trace --expect` found lines that differ from the golden file
     /// (each was reported).

@@ -1,6 +1,6 @@
 //! `msc fun2ms`: what `ets:fun2ms/1` and `dbg:fun2ms/1` make of a fun.
 
-use matchspec::Config;
+use matchspec::{Config, Release};
 use std::io::Write;
 
 use matchspec::fun2ms::{Dialect, FunCase, fun2ms_with_syntax};
@@ -37,7 +37,7 @@ pub(crate) struct Args {
 /// Runs `msc fun2ms`.
 pub(crate) fn run(args: Args, config: &Config, out: &mut dyn Write) -> Result<(), CliError> {
     match &args.batch {
-        Some(file) => batch(file, out),
+        Some(file) => batch(file, config.get_release(), out),
         None => single(&args, config, out),
     }
 }
@@ -72,7 +72,7 @@ fn binding(arg: &str) -> Result<(String, Term), CliError> {
 }
 
 /// One line per case; disagreements with Expected are reported at the end.
-fn batch(file: &str, out: &mut dyn Write) -> Result<(), CliError> {
+fn batch(file: &str, release: Release, out: &mut dyn Write) -> Result<(), CliError> {
     let text = read_text(file)?;
     let (mut total, mut failed) = (0usize, 0usize);
     for result in syntax().terms(&text) {
@@ -98,7 +98,7 @@ fn batch(file: &str, out: &mut dyn Write) -> Result<(), CliError> {
     }
     if failed > 0 {
         report!("{} agreed, {failed} differed", total - failed);
-        return Err(CliError::Disagreements { failed, total });
+        return Err(CliError::Disagreements { failed, total, release });
     }
     Ok(())
 }

@@ -115,7 +115,7 @@ fn batch(file: &str, args: &Args, config: &Config, out: &mut dyn Write) -> Resul
     if args.check {
         report!("{} passed, {failed} failed", total - failed);
         if failed > 0 {
-            return Err(CliError::Disagreements { failed, total });
+            return Err(CliError::Disagreements { failed, total, release: config.get_release() });
         }
     }
     Ok(())
